@@ -1,0 +1,282 @@
+"""Reduced-resolution training sets in the PanCollection HDF5 layout.
+
+``prepare`` degrades full-resolution scenes with the Wald protocol (``pansharp_iqa.wald_degrade``
+with the scene's sensor), cuts patches and writes ``gt``, ``ms``, ``lms``, ``pan`` (N x C x H x W,
+float32, normalised by 2**bits - 1), with the sensor, ratio, bits and protocol as HDF5
+attributes. ``read_meta`` reads those attributes back, or, for an existing PanCollection file
+(no attributes, values in DN), takes them from the caller. Data for NLRNet (Lei et al.,
+IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .scenes import MetadataError, Scene, load_scene, resolve_metadata
+
+__all__ = ["H5Meta", "prepare", "read_meta", "degrade_scene", "cut_patches", "LAYOUT"]
+
+log = logging.getLogger("pansharp_iqa.nlrnet")
+
+LAYOUT = "pansharp_iqa.nlrnet/PanCollection-v1"
+PROTOCOL = (
+    "Wald reduced resolution (toolbox2020): gt = MS at native scale; ms = MTF(sensor) filter + "
+    "decimation at offset ratio//2; pan = MATLAB bicubic imresize(PAN, 1/ratio); "
+    "lms = interp23tap(ms, ratio)"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class H5Meta:
+    """What an NLRNet h5 file holds.
+
+    Attributes
+    ----------
+    path : str
+    sensor : str
+        Sensor name (``pansharp_iqa.get_sensor`` spelling).
+    ratio : int
+        PAN/MS resolution ratio.
+    bits : int
+        Radiometric bits; DN = value * (2**bits - 1) once normalised.
+    n, bands, size : int
+        Patch count, MS bands, patch size at PAN (= GT) scale in pixels.
+    data_scale : float
+        Divide the stored values by this to get [0, 1] data (1.0 for files written by
+        :func:`prepare`, 2**bits - 1 for PanCollection files stored in DN).
+    protocol : str
+        How the reduced-resolution data were made.
+    """
+
+    path: str
+    sensor: str
+    ratio: int
+    bits: int
+    n: int
+    bands: int
+    size: int
+    data_scale: float
+    protocol: str
+
+    @property
+    def dn_scale(self) -> float:
+        """Multiply [0, 1] data by this to get DN (2**bits - 1)."""
+        return float(2 ** self.bits - 1)
+
+
+def degrade_scene(scene: Scene, sensor: str, ratio: int) -> dict[str, np.ndarray]:
+    """Reduced-resolution quadruple of one scene, in DN, (H, W, C) layout.
+
+    Parameters
+    ----------
+    scene : Scene
+        Full-resolution scene.
+    sensor : str
+        Sensor whose MTF degrades the MS.
+    ratio : int
+        Resolution ratio.
+
+    Returns
+    -------
+    dict
+        ``gt`` (h, w, B) = the native MS; ``ms`` (h/r, w/r, B); ``lms`` (h, w, B) =
+        interp23tap(ms); ``pan`` (h, w) = imresize(PAN, 1/r). float64, DN.
+    """
+    import pansharp_iqa as core
+
+    h, w = scene.ms.shape[:2]
+    h, w = h - h % ratio, w - w % ratio  # whole low-resolution pixels only
+    gt = np.asarray(scene.ms[:h, :w], dtype=np.float64)
+    pan = np.asarray(scene.pan[: h * ratio, : w * ratio], dtype=np.float64)
+    ms_lr, pan_lr = core.wald_degrade(gt, pan, sensor, ratio)
+    lms = core.interp23tap(ms_lr, ratio)
+    return {"gt": gt, "ms": ms_lr, "lms": lms, "pan": pan_lr}
+
+
+def cut_patches(quad: dict[str, np.ndarray], patch: int, stride: int, ratio: int
+                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Cut aligned patches (N x C x H x W) from a reduced-resolution quadruple.
+
+    Parameters
+    ----------
+    quad : dict
+        Output of :func:`degrade_scene`.
+    patch, stride : int
+        Patch size and stride at GT scale, pixels; multiples of ``ratio``.
+    ratio : int
+
+    Returns
+    -------
+    patches : dict of ndarray
+        ``gt``, ``lms`` (N, B, patch, patch), ``ms`` (N, B, patch/r, patch/r), ``pan`` (N, 1, patch, patch).
+    origins : ndarray, shape (N, 2)
+        Top-left (row, col) of each patch at GT scale.
+    """
+    if patch % ratio or stride % ratio or patch <= 0 or stride <= 0:
+        raise ValueError(f"patch ({patch}) and stride ({stride}) must be positive multiples of ratio {ratio}")
+    h, w = quad["gt"].shape[:2]
+    rows = range(0, h - patch + 1, stride)
+    cols = range(0, w - patch + 1, stride)
+    origins = np.array([(y, x) for y in rows for x in cols], dtype=np.int64).reshape(-1, 2)
+    p, q = patch, patch // ratio
+    out = {
+        "gt": np.stack([quad["gt"][y:y + p, x:x + p] for y, x in origins]) if len(origins) else None,
+        "lms": np.stack([quad["lms"][y:y + p, x:x + p] for y, x in origins]) if len(origins) else None,
+        "ms": np.stack([quad["ms"][y // ratio:y // ratio + q, x // ratio:x // ratio + q]
+                        for y, x in origins]) if len(origins) else None,
+        "pan": np.stack([quad["pan"][y:y + p, x:x + p, None] for y, x in origins]) if len(origins) else None,
+    }
+    if not len(origins):
+        raise ValueError(f"scene {h}x{w} is smaller than one {patch}x{patch} patch")
+    return {k: np.ascontiguousarray(v.transpose(0, 3, 1, 2)) for k, v in out.items()}, origins
+
+
+def _write(out: Path, parts: list[tuple[dict[str, np.ndarray], np.ndarray, int]], *, sensor: str,
+           ratio: int, bits: int, patch: int, stride: int, sources: list[str]) -> H5Meta:
+    import h5py
+
+    scale = float(2 ** bits - 1)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with h5py.File(out, "w") as f:
+        for key in ("gt", "ms", "lms", "pan"):
+            data = np.concatenate([p[key] for p, _, _ in parts]) / scale
+            f.create_dataset(key, data=data.astype(np.float32))
+        f.create_dataset("origin", data=np.concatenate([o for _, o, _ in parts]))
+        f.create_dataset("scene_index", data=np.concatenate(
+            [np.full(len(o), i, np.int64) for _, o, i in parts]))
+        f.attrs.update({
+            "layout": LAYOUT, "sensor": sensor, "ratio": int(ratio), "bits": int(bits),
+            "normalised_by": scale, "protocol": PROTOCOL, "patch": int(patch), "stride": int(stride),
+            "sources": json.dumps(sources),
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        })
+    return read_meta(out)
+
+
+def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
+            stride: int | None = None, sensor: str | None = None, ratio: int | None = None,
+            bits: int | None = None, val_out: str | Path | None = None,
+            val_fraction: float = 0.0) -> list[H5Meta]:
+    """Build reduced-resolution patch sets from full-resolution scenes.
+
+    Parameters
+    ----------
+    scenes : sequence of str
+        ``FILE.mat`` or ``MS.tif,PAN.tif`` specs (see :func:`scenes.load_scene`).
+    out : path
+        Training h5 to write.
+    patch : int
+        Patch size at GT (= reduced PAN) scale, pixels; multiple of the ratio.
+    stride : int, optional
+        Patch stride, pixels (default: ``patch``, no overlap).
+    sensor, ratio, bits : optional
+        Used only where a scene does not state them (a contradiction raises).
+    val_out : path, optional
+        Also write a validation h5 from the bottom ``val_fraction`` of every scene (split before
+        degradation, so no pixel is shared; rows rounded to whole patches).
+    val_fraction : float
+        Fraction of each scene's rows for validation (0 <= f < 1).
+
+    Returns
+    -------
+    list of H5Meta
+        Metadata of the written file(s) (training first).
+
+    Raises
+    ------
+    MetadataError
+        Missing sensor/ratio/bits, or scenes that disagree (one file holds one sensor).
+    """
+    stride = patch if stride is None else stride
+    if val_out is not None and not 0.0 < val_fraction < 1.0:
+        raise ValueError("--val-out needs 0 < --val-fraction < 1")
+    common: tuple[str, int, int] | None = None
+    train_parts, val_parts, sources = [], [], []
+    for i, spec in enumerate(scenes):
+        scene = load_scene(spec)
+        meta = resolve_metadata(scene.sensor, scene.ratio, scene.bits, sensor=sensor, ratio=ratio,
+                                bits=bits, where=scene.source)
+        if common is not None and meta != common:
+            raise MetadataError(f"{scene.source}: (sensor, ratio, bits) = {meta} differs from {common}")
+        common = meta
+        s_name, r, b = meta
+        sources.append(scene.source)
+        h = scene.ms.shape[0]
+        split = h
+        if val_out is not None:
+            split = int(round(h * (1.0 - val_fraction) / patch)) * patch
+            if split <= 0 or split >= h:
+                raise ValueError(f"{scene.source}: val fraction {val_fraction} leaves no train or val rows")
+        parts = [(train_parts, slice(0, split))]
+        if val_out is not None:
+            parts.append((val_parts, slice(split, h)))
+        for target, rows in parts:
+            sub = Scene(scene.name, scene.ms[rows], scene.pan[rows.start * r: (rows.stop) * r],
+                        *meta, scene.source)
+            quad = degrade_scene(sub, s_name, r)
+            p, o = cut_patches(quad, patch, stride, r)
+            target.append((p, o, i))
+        log.info("%s: sensor %s ratio %d bits %d", scene.source, s_name, r, b)
+    assert common is not None, "no scenes given"
+    s_name, r, b = common
+    written = [_write(Path(out), train_parts, sensor=s_name, ratio=r, bits=b, patch=patch,
+                      stride=stride, sources=sources)]
+    if val_out is not None:
+        written.append(_write(Path(val_out), val_parts, sensor=s_name, ratio=r, bits=b, patch=patch,
+                              stride=patch, sources=sources))
+    return written
+
+
+def read_meta(path: str | Path, *, sensor: str | None = None, ratio: int | None = None,
+              bits: int | None = None) -> H5Meta:
+    """Read an NLRNet/PanCollection h5's metadata.
+
+    Files written by :func:`prepare` state sensor, ratio and bits (flags must agree). A plain
+    PanCollection file states nothing: ``sensor`` is then required, ratio and bits come from the
+    flags or the sensor registry, and its DN values are divided by 2**bits - 1 (a file whose
+    ``gt`` maximum is <= 1 is taken as already normalised; both cases are logged).
+
+    Parameters
+    ----------
+    path : path
+    sensor, ratio, bits : optional
+        Caller-supplied values (CLI flags).
+
+    Returns
+    -------
+    H5Meta
+    """
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        for key in ("gt", "lms", "pan"):
+            if key not in f:
+                raise ValueError(f"{path}: missing dataset {key!r} (PanCollection layout: gt, ms, lms, pan)")
+        a = f.attrs
+        ours = a.get("layout", "") == LAYOUT
+        s, r, b = resolve_metadata(
+            a.get("sensor") if "sensor" in a else None,
+            int(a["ratio"]) if "ratio" in a else None,
+            int(a["bits"]) if "bits" in a else None,
+            sensor=sensor, ratio=ratio, bits=bits, where=str(path))
+        gt = f["gt"]
+        n, c, hh, ww = gt.shape
+        if ours:
+            data_scale = 1.0
+            protocol = str(a.get("protocol", PROTOCOL))
+        else:
+            peak = float(np.max(gt[: min(n, 8)]))
+            data_scale = float(2 ** b - 1) if peak > 1.0 else 1.0
+            protocol = "external PanCollection file (protocol unknown)"
+            log.info("%s: external file, values %s -> divided by %g", path,
+                     "in DN" if peak > 1.0 else "already in [0, 1]", data_scale)
+    if hh != ww:
+        raise ValueError(f"{path}: patches must be square, got {hh}x{ww}")
+    return H5Meta(str(path), str(s), int(r), int(b), int(n), int(c), int(hh), data_scale, protocol)

@@ -1,0 +1,161 @@
+"""Full-resolution scenes (MS + PAN in DN) and their metadata (sensor, ratio, bits).
+
+Reads MATLAB ``.mat`` scenes (``I_MS``/``I_MS_LR``, ``I_PAN``, optional ``sensor``, ``ratio``,
+``L``) and GeoTIFF pairs given as ``MS.tif,PAN.tif``. Nothing that changes numbers is guessed:
+the sensor, ratio and bit depth come from the file, else from the caller (CLI flags), and a value
+present in both must agree. Used to prepare NLRNet data (Lei et al., IEEE TGRS 60, 2022,
+doi:10.1109/TGRS.2021.3067097).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Scene", "load_scene", "resolve_metadata", "MetadataError"]
+
+_MS_KEYS = ("I_MS", "I_MS_LR", "MS", "ms")
+_PAN_KEYS = ("I_PAN", "PAN", "pan")
+
+
+class MetadataError(ValueError):
+    """Missing or contradictory sensor / ratio / bits metadata."""
+
+
+@dataclasses.dataclass
+class Scene:
+    """One full-resolution scene.
+
+    Attributes
+    ----------
+    name : str
+        Identifier (file stem).
+    ms : ndarray, shape (h, w, B)
+        MS at its native scale, DN.
+    pan : ndarray, shape (ratio*h, ratio*w)
+        PAN at its native scale, DN.
+    sensor, ratio, bits : str / int or None
+        Metadata stated by the file (``None`` when absent).
+    source : str
+        Path(s) read.
+    """
+
+    name: str
+    ms: np.ndarray
+    pan: np.ndarray
+    sensor: str | None
+    ratio: int | None
+    bits: int | None
+    source: str
+
+
+def _mat_scalar(value: object) -> object:
+    arr = np.asarray(value)
+    if arr.dtype.kind in "US":
+        return str(arr.reshape(-1)[0]).strip() if arr.size else None
+    return arr.reshape(-1)[0].item() if arr.size else None
+
+
+def _load_mat(path: Path) -> Scene:
+    import scipy.io as sio
+
+    data = sio.loadmat(str(path))
+    ms = next((data[k] for k in _MS_KEYS if k in data), None)
+    pan = next((data[k] for k in _PAN_KEYS if k in data), None)
+    if ms is None or pan is None:
+        raise ValueError(f"{path}: needs an MS variable (one of {_MS_KEYS}) and a PAN variable "
+                         f"(one of {_PAN_KEYS}); found {sorted(k for k in data if not k.startswith('__'))}")
+    sensor = _mat_scalar(data["sensor"]) if "sensor" in data else None
+    ratio = int(_mat_scalar(data["ratio"])) if "ratio" in data else None
+    bits = int(_mat_scalar(data["L"])) if "L" in data else None
+    ms = np.asarray(ms)
+    if ms.ndim == 2:
+        ms = ms[:, :, None]
+    return Scene(path.stem, ms, np.asarray(pan), sensor, ratio, bits, str(path))
+
+
+def _load_tif(ms_path: Path, pan_path: Path) -> Scene:
+    import tifffile
+
+    ms = np.asarray(tifffile.imread(str(ms_path)))
+    pan = np.asarray(tifffile.imread(str(pan_path)))
+    if ms.ndim == 2:
+        ms = ms[:, :, None]
+    elif ms.ndim == 3 and ms.shape[0] < min(ms.shape[1:]):
+        ms = np.moveaxis(ms, 0, -1)  # (B, H, W) -> (H, W, B)
+    pan = np.squeeze(pan)
+    return Scene(ms_path.stem, ms, pan, None, None, None, f"{ms_path},{pan_path}")
+
+
+def load_scene(spec: str | Path) -> Scene:
+    """Load a scene from ``FILE.mat`` or ``MS.tif,PAN.tif``.
+
+    Parameters
+    ----------
+    spec : str or Path
+        A ``.mat`` path, or two TIFF paths joined by a comma (MS first).
+
+    Returns
+    -------
+    Scene
+        Arrays in DN as stored (not rescaled), with the metadata the file states.
+    """
+    text = str(spec)
+    if "," in text:
+        ms_path, pan_path = (Path(p) for p in text.split(",", 1))
+        return _load_tif(ms_path, pan_path)
+    path = Path(text)
+    if path.suffix.lower() == ".mat":
+        return _load_mat(path)
+    raise ValueError(f"unsupported scene {text!r}: give FILE.mat or MS.tif,PAN.tif")
+
+
+def _pick(name: str, stated: object, given: object, where: str) -> object:
+    if stated is not None and given is not None and str(stated).lower() != str(given).lower():
+        raise MetadataError(f"{where} states {name}={stated!r} but {given!r} was given")
+    return stated if stated is not None else given
+
+
+def resolve_metadata(stated_sensor: str | None, stated_ratio: int | None, stated_bits: int | None,
+                     *, sensor: str | None, ratio: int | None, bits: int | None,
+                     where: str) -> tuple[str, int, int]:
+    """Combine file metadata with user flags: file first, flag second, sensor registry third.
+
+    Parameters
+    ----------
+    stated_sensor, stated_ratio, stated_bits
+        Values stated by the data file (``None`` when absent).
+    sensor, ratio, bits
+        Values given by the caller (``None`` when absent).
+    where : str
+        Name of the data, for error messages.
+
+    Returns
+    -------
+    (sensor, ratio, bits) : (str, int, int)
+        Sensor name (registry spelling), PAN/MS ratio, radiometric bits.
+
+    Raises
+    ------
+    MetadataError
+        If a value is missing everywhere, or file and flag disagree.
+    """
+    from pansharp_iqa import get_sensor
+
+    name = _pick("sensor", stated_sensor, sensor, where)
+    if name is None:
+        raise MetadataError(
+            f"{where} does not state its sensor: pass --sensor NAME (e.g. WV2, QB, 'WV2[4band]', "
+            "or 'none' for the generic MTF)")
+    s = get_sensor(str(name))
+    r = _pick("ratio", stated_ratio, ratio, where)
+    r = r if r is not None else s.ratio
+    if r is None:
+        raise MetadataError(f"{where}: the ratio is stated nowhere (file, flag, sensor {s.name}): pass --ratio")
+    b = _pick("bits", stated_bits, bits, where)
+    b = b if b is not None else s.bits
+    if b is None:
+        raise MetadataError(f"{where}: the bit depth is stated nowhere (file, flag, sensor {s.name}): pass --bits")
+    return str(name), int(r), int(b)
