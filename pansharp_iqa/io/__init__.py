@@ -1,0 +1,34 @@
+"""Readers for pansharpening datasets and results (the input side of ``pansharp-eval``).
+
+* :mod:`.settings` -- ``dataset.toml`` parsing and command-line overrides (sensor, ratio, bits,
+  resolution, protocol, input and result scales);
+* :mod:`.discovery` -- which scenes a dataset folder (or PanCollection ``.h5`` file) holds;
+* :mod:`.arrays` -- the format readers (``.mat``, ``.npy``, ``.npz``, ``.h5``);
+* :mod:`.geotiff` -- the one GeoTIFF reader;
+* :mod:`.orientation` -- ``(H, W, B)`` / ``(B, H, W)`` recognition;
+* :mod:`.scenes` -- loading one scene's MS, PAN and GT in digital numbers;
+* :mod:`.results` -- locating and loading a method's fused image for a scene;
+* :mod:`.scale` -- value-range checks against the declared scale;
+* :mod:`.hashing` -- SHA-256 of input files.
+"""
+
+from .discovery import SceneSource, discover_scenes
+from .errors import DataError, SettingsError
+from .hashing import sha256_file
+from .results import find_result_file, load_result
+from .scenes import load_scene
+from .settings import DatasetSettings, load_settings, parse_scale
+
+__all__ = [
+    "DataError",
+    "DatasetSettings",
+    "SceneSource",
+    "SettingsError",
+    "discover_scenes",
+    "find_result_file",
+    "load_result",
+    "load_scene",
+    "load_settings",
+    "parse_scale",
+    "sha256_file",
+]

@@ -1,0 +1,162 @@
+"""Which scenes a dataset holds, and which files make up each scene.
+
+Layouts (one per scene, mixable within a folder):
+
+* ``<scene>.mat`` -- arrays ``ms``/``pan``/``gt`` or the toolbox's ``I_MS_LR``/``I_PAN``/``I_GT``;
+* ``<scene>.npz`` -- the same keys;
+* ``<scene>_ms.tif``, ``<scene>_pan.tif``, ``<scene>_gt.tif`` (``.tiff``, ``.npy`` likewise);
+* a PanCollection-style ``.h5`` (datasets ``gt``, ``ms``, ``lms``, ``pan``, N x C x H x W): one
+  scene per item, named ``<stem>_<i>`` (``i`` zero-padded to the width of ``N - 1``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from .arrays import h5_dataset_shapes
+from .errors import DataError, SettingsError
+
+__all__ = ["SceneSource", "discover_scenes", "H5_SUFFIXES", "SPLIT_SUFFIXES"]
+
+H5_SUFFIXES = (".h5", ".hdf5")
+SPLIT_SUFFIXES = (".tif", ".tiff", ".npy")
+_ROLE_RE = re.compile(r"^(?P<scene>.+)_(?P<role>ms|pan|gt)$", re.IGNORECASE)
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneSource:
+    """Where one scene's inputs are.
+
+    Attributes
+    ----------
+    name : str
+        Scene name (results are looked up as ``<method>/<name>.<ext>``).
+    kind : str
+        ``"mat"``, ``"npz"``, ``"split"`` (one file per role) or ``"h5"``.
+    files : tuple of (str, str)
+        ``(role, absolute path)`` pairs; role ``"bundle"`` for single-file kinds.
+    index : int or None
+        Item index in a ``.h5`` stack.
+    problem : str or None
+        Why the scene cannot be used (e.g. two layouts claim the same name); reported as its
+        failure.
+    """
+
+    name: str
+    kind: str
+    files: tuple[tuple[str, str], ...]
+    index: int | None = None
+    problem: str | None = None
+
+    @property
+    def paths(self) -> list[str]:
+        """Distinct input files of the scene, in a stable order."""
+        return sorted({p for _, p in self.files})
+
+    def file_for(self, role: str) -> str | None:
+        """Path of the file holding ``role`` (``"bundle"`` files hold every role)."""
+        for r, p in self.files:
+            if r in (role, "bundle"):
+                return p
+        return None
+
+
+def _natural_key(text: str) -> list[object]:
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text)]
+
+
+def _h5_scenes(path: Path) -> list[SceneSource]:
+    shapes = h5_dataset_shapes(path)
+    counts = {shapes[k][0] for k in ("pan", "ms", "gt") if k in shapes and len(shapes[k]) == 4}
+    if not counts:
+        raise DataError(
+            f"{path}: not a PanCollection-style file (needs 4-D datasets 'pan', 'ms' and/or 'gt', "
+            f"N x C x H x W; found {shapes})"
+        )
+    if len(counts) > 1:
+        raise DataError(f"{path}: datasets disagree on the number of scenes: {shapes}")
+    n = counts.pop()
+    width = len(str(max(n - 1, 0)))
+    return [
+        SceneSource(f"{path.stem}_{i:0{width}d}", "h5", (("bundle", str(path)),), index=i)
+        for i in range(n)
+    ]
+
+
+def discover_scenes(dataset: str | Path) -> tuple[list[SceneSource], list[str]]:
+    """List the scenes of a dataset folder or ``.h5`` file.
+
+    Parameters
+    ----------
+    dataset : path-like
+        Folder (see the module docstring for the layouts) or a PanCollection-style ``.h5``.
+
+    Returns
+    -------
+    (list of SceneSource, list of str)
+        Scenes in natural name order, and warnings (ignored files, ambiguous names).
+
+    Raises
+    ------
+    SettingsError
+        If the dataset does not exist or holds no scene.
+    """
+    root = Path(dataset).expanduser().resolve()
+    warnings: list[str] = []
+    if root.is_file():
+        if root.suffix.lower() not in H5_SUFFIXES:
+            raise SettingsError(f"{root}: a dataset is a folder or a PanCollection-style .h5 file")
+        try:
+            return _h5_scenes(root), warnings
+        except DataError as exc:
+            raise SettingsError(str(exc)) from None
+    if not root.is_dir():
+        raise SettingsError(f"dataset {dataset} does not exist")
+    claims: dict[str, list[SceneSource]] = {}
+    split: dict[str, dict[str, str]] = {}
+    for path in sorted(root.iterdir()):
+        if not path.is_file():
+            continue
+        suffix = path.suffix.lower()
+        if suffix in (".mat", ".npz"):
+            src = SceneSource(path.stem, suffix[1:], (("bundle", str(path)),))
+            claims.setdefault(src.name, []).append(src)
+        elif suffix in H5_SUFFIXES:
+            try:
+                for src in _h5_scenes(path):
+                    claims.setdefault(src.name, []).append(src)
+            except DataError as exc:
+                warnings.append(f"ignored {path.name}: {exc}")
+        elif suffix in SPLIT_SUFFIXES:
+            match = _ROLE_RE.match(path.stem)
+            if match is None:
+                warnings.append(
+                    f"ignored {path.name}: per-role files are named <scene>_ms, <scene>_pan, <scene>_gt"
+                )
+                continue
+            roles = split.setdefault(match["scene"], {})
+            role = match["role"].lower()
+            if role in roles:
+                warnings.append(f"ignored {path.name}: {Path(roles[role]).name} already holds {role}")
+                continue
+            roles[role] = str(path)
+    for scene, roles in split.items():
+        src = SceneSource(scene, "split", tuple(sorted(roles.items())))
+        claims.setdefault(scene, []).append(src)
+    scenes: list[SceneSource] = []
+    for name in sorted(claims, key=_natural_key):
+        found = claims[name]
+        if len(found) > 1:
+            files = sorted({Path(p).name for s in found for p in s.paths})
+            problem = f"ambiguous scene {name!r}: several layouts claim it ({', '.join(files)})"
+            scenes.append(dataclasses.replace(found[0], problem=problem))
+        else:
+            scenes.append(found[0])
+    if not scenes:
+        raise SettingsError(
+            f"no scenes found in {root}: expected <scene>.mat, <scene>.npz, <scene>_ms/_pan/_gt.tif "
+            "or .npy files, or a PanCollection-style .h5"
+        )
+    return scenes, warnings

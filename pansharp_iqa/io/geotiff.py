@@ -1,0 +1,58 @@
+"""The one GeoTIFF reader of the package.
+
+All TIFF/GeoTIFF input goes through :func:`read_geotiff`, so a later tile-wise reader (windowed
+reads of huge scenes, e.g. with rasterio) replaces this single function.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .errors import DataError
+
+__all__ = ["read_geotiff", "write_geotiff"]
+
+
+def read_geotiff(path: str | os.PathLike[str]) -> np.ndarray:
+    """Read a (Geo)TIFF image into memory.
+
+    Parameters
+    ----------
+    path : path-like
+        A single-image TIFF; multi-band files may be stored band-interleaved ``(B, H, W)`` or
+        pixel-interleaved ``(H, W, B)`` (orientation is resolved by the caller from the shape).
+
+    Returns
+    -------
+    numpy.ndarray
+        The stored array, dtype unchanged (values in the file's units).
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read.
+    """
+    import tifffile
+
+    try:
+        return np.asarray(tifffile.imread(os.fspath(path)))
+    except Exception as exc:  # noqa: BLE001 - any reader failure becomes a per-scene reason
+        raise DataError(f"cannot read TIFF {os.fspath(path)}: {type(exc).__name__}: {exc}") from None
+
+
+def write_geotiff(path: str | os.PathLike[str], image: np.ndarray) -> None:
+    """Write an array as a plain TIFF (``(H, W, B)`` stored pixel-interleaved).
+
+    Parameters
+    ----------
+    path : path-like
+        Destination file.
+    image : numpy.ndarray
+        ``(H, W)`` or ``(H, W, B)`` array; the dtype is kept.
+    """
+    import tifffile
+
+    arr = np.asarray(image)
+    tifffile.imwrite(os.fspath(path), arr, photometric="minisblack", planarconfig="contig")

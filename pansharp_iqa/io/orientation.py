@@ -1,0 +1,106 @@
+"""Axis order of images: ``(H, W, B)`` (MATLAB, GeoTIFF pixel-interleaved) or ``(B, H, W)``
+(PyTorch/PanCollection, band-interleaved TIFF), recognised from the shape."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import DataError
+
+__all__ = ["as_hwb", "as_hw", "match_expected_shape"]
+
+
+def _squeeze_leading(arr: np.ndarray) -> np.ndarray:
+    while arr.ndim > 3 and arr.shape[0] == 1:
+        arr = arr[0]
+    while arr.ndim > 3 and arr.shape[-1] == 1:
+        arr = arr[..., 0]
+    return arr
+
+
+def as_hwb(array: np.ndarray, *, name: str) -> np.ndarray:
+    """Return a multi-band image as ``(H, W, B)`` without knowing the expected shape.
+
+    The band axis is the one that is strictly smaller than both others (images have more rows
+    and columns than bands); a 2-D array is one band.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        ``(H, W)``, ``(H, W, B)``, ``(B, H, W)`` (leading/trailing singleton axes beyond 3-D are
+        dropped).
+    name : str
+        Used in error messages.
+
+    Raises
+    ------
+    DataError
+        If the band axis cannot be told apart (e.g. an 8 x 8 x 8 array) or the array is not 2-/3-D.
+    """
+    arr = _squeeze_leading(np.asarray(array))
+    if arr.ndim == 2:
+        return arr[:, :, None]
+    if arr.ndim != 3:
+        raise DataError(f"{name}: expected a 2-D or 3-D image, got shape {tuple(array.shape)}")
+    h, w, b = arr.shape
+    if b < h and b < w:
+        return arr
+    if h < w and h < b:
+        return np.moveaxis(arr, 0, -1)
+    raise DataError(
+        f"{name}: cannot tell the band axis of shape {tuple(arr.shape)} (neither the first nor "
+        "the last axis is smaller than the other two); store it as H x W x B"
+    )
+
+
+def as_hw(array: np.ndarray, *, name: str) -> np.ndarray:
+    """Return a single-band image (PAN) as ``(H, W)``, dropping singleton axes.
+
+    Raises
+    ------
+    DataError
+        If the array has more than one band.
+    """
+    arr = np.asarray(array)
+    arr = arr.reshape([n for n in arr.shape if n != 1]) if arr.ndim > 2 else arr
+    if arr.ndim != 2:
+        raise DataError(f"{name}: expected a single-band (H, W) image, got shape {tuple(array.shape)}")
+    return arr
+
+
+def match_expected_shape(array: np.ndarray, expected: Sequence[int], *, name: str) -> np.ndarray:
+    """Return ``array`` as ``(H, W, B)`` equal to ``expected``, accepting ``(B, H, W)`` too.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        The fused image as stored.
+    expected : sequence of int
+        ``(H, W, B)`` of the reference.
+    name : str
+        Used in error messages.
+
+    Raises
+    ------
+    DataError
+        If neither orientation matches; the message says whether the band count or the size is
+        wrong.
+    """
+    exp = tuple(int(n) for n in expected)
+    arr = _squeeze_leading(np.asarray(array))
+    if arr.ndim == 2 and exp[2] == 1:
+        arr = arr[:, :, None]
+    if arr.shape == exp:
+        return arr
+    if arr.ndim == 3 and arr.shape == (exp[2], exp[0], exp[1]):
+        return np.moveaxis(arr, 0, -1)
+    shape = tuple(arr.shape)
+    if arr.ndim == 3:
+        bands = shape[2] if shape[:2] == exp[:2] else shape[0] if shape[1:] == exp[:2] else None
+        if bands is not None:
+            raise DataError(f"{name}: wrong band count {bands}, expected {exp[2]} (shape {shape}, expected {exp})")
+    raise DataError(
+        f"{name}: wrong shape {shape}, expected (H, W, B) = {exp} or (B, H, W) = {(exp[2], exp[0], exp[1])}"
+    )

@@ -1,0 +1,296 @@
+"""Dataset settings: ``dataset.toml`` plus command-line overrides.
+
+Everything that changes the numbers (sensor, ratio, bits, resolution, protocol, the scale of the
+inputs and of the results) is read from ``dataset.toml`` or given on the command line; nothing is
+guessed from the data. Missing required settings raise :class:`~.errors.SettingsError`.
+
+``dataset.toml`` keys
+---------------------
+sensor : str (required)
+    A registry name (``"WV2"``, ``"QB"``, ...) or ``"none"`` for the generic MTF.
+ratio : int (required)
+    PAN/MS resolution ratio (a power of two).
+bits : int (required)
+    Radiometric resolution of the inputs in bits (e.g. 11).
+resolution : ``"reduced"`` or ``"full"`` (required)
+    Reduced: each scene has a ground truth ``gt`` at PAN scale (Wald protocol). Full: no GT.
+protocol : str (optional, default ``"toolbox2020"``, always recorded in the results)
+band_names : list of str (optional)
+    Band order of the MS; with a named sensor whose band count differs, selects those bands.
+scale : ``"dn"``, ``"unit"`` or a number (optional, default ``"dn"``)
+    Multiplier that brings the stored inputs to digital numbers (``"unit"`` = ``2**bits - 1``).
+result_scale : ``"dn"``, ``"unit"`` or a number
+    The same for the fused results; required by the evaluation (or ``--result-scale``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import SettingsError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["DEFAULT_PROTOCOL", "DatasetSettings", "load_settings", "parse_scale", "settings_file_for"]
+
+DEFAULT_PROTOCOL = "toolbox2020"
+_REQUIRED = ("sensor", "ratio", "bits", "resolution")
+_KNOWN = set(_REQUIRED) | {
+    "protocol", "band_names", "scale", "result_scale", "name", "description", "notes", "source",
+    "license", "attribution",
+}
+_FLAG = {
+    "sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "resolution": "--resolution",
+    "protocol": "--protocol", "scale": "--input-scale", "result_scale": "--result-scale",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetSettings:
+    """The settings one evaluation runs with (all recorded in ``results.json``).
+
+    Attributes
+    ----------
+    name : str
+        Dataset name (the folder or ``.h5`` file stem unless ``name`` is set in the TOML).
+    root : str
+        Absolute path of the dataset folder or ``.h5`` file.
+    sensor : str
+        Sensor name as given (resolved through :func:`pansharp_iqa.sensors.get_sensor`).
+    ratio : int
+        PAN/MS resolution ratio.
+    bits : int
+        Radiometric resolution of the inputs (bits).
+    resolution : str
+        ``"reduced"`` or ``"full"``.
+    protocol : str
+        Protocol name for :func:`pansharp_iqa.evaluate_reduced` / ``evaluate_full``.
+    input_scale : float
+        Multiplier from stored input values to DN.
+    input_scale_label : str
+        ``"dn"``, ``"unit"`` or the number as given.
+    result_scale : float or None
+        Multiplier from stored result values to DN (``None``: not declared).
+    result_scale_label : str or None
+        As given.
+    band_names : tuple of str or None
+        MS band order, when declared.
+    sources : dict
+        For each setting, where it came from (``"dataset.toml"``, ``"flag"`` or ``"default"``).
+    """
+
+    name: str
+    root: str
+    sensor: str
+    ratio: int
+    bits: int
+    resolution: str
+    protocol: str
+    input_scale: float
+    input_scale_label: str
+    result_scale: float | None
+    result_scale_label: str | None
+    band_names: tuple[str, ...] | None
+    sources: Mapping[str, str]
+
+    @property
+    def peak(self) -> int:
+        """Largest digital number of the declared bit depth, ``2**bits - 1`` (DN)."""
+        return 2 ** self.bits - 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable copy."""
+        out = dataclasses.asdict(self)
+        out["band_names"] = list(self.band_names) if self.band_names is not None else None
+        out["sources"] = dict(self.sources)
+        return out
+
+    def resolved_sensor(self) -> Any:
+        """The :class:`pansharp_iqa.sensors.Sensor`, band-selected when ``band_names`` asks for it."""
+        from pansharp_iqa.sensors import get_sensor
+
+        sensor = get_sensor(self.sensor)
+        if (
+            self.band_names is not None
+            and not sensor.is_generic
+            and sensor.n_bands != len(self.band_names)
+        ):
+            sensor = sensor.select_bands(list(self.band_names))
+        return sensor
+
+
+def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[float, str]:
+    """Turn a scale declaration into a multiplier to digital numbers.
+
+    Parameters
+    ----------
+    value : str or number
+        ``"dn"`` (values are DN: multiplier 1), ``"unit"`` (values in [0, 1]: multiplier
+        ``2**bits - 1``) or a positive number (the multiplier itself, e.g. 2047).
+    bits : int or None
+        Radiometric resolution; required for ``"unit"``.
+    what : str
+        Name used in error messages.
+
+    Returns
+    -------
+    (float, str)
+        The multiplier and a label for reports.
+
+    Raises
+    ------
+    SettingsError
+        If the value is not understood.
+    """
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in ("dn", "digital_numbers"):
+            return 1.0, "dn"
+        if key in ("unit", "[0,1]", "0-1", "01"):
+            if bits is None:
+                raise SettingsError(f"{what} 'unit' needs the bit depth (bits) to be known")
+            return float(2 ** int(bits) - 1), "unit"
+        try:
+            number = float(key)
+        except ValueError:
+            raise SettingsError(
+                f"{what} must be 'dn', 'unit' or a positive number, got {value!r}"
+            ) from None
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        raise SettingsError(f"{what} must be 'dn', 'unit' or a positive number, got {value!r}")
+    if not math.isfinite(number) or number <= 0:
+        raise SettingsError(f"{what} must be a positive number, got {value!r}")
+    return number, f"{number:g}"
+
+
+def settings_file_for(dataset: Path) -> Path:
+    """Path of the ``dataset.toml`` that belongs to a dataset folder or ``.h5`` file."""
+    return (dataset if dataset.is_dir() else dataset.parent) / "dataset.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"cannot read {path}: {exc}") from None
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise SettingsError(
+            f"{path}: unknown key(s) {unknown}; known keys: {sorted(_KNOWN)}"
+        )
+    return data
+
+
+def _as_int(name: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise SettingsError(f"{name} must be an integer, got {value!r}")
+    try:
+        number = int(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be an integer, got {value!r}") from None
+    if not lo <= number <= hi:
+        raise SettingsError(f"{name} must be between {lo} and {hi}, got {number}")
+    return number
+
+
+def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = None) -> DatasetSettings:
+    """Read ``dataset.toml`` (if any) and apply command-line overrides.
+
+    Parameters
+    ----------
+    dataset : path-like
+        Dataset folder, or a PanCollection-style ``.h5`` file (its ``dataset.toml`` is the one
+        beside it).
+    overrides : mapping, optional
+        Values given on the command line (keys ``sensor``, ``ratio``, ``bits``, ``resolution``,
+        ``protocol``, ``scale``, ``result_scale``); ``None`` values are ignored. They take
+        precedence over the TOML.
+
+    Returns
+    -------
+    DatasetSettings
+
+    Raises
+    ------
+    SettingsError
+        A required setting is missing, a value is invalid, or the sensor is unknown.
+    """
+    path = Path(dataset).expanduser().resolve()
+    if not path.exists():
+        raise SettingsError(f"dataset {dataset} does not exist")
+    toml_path = settings_file_for(path)
+    data = _read_toml(toml_path)
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key, value in data.items():
+        merged[key] = value
+        sources[key] = "dataset.toml"
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            merged[key] = value
+            sources[key] = "flag"
+    missing = [k for k in _REQUIRED if k not in merged]
+    if missing:
+        hint = ", ".join(f"{k} (TOML key '{k}' or {_FLAG[k]})" for k in missing)
+        where = str(toml_path) if toml_path.is_file() else f"{toml_path} (not found)"
+        raise SettingsError(f"missing dataset setting(s): {hint}; looked in {where}")
+    sensor_name = str(merged["sensor"])
+    from pansharp_iqa.sensors import get_sensor
+
+    try:
+        sensor = get_sensor(sensor_name)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    ratio = _as_int("ratio", merged["ratio"], 2, 64)
+    if ratio & (ratio - 1):
+        raise SettingsError(f"ratio must be a power of two (23-tap EXP interpolation), got {ratio}")
+    bits = _as_int("bits", merged["bits"], 1, 32)
+    resolution = str(merged["resolution"]).strip().lower()
+    if resolution not in ("reduced", "full"):
+        raise SettingsError(f"resolution must be 'reduced' or 'full', got {merged['resolution']!r}")
+    protocol = str(merged.get("protocol", DEFAULT_PROTOCOL))
+    sources.setdefault("protocol", "default")
+    input_scale, input_label = parse_scale(merged.get("scale", "dn"), bits, what="scale")
+    sources.setdefault("scale", "default")
+    if "result_scale" in merged:
+        result_scale, result_label = parse_scale(merged["result_scale"], bits, what="result_scale")
+    else:
+        result_scale, result_label = None, None
+    band_names = merged.get("band_names")
+    if band_names is not None:
+        if not isinstance(band_names, (list, tuple)) or not all(isinstance(b, str) for b in band_names):
+            raise SettingsError(f"band_names must be a list of strings, got {band_names!r}")
+        band_names = tuple(band_names)
+        if not sensor.is_generic and sensor.n_bands != len(band_names):
+            try:
+                sensor.select_bands(list(band_names))
+            except ValueError as exc:
+                raise SettingsError(str(exc)) from None
+    name = str(data.get("name") or (path.name if path.is_dir() else path.stem))
+    return DatasetSettings(
+        name=name,
+        root=str(path),
+        sensor=sensor_name,
+        ratio=ratio,
+        bits=bits,
+        resolution=resolution,
+        protocol=protocol,
+        input_scale=input_scale,
+        input_scale_label=input_label,
+        result_scale=result_scale,
+        result_scale_label=result_label,
+        band_names=band_names,
+        sources=sources,
+    )
