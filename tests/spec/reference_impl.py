@@ -9,6 +9,7 @@ Only for small images (tests): the costs are O(pixels * taps) in Python-level lo
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -141,7 +142,18 @@ def fwind1_circular(hd: np.ndarray, w1: np.ndarray) -> np.ndarray:
     return fsamp2(hd) * w
 
 
+@functools.lru_cache(maxsize=256)
+def _mtf_kernel_cached(gnyq: float, ratio: int, n: int, sigma_form: str) -> np.ndarray:
+    k = _mtf_kernel_uncached(gnyq, ratio, n, sigma_form)
+    k.setflags(write=False)
+    return k
+
+
 def mtf_kernel(gnyq: float, ratio: int, n: int = 41, sigma_form: str = "2020") -> np.ndarray:
+    return _mtf_kernel_cached(float(gnyq), int(ratio), int(n), str(sigma_form)).copy()
+
+
+def _mtf_kernel_uncached(gnyq: float, ratio: int, n: int = 41, sigma_form: str = "2020") -> np.ndarray:
     fcut = 1.0 / ratio
     base = (n - 1) if sigma_form == "2020" else n
     alpha = math.sqrt((base * (fcut / 2.0)) ** 2 / (-2.0 * math.log(gnyq)))
@@ -191,7 +203,27 @@ def imfilter_replicate_slow(img: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def imfilter_zero(img: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """imfilter(I, h) default: correlation, same size, zero padding."""
+    """imfilter(I, h) default: correlation, same size, zero padding (loop over taps)."""
+    img = np.asarray(img, dtype=np.float64)
+    H, W = img.shape
+    kr, kc = h.shape
+    cr, cc = (kr + 1) // 2 - 1, (kc + 1) // 2 - 1
+    out = np.zeros((H, W))
+    for u in range(kr):
+        for v in range(kc):
+            if h[u, v] == 0:
+                continue
+            # out[i, j] += h[u, v] * img[i + u - cr, j + v - cc] where inside
+            i0, i1 = max(0, cr - u), min(H, H + cr - u)
+            j0, j1 = max(0, cc - v), min(W, W + cc - v)
+            if i0 >= i1 or j0 >= j1:
+                continue
+            out[i0:i1, j0:j1] += h[u, v] * img[i0 + u - cr:i1 + u - cr, j0 + v - cc:j1 + v - cc]
+    return out
+
+
+def imfilter_zero_slow(img: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """imfilter(I, h) default: correlation, same size, zero padding (per-pixel direct sum)."""
     img = np.asarray(img, dtype=np.float64)
     H, W = img.shape
     kr, kc = h.shape
