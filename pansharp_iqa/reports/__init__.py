@@ -1,0 +1,24 @@
+"""Report writers for ``pansharp-eval``: terminal table, CSV, JSON, Markdown, LaTeX, PNG plots.
+
+All writers take the same inputs: the per-(scene, method) records (dicts with ``scene``,
+``method``, ``status`` (``"ok"``/``"failed"``), ``metrics`` and ``reason``) and the summary made by
+:func:`.summary.summarise`.
+"""
+
+from .csv_report import write_csv
+from .json_report import write_json
+from .latex import render_latex
+from .markdown import render_markdown
+from .summary import METRIC_DIRECTIONS, Summary, summarise
+from .table import render_table
+
+__all__ = [
+    "METRIC_DIRECTIONS",
+    "Summary",
+    "render_latex",
+    "render_markdown",
+    "render_table",
+    "summarise",
+    "write_csv",
+    "write_json",
+]

@@ -1,0 +1,117 @@
+"""PNG figures: per-index box plots across scenes, and per-scene Q2n and SAM maps.
+
+Matplotlib runs with the non-interactive Agg backend (no display needed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .summary import METRIC_DIRECTIONS
+
+__all__ = ["plot_boxplots", "plot_scene_maps"]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_boxplots(
+    out_dir: str | Path, records: Sequence[Mapping[str, Any]], methods: Sequence[str], metrics: Sequence[str]
+) -> list[Path]:
+    """One PNG per index: box plot of its values across scenes, one box per method.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Folder for ``box_<index>.png``.
+    records : sequence of mapping
+        Per-(scene, method) records; failed ones are left out.
+    methods, metrics : sequence of str
+        Order of boxes and figures.
+
+    Returns
+    -------
+    list of Path
+        Files written.
+    """
+    plt = _pyplot()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for metric in metrics:
+        data = [
+            [float(r["metrics"][metric]) for r in records
+             if r["method"] == m and r["status"] == "ok" and metric in r["metrics"]]
+            for m in methods
+        ]
+        fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(methods), 3.6), dpi=120)
+        ax.boxplot([d if d else [np.nan] for d in data], tick_labels=list(methods))
+        sign = METRIC_DIRECTIONS.get(metric)
+        ax.set_title(metric + ("" if sign is None else " (higher is better)" if sign > 0 else " (lower is better)"))
+        ax.set_ylabel(metric + (" [deg]" if metric == "SAM" else ""))
+        ax.grid(axis="y", alpha=0.3)
+        fig.tight_layout()
+        path = out / f"box_{_safe(metric)}.png"
+        fig.savefig(path)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def plot_scene_maps(
+    out_dir: str | Path, scene: str, maps: Mapping[str, Mapping[str, np.ndarray]]
+) -> Path | None:
+    """One PNG per scene: the Q2n block map (top) and SAM map in degrees (bottom) per method.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Folder for ``maps_<scene>.png``.
+    scene : str
+        Scene name.
+    maps : mapping
+        ``maps[method] = {"Q2n": (ny, nx) array, "SAM": (H, W) array}`` (reduced resolution).
+
+    Returns
+    -------
+    Path or None
+        The file written, or ``None`` when no method has maps.
+    """
+    methods = [m for m in maps if maps[m]]
+    if not methods:
+        return None
+    plt = _pyplot()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    sam_max = max(float(np.nanpercentile(maps[m]["SAM"], 99)) for m in methods) or 1.0
+    fig, axes = plt.subplots(2, len(methods), figsize=(2.6 * len(methods) + 1, 5.4), dpi=110, squeeze=False)
+    for j, method in enumerate(methods):
+        im_q = axes[0, j].imshow(maps[method]["Q2n"], vmin=0, vmax=1, cmap="viridis", interpolation="nearest")
+        axes[0, j].set_title(f"{method}\nQ2n per 32x32 block", fontsize=8)
+        im_s = axes[1, j].imshow(maps[method]["SAM"], vmin=0, vmax=sam_max, cmap="magma")
+        axes[1, j].set_title("SAM [deg]", fontsize=8)
+        for ax in axes[:, j]:
+            ax.set_xticks([])
+            ax.set_yticks([])
+    fig.colorbar(im_q, ax=list(axes[0]), shrink=0.8)
+    fig.colorbar(im_s, ax=list(axes[1]), shrink=0.8)
+    fig.suptitle(scene, fontsize=9)
+    path = out / f"maps_{_safe(scene)}.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return path
