@@ -1,0 +1,56 @@
+"""Classical pansharpening baselines, to put a network's numbers in context.
+
+Each is ``method(ms, pan, *, sensor, ratio) -> fused`` with ``ms`` the low-resolution MS
+``(h, w, B)`` and ``pan`` the PAN ``(ratio*h, ratio*w)``, both in digital numbers; the result is
+``(ratio*h, ratio*w, B)`` float64 in DN. They follow the algorithms of the 2020 Pansharpening
+Toolbox (Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315), reimplemented
+from their published descriptions:
+
+* ``EXP`` -- 23-tap upsampling, :func:`.exp.exp`;
+* ``BT-H`` -- Brovey with haze correction, :func:`.bt_h.bt_h`;
+* ``GSA`` -- adaptive Gram-Schmidt, :func:`.gsa.gsa`;
+* ``MTF-GLP-HPM`` -- MTF-matched GLP with high-pass modulation, :func:`.mtf_glp_hpm.mtf_glp_hpm`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .bt_h import bt_h
+from .exp import exp
+from .gsa import gsa
+from .mtf_glp_hpm import mtf_glp_hpm
+
+__all__ = ["BASELINES", "bt_h", "exp", "get_baseline", "gsa", "list_baselines", "mtf_glp_hpm"]
+
+Baseline = Callable[..., np.ndarray]
+
+#: Name (as used for result folders) -> fusion function.
+BASELINES: dict[str, Baseline] = {
+    "EXP": exp,
+    "BT-H": bt_h,
+    "GSA": gsa,
+    "MTF-GLP-HPM": mtf_glp_hpm,
+}
+
+
+def list_baselines() -> list[str]:
+    """Names of the available baselines, in report order."""
+    return list(BASELINES)
+
+
+def get_baseline(name: str) -> Baseline:
+    """Look a baseline up by name (case-insensitive).
+
+    Raises
+    ------
+    KeyError
+        With the list of known names.
+    """
+    table = {k.lower(): v for k, v in BASELINES.items()}
+    try:
+        return table[name.lower()]
+    except KeyError:
+        raise KeyError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}") from None
