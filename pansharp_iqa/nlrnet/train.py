@@ -207,7 +207,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
 
     net = build_network(meta.bands, cfg)
     cell, _ = build_train_cell(net, cfg)
-    state = {"epoch": 0, "step": 0, "best_q2n": -math.inf}
+    state = {"epoch": 0, "step": 0, "best_q2n": None}
     if resume:
         state = json.loads((out / "state.json").read_text())
         missing, _ = ms.load_param_into_net(cell, ms.load_checkpoint(str(out / "last.ckpt")),
@@ -267,7 +267,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
                 net.set_train(True)
                 log.info("epoch %d: loss %.5f Q2n %.4f SAM %.3f ERGAS %.3f (%.1f s)", epoch + 1,
                          record["loss"], record["Q2n"], record["SAM"], record["ERGAS"], time.time() - t0)
-                if record["Q2n"] > state["best_q2n"]:
+                if state["best_q2n"] is None or record["Q2n"] > state["best_q2n"]:
                     state["best_q2n"] = record["Q2n"]
                     save_network(net, out / "best.ckpt", {**model_meta, "epoch": epoch + 1,
                                                           "Q2n": record["Q2n"]})

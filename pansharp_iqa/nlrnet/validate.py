@@ -14,7 +14,7 @@ import numpy as np
 from .dataset import H5PatchSource
 from .h5data import H5Meta
 
-__all__ = ["predict_batches", "evaluate_h5", "MIN_RR_SIZE", "INDEXES"]
+__all__ = ["predict_batches", "evaluate_h5", "score_reduced", "MIN_RR_SIZE", "INDEXES"]
 
 #: smallest patch the reduced-resolution protocol scores: 20 + 21 px cut, then a 32 px Q window
 MIN_RR_SIZE = 20 + 21 + 32
@@ -75,27 +75,52 @@ def evaluate_h5(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], meta: H
     ValueError
         If the patches are smaller than the protocol can score (:data:`MIN_RR_SIZE` px).
     """
-    import pansharp_iqa as core
-
     if meta.size < MIN_RR_SIZE:
         raise ValueError(
             f"{meta.path}: validation patches are {meta.size} px; the reduced-resolution protocol "
             f"cuts 20+21 px and needs 32 px Q windows, so use patches >= {MIN_RR_SIZE} px "
             f"(e.g. prepare --patch 128 for the validation set)")
     source = H5PatchSource(meta)
-    sums = dict.fromkeys(INDEXES, 0.0)
+    per_patch: list[dict] = []
     card = None
     for start in range(0, meta.n, chunk):
         lms, pan, gt = source.batch(range(start, min(meta.n, start + chunk)))
         fused = predict_batches(predict, lms, pan, batch)
-        for f, g in zip(fused, gt):
-            res = core.evaluate_reduced(
-                np.transpose(f, (1, 2, 0)).astype(np.float64),
-                np.transpose(g, (1, 2, 0)).astype(np.float64),
-                ratio=meta.ratio, bits=meta.bits, scale=meta.dn_scale)
-            for k in INDEXES:
-                sums[k] += float(res[k])
-            card = res["protocol"]
-    result: dict = {k: v / meta.n for k, v in sums.items()}
+        scores, card = score_reduced(fused, gt, ratio=meta.ratio, bits=meta.bits)
+        per_patch.extend(scores)
+    result: dict = {k: float(np.mean([p[k] for p in per_patch])) for k in INDEXES}
     result.update(n_patches=meta.n, sensor=meta.sensor, protocol=card)
     return result
+
+
+def score_reduced(fused: np.ndarray, gt: np.ndarray, *, ratio: int, bits: int
+                  ) -> tuple[list[dict], dict | None]:
+    """Reduced-resolution indexes of each (fused, gt) pair of [0, 1] (N, B, H, W) stacks.
+
+    Both are brought to DN with ``scale = 2**bits - 1`` inside ``pansharp_iqa.evaluate_reduced``
+    (recorded in its card).
+
+    Parameters
+    ----------
+    fused, gt : ndarray, shape (N, B, H, W), [0, 1]
+    ratio : int
+        Resolution ratio (ERGAS).
+    bits : int
+        Radiometric bits of the data.
+
+    Returns
+    -------
+    (scores, card)
+        One dict of ``Q2n Q SAM ERGAS SCC`` per pair, and the protocol card of the last call.
+    """
+    import pansharp_iqa as core
+
+    scores, card = [], None
+    for f, g in zip(fused, gt):
+        res = core.evaluate_reduced(
+            np.transpose(f, (1, 2, 0)).astype(np.float64),
+            np.transpose(g, (1, 2, 0)).astype(np.float64),
+            ratio=ratio, bits=bits, scale=float(2 ** bits - 1))
+        scores.append({k: float(res[k]) for k in INDEXES})
+        card = res["protocol"]
+    return scores, card
