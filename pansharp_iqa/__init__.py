@@ -1,0 +1,41 @@
+"""pansharp_iqa: correct, sensor-aware and reproducible pansharpening quality indexes.
+
+The definitions are those of the reference MATLAB Pansharpening Toolbox (Vivone et al., IEEE GRSM
+2021, doi:10.1109/MGRS.2020.3019315) unless a named protocol says otherwise; every result carries a
+provenance card. MindSpore (NLRNet) lives in the optional ``pansharp_iqa.nlrnet`` subpackage and is
+never imported here.
+"""
+
+from ._version import __version__
+from .degradation import decimate, wald_degrade
+from .evaluate import evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
+from .indexes import (
+    ConstantBlockError,
+    d_lambda,
+    d_lambda_k,
+    d_s,
+    ergas,
+    hqnr,
+    q2n,
+    q_index,
+    qnr,
+    sam,
+    scc,
+)
+from .mtf import mtf_filter, mtf_filter_sensor, mtf_kernel
+from .protocols import Protocol, get_protocol, list_protocols
+from .resample import imresize, interp23tap
+from .sensors import Sensor, UnknownSensorError, get_sensor, list_sensors, resolve_sensor
+from .validation import InputError
+
+__all__ = [
+    "__version__",
+    "Sensor", "UnknownSensorError", "get_sensor", "list_sensors", "resolve_sensor",
+    "mtf_kernel", "mtf_filter", "mtf_filter_sensor",
+    "interp23tap", "imresize", "wald_degrade", "decimate",
+    "q2n", "q_index", "sam", "ergas", "scc",
+    "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr",
+    "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
+    "Protocol", "get_protocol", "list_protocols",
+    "InputError", "ConstantBlockError",
+]

@@ -1,0 +1,47 @@
+"""ERGAS: relative dimensionless global error in synthesis.
+
+References
+----------
+Wald, "Quality of high resolution synthesised images: is there a simple criterion?", Proc. Fusion of
+Earth Data, 2000. Vivone et al., IEEE GRSM 2021 (``ERGAS``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import InputError, as_image, check_same_shape
+
+__all__ = ["ergas"]
+
+
+def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
+    """ERGAS = ``100/ratio * sqrt(mean_b(MSE_b / mean(reference_b)^2))`` (toolbox ``ERGAS``).
+
+    Parameters
+    ----------
+    reference, fused : ndarray, shape (H, W, B)
+    ratio : float
+        PAN/MS resolution ratio (e.g. 4); required, no default.
+
+    Returns
+    -------
+    float
+        Dimensionless, >= 0 (0 = identical).
+
+    References
+    ----------
+    Wald, 2000; Vivone et al., IEEE GRSM 2021.
+    """
+    ref = as_image("reference", reference)
+    fus = as_image("fused", fused)
+    check_same_shape("reference", ref, "fused", fus)
+    if ratio is None or not float(ratio) > 0:
+        raise InputError(f"ratio must be a positive number (the PAN/MS resolution ratio), got {ratio!r}")
+    mse = ((ref - fus) ** 2).mean(axis=(0, 1))
+    mu = ref.mean(axis=(0, 1))
+    if np.any(mu == 0):
+        raise InputError(
+            f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"
+        )
+    return float(100.0 / float(ratio) * np.sqrt(np.mean(mse / mu**2)))

@@ -1,0 +1,201 @@
+"""MTF-matched Gaussian filters, designed exactly as the reference toolbox does.
+
+The filter of each band is a Gaussian frequency response whose gain at the MS Nyquist frequency
+equals the sensor's GNyq, turned into a 41x41 FIR kernel by MATLAB's ``fwind1`` (frequency
+sampling ``fsamp2`` times a circularly symmetric window built from a 1-D Kaiser window, beta 0.5).
+The kernel is not renormalised (sum about 0.998-0.999), as in the toolbox.
+
+References
+----------
+Aiazzi et al., "MTF-tailored multiscale fusion of high-resolution MS and Pan imagery", PE&RS 72(5),
+2006. Vivone et al., "A New Benchmark Based on Recent Advances in Multispectral Pansharpening",
+IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315 (toolbox 2020, ``genMTF``/``MTF``).
+Vivone et al., IEEE TGRS 53(5), 2015, doi:10.1109/TGRS.2014.2361734 (2015 sigma form).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from .sensors import Sensor, resolve_sensor
+from .validation import InputError, check_ratio
+
+__all__ = ["mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate"]
+
+SigmaForm = Literal["2020", "2015"]
+
+
+def _fspecial_gaussian(n: int, sigma: float) -> np.ndarray:
+    half = (n - 1) / 2.0
+    x = np.arange(-half, half + 1.0)
+    arg = -(x[None, :] ** 2 + x[:, None] ** 2) / (2.0 * sigma * sigma)
+    h = np.exp(arg)
+    h[h < np.finfo(np.float64).eps * h.max()] = 0.0
+    total = h.sum()
+    return h / total if total != 0 else h
+
+
+def _fsamp2(hd: np.ndarray) -> np.ndarray:
+    return np.fft.fftshift(np.fft.ifft2(np.rot90(np.fft.fftshift(np.rot90(hd, 2)), 2)))
+
+
+def _circular_window(n: int, beta: float = 0.5) -> np.ndarray:
+    w1 = np.kaiser(n, beta)
+    t = np.arange(-(n - 1) / 2.0, (n - 1) / 2.0 + 1.0) * (2.0 / (n - 1))
+    t12 = np.sqrt(t[None, :] ** 2 + t[:, None] ** 2)
+    outside = (t12 < t[0]) | (t12 > t[-1])
+    w = np.interp(np.where(outside, 0.0, t12), t, w1)
+    w[outside] = 0.0
+    return w
+
+
+@functools.lru_cache(maxsize=256)
+def _kernel_cached(gnyq: float, ratio: int, size: int, sigma_form: str) -> np.ndarray:
+    fcut = 1.0 / ratio
+    span = (size - 1) if sigma_form == "2020" else size
+    alpha = np.sqrt((span * (fcut / 2.0)) ** 2 / (-2.0 * np.log(gnyq)))
+    gauss = _fspecial_gaussian(size, alpha)
+    hd = gauss / gauss.max()
+    h = np.real(_fsamp2(hd) * _circular_window(size))
+    h.setflags(write=False)
+    return h
+
+
+def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm = "2020") -> np.ndarray:
+    """FIR kernel of the MTF-matched Gaussian low-pass filter (toolbox ``genMTF``).
+
+    Parameters
+    ----------
+    gnyq : float
+        MTF gain at the MS Nyquist frequency, in (0, 1) (dimensionless).
+    ratio : int
+        PAN/MS resolution ratio; the cut-off is ``1/ratio`` of the PAN sampling frequency.
+    size : int, default 41
+        Kernel side in pixels (odd).
+    sigma_form : {"2020", "2015"}, default "2020"
+        ``alpha = sqrt(((N-1) fcut/2)^2 / (-2 ln GNyq))`` (2020 toolbox) or with ``N`` instead of
+        ``N-1`` (2015 toolbox).
+
+    Returns
+    -------
+    ndarray, shape (size, size), float64, read-only
+        Correlation kernel; its sum is slightly below 1 (not renormalised, as in the toolbox).
+
+    References
+    ----------
+    Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315.
+    """
+    if not 0.0 < float(gnyq) < 1.0:
+        raise InputError(f"gnyq must be in (0, 1), got {gnyq!r}")
+    ratio = check_ratio(ratio, power_of_two=False)
+    if int(size) != size or size < 3 or size % 2 == 0:
+        raise InputError(f"size must be an odd integer >= 3, got {size!r}")
+    if sigma_form not in ("2020", "2015"):
+        raise InputError(f"sigma_form must be '2020' or '2015', got {sigma_form!r}")
+    return _kernel_cached(float(gnyq), ratio, int(size), sigma_form)
+
+
+def filter_replicate(band: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """2-D correlation, same size, edge-replicate border (MATLAB ``imfilter(I, h, 'replicate')``).
+
+    Uses OpenCV's ``filter2D`` in float64 (DFT-based for large kernels); the difference from a direct
+    sum is at the level of floating-point rounding (about 1e-13 relative on 11-bit DN data).
+
+    Parameters
+    ----------
+    band : ndarray, shape (H, W)
+    kernel : ndarray, shape (k, k), k odd
+
+    Returns
+    -------
+    ndarray, shape (H, W), float64
+    """
+    src = np.ascontiguousarray(band, dtype=np.float64)
+    ker = np.ascontiguousarray(kernel, dtype=np.float64)
+    return cv2.filter2D(src, cv2.CV_64F, ker, borderType=cv2.BORDER_REPLICATE)
+
+
+def mtf_filter(
+    image: np.ndarray,
+    gnyq: float | Sequence[float],
+    ratio: int,
+    *,
+    size: int = 41,
+    sigma_form: SigmaForm = "2020",
+) -> np.ndarray:
+    """Filter an image with MTF-matched kernels (toolbox ``MTF``/``MTF_PAN``).
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W) or (H, W, B)
+        Any real dtype; not modified.
+    gnyq : float or sequence of float
+        One GNyq for all bands, or one per band.
+    ratio : int
+        PAN/MS resolution ratio.
+    size : int, default 41
+        Kernel size.
+    sigma_form : {"2020", "2015"}
+        See :func:`mtf_kernel`.
+
+    Returns
+    -------
+    ndarray, same shape as ``image``, float64
+        ``imfilter(band, h_b, 'replicate')`` per band (correlation, same size).
+    """
+    arr = np.asarray(image, dtype=np.float64)
+    if arr.ndim not in (2, 3):
+        raise InputError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
+    bands = arr[:, :, None] if arr.ndim == 2 else arr
+    n = bands.shape[2]
+    gains = [float(gnyq)] * n if np.isscalar(gnyq) else [float(g) for g in gnyq]  # type: ignore[union-attr]
+    if len(gains) != n:
+        raise InputError(f"gnyq has {len(gains)} values but the image has {n} bands")
+    out = np.empty(bands.shape, dtype=np.float64)
+    for b in range(n):
+        out[:, :, b] = filter_replicate(bands[:, :, b], mtf_kernel(gains[b], ratio, size, sigma_form=sigma_form))
+    return out[:, :, 0] if arr.ndim == 2 else out
+
+
+def mtf_filter_sensor(
+    image: np.ndarray,
+    sensor: str | Sensor,
+    ratio: int | None = None,
+    *,
+    pan: bool = False,
+    protocol: str | None = None,
+    sigma_form: SigmaForm = "2020",
+) -> np.ndarray:
+    """Filter an MS image (or a PAN with ``pan=True``) with a registered sensor's MTF.
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W, B) or (H, W) for the PAN
+    sensor : str or Sensor
+        Registry name (``"WV2"``...) or a :class:`~pansharp_iqa.sensors.Sensor`.
+    ratio : int, optional
+        Defaults to the sensor's nominal ratio (error for the generic sensor).
+    pan : bool
+        Use the PAN GNyq instead of the per-band MS values.
+    protocol : str, optional
+        Protocol name for sensor-file overrides (e.g. the 2015 generic GNyq).
+    sigma_form : {"2020", "2015"}
+
+    Returns
+    -------
+    ndarray, float64, same shape
+    """
+    s = resolve_sensor(sensor)
+    ratio = ratio if ratio is not None else s.ratio
+    if ratio is None:
+        raise InputError(f"ratio is required for sensor {s.name!r} (it has no nominal ratio)")
+    arr = np.asarray(image)
+    if pan:
+        return mtf_filter(arr, s.pan_gnyq_for(protocol=protocol), ratio, sigma_form=sigma_form)
+    n = 1 if arr.ndim == 2 else arr.shape[2]
+    return mtf_filter(arr, s.gnyq_for(n, protocol=protocol), ratio, sigma_form=sigma_form)

@@ -1,0 +1,172 @@
+"""Named evaluation protocols: which index definitions and settings produce a table's numbers.
+
+A protocol fixes everything that changes the numbers (definitions, border cut, block size, MTF
+sigma form, D_s's low-pass PAN, ...). Results always carry a card naming the protocol and its
+settings (:func:`pansharp_iqa.evaluate.evaluate_reduced`, ``evaluate_full``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .validation import InputError
+
+__all__ = ["Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL"]
+
+DEFAULT_PROTOCOL = "toolbox2020"
+
+_TOOLBOX2020 = "Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315 (Pansharpening Toolbox 2020)"
+_TOOLBOX2015 = "Vivone et al., IEEE TGRS 53(5), 2015, doi:10.1109/TGRS.2014.2361734 (Pansharpening Toolbox 2015)"
+_QNR2008 = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193 (QNR)"
+_KHAN2009 = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009 (MTF-based spectral distortion)"
+_REPRO2022 = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """Definition of a named protocol.
+
+    Attributes
+    ----------
+    name : str
+    description : str
+        What it computes and how it differs from the default.
+    sources : tuple of str
+    reduced_indexes : tuple of str
+        Keys returned by ``evaluate_reduced`` (empty: no reduced-resolution part).
+    full_indexes : tuple of str
+        Keys returned by ``evaluate_full``.
+    fr_variant : str
+        D_lambda/D_s variant (``"toolbox2020"``, ``"toolbox2015"``, ``"qnr-paper"``) or
+        ``"reprojected2022"``.
+    scc_variant : str
+        ``"2020"`` (Sobel magnitude) or ``"2015"`` (vertical Sobel).
+    sigma_form : str
+        MTF Gaussian width form (``"2020"``: N-1; ``"2015"``: N).
+    dim_cut : tuple of int or None
+        Rows/columns cut (leading, trailing) before the reduced-resolution indexes.
+    block_size : int
+        Block side of Q2n/Q/QNR (pixels).
+    """
+
+    name: str
+    description: str
+    sources: tuple[str, ...]
+    reduced_indexes: tuple[str, ...]
+    full_indexes: tuple[str, ...]
+    fr_variant: str
+    scc_variant: str = "2020"
+    sigma_form: str = "2020"
+    dim_cut: tuple[int, int] | None = (20, 21)
+    block_size: int = 32
+
+    def settings(self) -> dict:
+        """JSON-serialisable settings for the provenance card."""
+        return {
+            "fr_variant": self.fr_variant,
+            "scc_variant": self.scc_variant,
+            "mtf_sigma_form": self.sigma_form,
+            "dim_cut": list(self.dim_cut) if self.dim_cut else None,
+            "block_size": self.block_size,
+            "sources": list(self.sources),
+        }
+
+
+_RR = ("Q2n", "Q", "SAM", "ERGAS", "SCC")
+
+_PROTOCOLS: dict[str, Protocol] = {
+    p.name: p
+    for p in (
+        Protocol(
+            name="toolbox2020",
+            description=(
+                "Exact definitions of the 2020 Pansharpening Toolbox: RR indexes after a 20/21-pixel "
+                "border cut (Q2n with uint16 cast, Q_avg on a 32x32 sliding window, SAM, ERGAS, SCC "
+                "on Sobel magnitudes); FR: D_lambda and D_s against the EXP-upsampled MS, D_s's "
+                "low-pass PAN = interp23tap(imresize(PAN, 1/ratio)), Khan's D_lambda_K at PAN scale, "
+                "QNR and HQNR."
+            ),
+            sources=(_TOOLBOX2020, _QNR2008, _KHAN2009),
+            reduced_indexes=_RR,
+            full_indexes=("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"),
+            fr_variant="toolbox2020",
+        ),
+        Protocol(
+            name="toolbox2015",
+            description=(
+                "The 2015 toolbox (TGRS 2015 critical comparison): MTF sigma with N instead of N-1; "
+                "D_s's low-pass PAN is the PAN filtered with the sensor's PAN MTF (sensor-dependent); "
+                "SCC on vertical Sobel responses of the whole image; the FR table is D_lambda, D_s, "
+                "QNR (no HQNR); the generic sensor uses GNyq 0.15 per band."
+            ),
+            sources=(_TOOLBOX2015, _QNR2008),
+            reduced_indexes=_RR,
+            full_indexes=("D_lambda", "D_s", "QNR"),
+            fr_variant="toolbox2015",
+            scc_variant="2015",
+            sigma_form="2015",
+        ),
+        Protocol(
+            name="qnr-paper",
+            description=(
+                "The original QNR of Alparone et al. 2008 (toolbox flag_orig_paper = 1): D_lambda "
+                "compares fused band pairs (32x32 blocks) with low-resolution MS band pairs on "
+                "(32/ratio)-pixel blocks; D_s compares Q(F_b, PAN) with Q(MS_b, imresize(PAN, 1/ratio)) "
+                "on (32/ratio)-pixel blocks; everything else as toolbox2020 (HQNR uses this D_s)."
+            ),
+            sources=(_QNR2008, _TOOLBOX2020),
+            reduced_indexes=_RR,
+            full_indexes=("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"),
+            fr_variant="qnr-paper",
+        ),
+        Protocol(
+            name="reprojected2022",
+            description=(
+                "Reprojection protocol of Scarpa & Ciotola 2022: the fused image is filtered with the "
+                "sensor's MTF (their kernel: column Kaiser window, clipped, sum 1), co-registered per "
+                "band by an integer phase search and decimated to MS scale, then compared with the MS "
+                "(R-Q2n, R-Q, R-SAM, R-ERGAS); D_rho is a local-correlation spatial index against the "
+                "PAN. Computed in float64. Full resolution only."
+            ),
+            sources=(_REPRO2022,),
+            reduced_indexes=(),
+            full_indexes=("R-Q2n", "R-Q", "R-SAM", "R-ERGAS", "D_rho"),
+            fr_variant="reprojected2022",
+            dim_cut=None,
+        ),
+    )
+}
+
+
+def list_protocols() -> list[str]:
+    """Names of the available protocols (``"toolbox2020"`` is the default).
+
+    Returns
+    -------
+    list of str
+    """
+    return list(_PROTOCOLS)
+
+
+def get_protocol(name: str | Protocol) -> Protocol:
+    """Look a protocol up by name.
+
+    Parameters
+    ----------
+    name : str or Protocol
+
+    Returns
+    -------
+    Protocol
+
+    Raises
+    ------
+    InputError
+        Unknown name; the message lists the known ones.
+    """
+    if isinstance(name, Protocol):
+        return name
+    key = str(name).strip().lower() if name is not None else ""
+    if key not in _PROTOCOLS:
+        raise InputError(f"unknown protocol {name!r}; known protocols: {', '.join(_PROTOCOLS)}")
+    return _PROTOCOLS[key]

@@ -1,0 +1,1 @@
+"""Sensor definitions (one TOML file per sensor), installed as package data."""
