@@ -39,8 +39,9 @@ class Summary:
     metrics : list of str
         Index names in report order.
     stats : dict
-        ``stats[method][metric] = {"mean", "std", "n"}``; ``std`` is the sample standard
-        deviation over scenes (N - 1 normalisation, as MATLAB's ``std``; 0 for one scene).
+        ``stats[method][metric] = {"mean", "std", "n"}`` over the scenes where the index is
+        finite; ``std`` is the sample standard deviation (N - 1 normalisation, as MATLAB's
+        ``std``; 0 for one scene).
     counts : dict
         ``counts[method] = {"ok": int, "failed": int}``.
     best : dict
@@ -96,6 +97,7 @@ def summarise(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> S
         stats[method] = {}
         for metric in metrics:
             values = np.array([float(r["metrics"][metric]) for r in ok if metric in r["metrics"]], float)
+            values = values[np.isfinite(values)]  # an undefined index (NaN) does not enter the statistics
             n = int(values.size)
             mean = float(values.mean()) if n else math.nan
             std = float(values.std(ddof=1)) if n > 1 else (0.0 if n == 1 else math.nan)

@@ -1,0 +1,1 @@
+"""The ``pansharp-eval`` command line (entry point :func:`.main.main`)."""

@@ -1,0 +1,183 @@
+"""Evaluation of one (scene, method) pair: the unit of work of ``pansharp-eval``.
+
+:func:`evaluate_scene` reads the scene's inputs and the method's result, checks them, and calls
+:func:`pansharp_iqa.evaluate_reduced` or :func:`pansharp_iqa.evaluate_full` on the arrays in
+digital numbers. It never raises: a problem becomes a failed :class:`SceneOutcome` with its
+reason. It takes and returns only picklable values, so any executor (processes, a Dask
+scheduler, a tile-wise reader) can run it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from pansharp_iqa.io.discovery import SceneSource
+from pansharp_iqa.io.errors import DataError
+from pansharp_iqa.io.results import load_result
+from pansharp_iqa.io.scale import check_result_range
+from pansharp_iqa.io.scenes import load_scene
+from pansharp_iqa.io.settings import DatasetSettings
+
+__all__ = ["SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneTask:
+    """Everything needed to evaluate one method on one scene.
+
+    Attributes
+    ----------
+    scene : SceneSource
+        The scene's input files.
+    method : str
+        Method name (its results folder).
+    result_file : str
+        Path of the fused image.
+    result_index : int or None
+        Item of a stacked result file.
+    settings : DatasetSettings
+        Sensor, ratio, bits, resolution, protocol, scales.
+    want_maps : bool
+        Also return the Q2n and SAM maps (reduced resolution only), for plots.
+    """
+
+    scene: SceneSource
+    method: str
+    result_file: str
+    result_index: int | None
+    settings: DatasetSettings
+    want_maps: bool = False
+
+
+@dataclasses.dataclass
+class SceneOutcome:
+    """Result of one (scene, method) evaluation.
+
+    Attributes
+    ----------
+    scene, method : str
+    status : str
+        ``"ok"`` or ``"failed"``.
+    metrics : dict of str to float
+        Index values (empty on failure).
+    protocol : dict or None
+        The core's protocol card.
+    reason : str or None
+        Why it failed.
+    maps : dict or None
+        ``{"Q2n": (ny, nx), "SAM": (H, W)}`` arrays when requested.
+    """
+
+    scene: str
+    method: str
+    status: str
+    metrics: dict[str, float]
+    protocol: dict[str, Any] | None = None
+    reason: str | None = None
+    maps: dict[str, np.ndarray] | None = None
+
+
+def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
+    """Call the core on arrays already in digital numbers.
+
+    Parameters
+    ----------
+    fused : numpy.ndarray
+        ``(H, W, B)`` fused image, DN.
+    inputs : dict
+        ``{"gt": (H, W, B)}`` at reduced resolution; ``{"ms": (H/r, W/r, B), "pan": (H, W)}``
+        at full resolution (DN).
+    settings : DatasetSettings
+
+    Returns
+    -------
+    dict
+        The core's result: index values and ``"protocol"`` (card).
+    """
+    from pansharp_iqa import evaluate_full, evaluate_reduced
+
+    if settings.resolution == "reduced":
+        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol)
+    return evaluate_full(
+        fused,
+        inputs["ms"],
+        inputs["pan"],
+        sensor=settings.resolved_sensor(),
+        ratio=settings.ratio,
+        bits=settings.bits,
+        protocol=settings.protocol,
+    )
+
+
+def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Q2n block map and SAM map (degrees) on the region the protocol evaluates.
+
+    The border cut (``card["dim_cut"]`` = rows/columns removed before and after) and the Q2n
+    block size and shift come from the protocol card, so the maps match the reported values.
+
+    Parameters
+    ----------
+    fused, reference : numpy.ndarray
+        ``(H, W, B)`` in DN.
+    card : dict
+        Protocol card of the evaluation.
+
+    Returns
+    -------
+    dict
+        ``{"Q2n": (ny, nx) float64, "SAM": (H', W') float64 in degrees}``.
+    """
+    from pansharp_iqa import q2n, sam
+
+    cut = card.get("dim_cut")
+    if cut:
+        lead, trail = (int(cut[0]), int(cut[1])) if isinstance(cut, (list, tuple)) else (int(cut) - 1, int(cut))
+        fused = fused[lead : fused.shape[0] - trail, lead : fused.shape[1] - trail]
+        reference = reference[lead : reference.shape[0] - trail, lead : reference.shape[1] - trail]
+    bs = int(card.get("block_size", 32))
+    shift = int(card.get("shift", bs))
+    _, q_map = q2n(reference, fused, block_size=bs, shift=shift, return_map=True)
+    _, s_map = sam(reference, fused, return_map=True)
+    return {"Q2n": np.asarray(q_map, dtype=np.float64), "SAM": np.asarray(s_map, dtype=np.float64)}
+
+
+def evaluate_scene(task: SceneTask) -> SceneOutcome:
+    """Evaluate one method on one scene; failures are returned, never raised.
+
+    Parameters
+    ----------
+    task : SceneTask
+
+    Returns
+    -------
+    SceneOutcome
+        ``status == "ok"`` with the index values and the protocol card, or ``"failed"`` with the
+        reason (unreadable file, wrong shape or band count, NaNs, a value range that contradicts
+        the declared scale, or the core's own input error).
+    """
+    settings = task.settings
+    try:
+        if settings.result_scale is None:
+            raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
+        reduced = settings.resolution == "reduced"
+        inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
+        if reduced:
+            reference = inputs["gt"]
+            expected = reference.shape
+        else:
+            reference = inputs["ms"]
+            expected = (*inputs["pan"].shape, reference.shape[2])
+        fused = load_result(task.result_file, expected, task.result_index) * settings.result_scale
+        check_result_range(fused, reference, label=str(settings.result_scale_label))
+        result = evaluate_arrays(fused, inputs, settings)
+        card = dict(result.get("protocol") or {})
+        metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
+        maps = quality_maps(fused, reference, card) if (task.want_maps and reduced) else None
+        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps)
+    except DataError as exc:
+        return SceneOutcome(task.scene.name, task.method, "failed", {}, None, str(exc))
+    except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
+        return SceneOutcome(task.scene.name, task.method, "failed", {}, None, f"{type(exc).__name__}: {exc}")
