@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--stride", type=int, help="patch stride, px (default: the patch size)")
     q.add_argument("--val-out", help="also write a validation h5 from the bottom of each scene")
     q.add_argument("--val-fraction", type=float, default=0.0, help="fraction of rows for --val-out")
+    q.add_argument("--val-patch", type=int, help="validation patch size, px (default: --patch)")
     _meta_flags(q)
 
     t = sub.add_parser("train", help="train NLRNet (released recipe by default)")
@@ -138,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .h5data import prepare
 
         metas = prepare(a.scenes, a.out, patch=a.patch, stride=a.stride, sensor=a.sensor,
-                        ratio=a.ratio, bits=a.bits, val_out=a.val_out, val_fraction=a.val_fraction)
+                        ratio=a.ratio, bits=a.bits, val_out=a.val_out, val_fraction=a.val_fraction,
+                        val_patch=a.val_patch)
         for m in metas:
             print(f"{m.path}: {m.n} patches {m.bands}x{m.size}x{m.size}, sensor {m.sensor}, "
                   f"ratio {m.ratio}, {m.bits} bits")

@@ -163,7 +163,7 @@ def _write(out: Path, parts: list[tuple[dict[str, np.ndarray], np.ndarray, int]]
 def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
             stride: int | None = None, sensor: str | None = None, ratio: int | None = None,
             bits: int | None = None, val_out: str | Path | None = None,
-            val_fraction: float = 0.0) -> list[H5Meta]:
+            val_fraction: float = 0.0, val_patch: int | None = None) -> list[H5Meta]:
     """Build reduced-resolution patch sets from full-resolution scenes.
 
     Parameters
@@ -183,6 +183,9 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
         degradation, so no pixel is shared; rows rounded to whole patches).
     val_fraction : float
         Fraction of each scene's rows for validation (0 <= f < 1).
+    val_patch : int, optional
+        Validation patch size (default: ``patch``; the reduced-resolution protocol needs >= 74 px),
+        cut without overlap.
 
     Returns
     -------
@@ -195,6 +198,7 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
         Missing sensor/ratio/bits, or scenes that disagree (one file holds one sensor).
     """
     stride = patch if stride is None else stride
+    val_patch = patch if val_patch is None else val_patch
     if val_out is not None and not 0.0 < val_fraction < 1.0:
         raise ValueError("--val-out needs 0 < --val-fraction < 1")
     common: tuple[str, int, int] | None = None
@@ -211,7 +215,8 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
         h = scene.ms.shape[0]
         split = h
         if val_out is not None:
-            split = int(round(h * (1.0 - val_fraction) / patch)) * patch
+            split = int(round(h * (1.0 - val_fraction) / val_patch)) * val_patch
+            split = h - ((h - split) // val_patch) * val_patch
             if split <= 0 or split >= h:
                 raise ValueError(f"{scene.source}: val fraction {val_fraction} leaves no train or val rows")
         parts = [(train_parts, slice(0, split))]
@@ -221,7 +226,8 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
             sub = Scene(scene.name, scene.ms[rows], scene.pan[rows.start * r: (rows.stop) * r],
                         *meta, scene.source)
             quad = degrade_scene(sub, s_name, r)
-            p, o = cut_patches(quad, patch, stride, r)
+            is_val = target is val_parts
+            p, o = cut_patches(quad, val_patch if is_val else patch, val_patch if is_val else stride, r)
             target.append((p, o, i))
         log.info("%s: sensor %s ratio %d bits %d", scene.source, s_name, r, b)
     assert common is not None, "no scenes given"
@@ -229,8 +235,8 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
     written = [_write(Path(out), train_parts, sensor=s_name, ratio=r, bits=b, patch=patch,
                       stride=stride, sources=sources)]
     if val_out is not None:
-        written.append(_write(Path(val_out), val_parts, sensor=s_name, ratio=r, bits=b, patch=patch,
-                              stride=patch, sources=sources))
+        written.append(_write(Path(val_out), val_parts, sensor=s_name, ratio=r, bits=b,
+                              patch=val_patch, stride=val_patch, sources=sources))
     return written
 
 
