@@ -32,7 +32,7 @@ def test_q2n_vs_reference(piq, rng, B, shape):
     assert 0.2 < ref < 1.0
 
 
-@pytest.mark.parametrize("shape", [(100, 64, 4), (33, 97, 2), (20, 25, 3)])
+@pytest.mark.parametrize("shape", [(100, 64, 4), (33, 97, 2), (63, 35, 3)])
 def test_q2n_odd_sizes_and_map(piq, rng, shape):
     gt, f = _pair(rng, shape, "float")
     val, qmap = piq.q2n(gt, f, return_map=True)
@@ -259,7 +259,7 @@ def test_evaluate_reduced_vs_reference(piq, rng, shape, kind):
     json.dumps(card)
     assert card["name"] == "toolbox2020"
     assert card["ratio"] == 4 and card["bits"] == 11 and card["block_size"] == 32
-    assert card["dim_cut"] == 21
+    assert card["dim_cut"] in (21, [20, 21], (20, 21))  # MATLAB dim_cut=21 = 20 leading / 21 trailing
 
 
 def test_evaluate_reduced_cut_is_asymmetric_20_21(piq, rng):

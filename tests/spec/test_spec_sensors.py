@@ -127,3 +127,38 @@ def test_installed_package_finds_sensor_files(piq):
     name, rest = out.stdout.split(" ", 1)
     assert name == "WV3"
     assert "0.325" in rest and "0.315" in rest
+
+
+def test_non_editable_wheel_ships_sensor_files(piq, tmp_path):
+    """Build a wheel of the repository, install it into a private folder and use the registry
+    from there (issue 2: sensors/ is installed with the package; test from a non-editable install)."""
+    import os
+    import subprocess
+    import sys
+    import zipfile
+
+    repo = str(__import__("conftest").REPO_ROOT)
+    wheel_dir = tmp_path / "wheel"
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheel_dir), repo],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    wheels = list(wheel_dir.glob("pansharp_iqa-*.whl"))
+    assert len(wheels) == 1
+    names = zipfile.ZipFile(wheels[0]).namelist()
+    tomls = [n for n in names if n.endswith(".toml")]
+    for s in ["QB", "IKONOS", "GeoEye1", "WV2", "WV3", "WV4", "none"]:
+        assert any(n.endswith(f"/{s}.toml") for n in tomls), (s, tomls)
+    site = tmp_path / "site"
+    out = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+                          str(wheels[0])], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import pansharp_iqa as p; "
+            "assert p.__file__.startswith(sys.argv[1]), p.__file__; "
+            "s = p.get_sensor('worldview-2'); print(s.name, list(s.gnyq_for(8)), p.get_sensor('QuickBird').pan_gnyq_for())")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    out = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True, text=True,
+                         cwd=str(tmp_path), env=env, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.split()[0] == "WV2"
+    assert "0.27" in out.stdout and out.stdout.strip().endswith("0.15")
