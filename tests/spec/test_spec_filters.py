@@ -132,3 +132,13 @@ def test_wald_degrade_offset(piq):
     # decimated column 12 is native column 4*12 + 2 = 50 (offset floor(ratio/2) = 2)
     ksum = R.mtf_kernel(0.34, 4).sum()
     assert abs(float(np.asarray(ms_lr)[1, 12, 0]) / (50 * 10 + 100) - ksum) < 1e-9
+
+
+def test_wald_degrade_ratio2(piq, rng):
+    ms = smooth_dn(rng, (30, 26, 4))
+    pan = dn_float(rng, (60, 52))
+    ms_lr, pan_lr = piq.wald_degrade(ms, pan, "QB", ratio=2)
+    ref_ms, ref_pan = R.wald_degrade(ms, pan, R.SPEC_MS_GNYQ["QB"], 2)
+    arr_close(ms_lr, ref_ms, rtol=1e-9, what="wald ratio 2 ms")
+    arr_close(pan_lr, ref_pan, rtol=1e-9, what="wald ratio 2 pan")
+    assert np.asarray(ms_lr).shape == (15, 13, 4)

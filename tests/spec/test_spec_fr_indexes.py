@@ -336,3 +336,25 @@ def test_constant_block_in_evaluate_full(piq, scene4):
     nan_keys = [k for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR") if k in res and np.isnan(res[k])]
     assert nan_keys, "toolbox gives NaN here: a finite number means the NaN was hidden"
     assert rec or any("nan" in json.dumps(res["protocol"]).lower() for _ in [0]), "NaN without any report"
+
+
+def test_fr_block_size_16_and_ms_exp(piq, scene3):
+    fused, ms, pan = scene3
+    exp = _exp(ms)
+    rel_close(piq.d_lambda(fused, ms, ratio=4, block_size=16), R.d_lambda(fused, exp, 16), what="d_lambda S=16")
+    rel_close(piq.d_s(fused, ms, pan, ratio=4, block_size=16), R.d_s(fused, exp, pan, 4, 16), what="d_s S=16")
+    rel_close(piq.d_s(fused, ms, pan, ratio=4, ms_exp=exp), R.d_s(fused, exp, pan, 4), what="d_s ms_exp")
+    rel_close(piq.d_lambda_k(fused, ms, sensor="none", ratio=4, ms_exp=exp),
+              R.d_lambda_k(fused, exp, [0.3] * 3, 4), what="d_lambda_k ms_exp")
+
+
+def test_evaluate_full_generic_sensor_needs_ratio(piq, scene3):
+    fused, ms, pan = scene3
+    with pytest.raises(ValueError, match="(?i)ratio"):
+        piq.evaluate_full(fused, ms, pan, sensor="none")
+    res = piq.evaluate_full(fused, ms, pan, sensor="none", ratio=4, bits=11)
+    exp = _exp(ms)
+    dk = R.d_lambda_k(fused, exp, [0.30] * 3, 4)
+    ds = R.d_s(fused, exp, pan, 4)
+    rel_close(res["D_lambda_K"], dk, what="none D_lambda_K")
+    rel_close(res["HQNR"], (1 - dk) * (1 - ds), what="none HQNR")

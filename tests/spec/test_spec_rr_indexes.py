@@ -305,3 +305,12 @@ def test_evaluate_reduced_inputs_unchanged(piq, rng):
     piq.evaluate_reduced(f, gt, ratio=4, bits=11)
     np.testing.assert_array_equal(gt, g0)
     np.testing.assert_array_equal(f, f0)
+
+
+def test_q_index_block16_and_sam_map(piq, rng):
+    gt, f = _pair(rng, (40, 45, 3), "float")
+    rel_close(piq.q_index(gt, f, block_size=16), R.q_avg(gt, f, 16), what="q_index block 16")
+    val, smap = piq.sam(gt, f, return_map=True)
+    ref_val, ref_map = R.sam(gt, f, return_map=True)
+    rel_close(val, ref_val, what="sam value")
+    arr_close(smap, ref_map, rtol=1e-9, what="sam map (degrees)")
