@@ -358,3 +358,15 @@ def test_evaluate_full_generic_sensor_needs_ratio(piq, scene3):
     ds = R.d_s(fused, exp, pan, 4)
     rel_close(res["D_lambda_K"], dk, what="none D_lambda_K")
     rel_close(res["HQNR"], (1 - dk) * (1 - ds), what="none HQNR")
+
+
+def test_fr_non_square(piq, scene4):
+    fused, ms, pan = scene4
+    f, m, p = fused[:96, :64], ms[:24, :16], pan[:96, :64]
+    exp = _exp(m)
+    res = piq.evaluate_full(f, m, p, sensor="QB")
+    dl = R.d_lambda(f, exp)
+    ds = R.d_s(f, exp, p, 4)
+    dk = R.d_lambda_k(f, exp, R.SPEC_MS_GNYQ["QB"], 4)
+    for k, v in {"D_lambda": dl, "D_s": ds, "D_lambda_K": dk, "HQNR": (1 - dk) * (1 - ds)}.items():
+        rel_close(res[k], v, what=f"non-square {k}")

@@ -314,3 +314,19 @@ def test_q_index_block16_and_sam_map(piq, rng):
     ref_val, ref_map = R.sam(gt, f, return_map=True)
     rel_close(val, ref_val, what="sam value")
     arr_close(smap, ref_map, rtol=1e-9, what="sam map (degrees)")
+
+
+def test_q2n_constant_gt_band_block_eps_branch(piq, rng):
+    """GT band constant (non-zero) on a block: std -> eps; the identical fused band stays at 1."""
+    gt, f = _pair(rng, (64, 64, 4), "int")
+    gt[:32, :32, 2] = 517.0
+    f[:32, :32, 2] = 517.0
+    ref = R.q2n(gt, f)
+    rel_close(piq.q2n(gt, f), ref, what="q2n eps branch")
+
+
+def test_q2n_negative_fused_values_saturate_to_zero(piq, rng):
+    gt, f = _pair(rng, (64, 70, 3), "float")
+    f = f - 900.0  # many negative values: MATLAB's uint16 cast saturates them to 0
+    assert (f < 0).mean() > 0.1
+    rel_close(piq.q2n(gt, f), R.q2n(gt, f), what="q2n negative fused")
