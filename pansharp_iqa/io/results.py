@@ -123,4 +123,4 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
         raise DataError(f"{path.name}: non-numeric data (dtype {raw.dtype})")
     arr = match_expected_shape(raw, expected_shape, name=path.name)
     check_finite(arr, name=path.name)
-    return arr.astype(np.float64)
+    return np.ascontiguousarray(arr, dtype=np.float64)

@@ -96,7 +96,7 @@ def load_scene(
             multiplier=settings.input_scale,
             bits=settings.bits,
         )
-        out[role] = arr.astype(np.float64) * settings.input_scale
+        out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
     _check_geometry(source, settings, out, cache)
     return out
 

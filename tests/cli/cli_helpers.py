@@ -1,0 +1,48 @@
+"""Helpers for the ``pansharp-eval`` tests: small synthetic datasets written on the fly."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+from scipy import ndimage
+
+RATIO = 4
+BITS = 11
+
+
+def make_scene(seed: int, size: int = 128, bands: int = 4) -> dict[str, np.ndarray]:
+    """Smooth random 11-bit scene: ``gt`` (size x size x bands), ``ms`` (decimated), ``pan``."""
+    rng = np.random.default_rng(seed)
+    coarse = rng.uniform(0.0, 1.0, (size // 8, size // 8, bands))
+    gt = ndimage.zoom(coarse, (8, 8, 1), order=3) + 0.05 * rng.normal(size=(size, size, bands))
+    gt = np.round(200 + 1200 * (gt - gt.min()) / (gt.max() - gt.min()))
+    pan = np.clip(np.round(gt.mean(axis=2) + rng.normal(0, 5, (size, size))), 1, 2047)
+    ms = gt[RATIO // 2 :: RATIO, RATIO // 2 :: RATIO]
+    return {"gt": gt.astype(np.uint16), "ms": ms.astype(np.uint16), "pan": pan.astype(np.uint16)}
+
+
+def noisy(reference: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """``reference`` plus Gaussian noise of ``sigma`` DN (float64)."""
+    return reference.astype(np.float64) + np.random.default_rng(seed).normal(0, sigma, reference.shape)
+
+
+def write_toml(folder: Path, **settings: object) -> None:
+    lines = []
+    for k, v in settings.items():
+        lines.append(f"{k} = {json.dumps(v)}")
+    (folder / "dataset.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def shared_data_dir() -> Path | None:
+    """``../shared/data`` relative to the repository root, or ``$PANSHARP_SHARED_DATA`` (the shared
+    folder or its ``data`` subfolder); ``None`` when absent."""
+    env = os.environ.get("PANSHARP_SHARED_DATA")
+    candidates = [Path(env), Path(env) / "data"] if env else []
+    candidates.append(Path(__file__).resolve().parents[2] / ".." / "shared" / "data")
+    for c in candidates:
+        if (c / "imgWV2.mat").is_file():
+            return c.resolve()
+    return None
