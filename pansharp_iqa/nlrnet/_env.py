@@ -78,7 +78,9 @@ def configure(device: str = "CPU", mode: str = "graph", *, seed: int | None = No
     ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
     try:
         ms.set_device(device)
-    except AttributeError:  # pragma: no cover - older MindSpore
-        ms.set_context(device_target=device)
+    except RuntimeError:
+        # the runtime already started (a second configure() in one process): fine if unchanged
+        if ms.get_context("device_target") != device:
+            raise
     if seed is not None:
         ms.set_seed(int(seed))

@@ -1,0 +1,77 @@
+"""Data preparation, metadata resolution and the dataset source."""
+
+import pytest
+
+pytest.importorskip("mindspore")
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+
+from pansharp_iqa.nlrnet.dataset import H5PatchSource, epoch_order, make_dataset  # noqa: E402
+from pansharp_iqa.nlrnet.h5data import prepare, read_meta  # noqa: E402
+from pansharp_iqa.nlrnet.scenes import MetadataError  # noqa: E402
+
+from nlrnet_helpers import shared_data_dir, synthetic_arrays, write_h5  # noqa: E402
+
+
+def test_prepare_real_wv2(wv2_mat, tmp_path):
+    import scipy.io as sio
+
+    metas = prepare([str(wv2_mat)], tmp_path / "t.h5", patch=64, stride=64,
+                    val_out=tmp_path / "v.h5", val_fraction=0.25, val_patch=80)
+    tr, va = metas
+    assert (tr.sensor, tr.ratio, tr.bits, tr.bands, tr.size) == ("WV2", 4, 11, 8, 64)
+    assert va.size == 80 and va.n == 4  # 80 bottom rows x 320 cols
+    ms_dn = sio.loadmat(str(wv2_mat))["I_MS"].astype(np.float64)
+    pan_dn = sio.loadmat(str(wv2_mat))["I_PAN"].astype(np.float64)
+    with h5py.File(tmp_path / "t.h5") as f:
+        assert f.attrs["sensor"] == "WV2" and int(f.attrs["bits"]) == 11
+        gt, ms_lr, pan, lms = f["gt"][:], f["ms"][:], f["pan"][:], f["lms"][:]
+        origin = f["origin"][:]
+    assert gt.shape == (15, 8, 64, 64) and ms_lr.shape == (15, 8, 16, 16) and pan.shape == (15, 1, 64, 64)
+    y, x = origin[7]
+    np.testing.assert_allclose(gt[7] * 2047, ms_dn[y:y + 64, x:x + 64].transpose(2, 0, 1), atol=1e-3)
+    # PAN: 4x4 bicubic shrink keeps the local mean; compare block means away from the borders
+    blocks = pan_dn[4 * y:4 * y + 256, 4 * x:4 * x + 256].reshape(64, 4, 64, 4).mean(axis=(1, 3))
+    assert np.abs(pan[7, 0] * 2047 - blocks)[4:-4, 4:-4].mean() < 0.1 * blocks.std()
+    assert np.abs(lms - gt).mean() < np.abs(gt - gt.mean()).mean()  # EXP is close to the GT
+
+
+def test_missing_sensor_is_an_error(tmp_path):
+    path = shared_data_dir() / "WV3_example.mat"
+    if not path.is_file():
+        pytest.skip("real data not available")
+    with pytest.raises(MetadataError, match="--sensor"):
+        prepare([str(path)], tmp_path / "x.h5", patch=32)
+    meta = prepare([str(path)], tmp_path / "x.h5", patch=32, sensor="WV3")[0]
+    assert (meta.sensor, meta.ratio, meta.bits, meta.n) == ("WV3", 4, 11, 1)
+
+
+def test_contradicting_flag_is_an_error(wv2_mat, tmp_path):
+    with pytest.raises(MetadataError, match="states sensor"):
+        prepare([str(wv2_mat)], tmp_path / "x.h5", patch=64, sensor="QB")
+
+
+def test_pancollection_file_in_dn(tmp_path):
+    gt, lms, pan = synthetic_arrays(3, 32)
+    path = write_h5(tmp_path / "pc.h5", gt * 2047, lms * 2047, pan * 2047, attrs=False)
+    with pytest.raises(MetadataError, match="--sensor"):
+        read_meta(path)
+    meta = read_meta(path, sensor="WV3")
+    assert (meta.ratio, meta.bits, meta.data_scale) == (4, 11, 2047.0)
+    lms1, pan1, gt1 = H5PatchSource(meta)[2]
+    np.testing.assert_allclose(gt1, gt[2], rtol=1e-6)
+    np.testing.assert_allclose(pan1, pan[2], rtol=1e-6)
+
+
+def test_sharded_batches_union_equals_single_process(tiny_h5):
+    meta = read_meta(tiny_h5)
+    src = H5PatchSource(meta)
+    order = epoch_order(meta.n, 7, 0, 4)
+    assert sorted(order) == list(range(8))
+    single = [b[2].asnumpy() for b in make_dataset(src, order, 4).create_tuple_iterator(num_epochs=1)]
+    parts = [[b[2].asnumpy() for b in make_dataset(src, order, 2, rank=r, world=2)
+              .create_tuple_iterator(num_epochs=1)] for r in range(2)]
+    for s in range(2):
+        merged = np.concatenate([parts[0][s], parts[1][s]])
+        np.testing.assert_array_equal(np.sort(merged.ravel()), np.sort(single[s].ravel()))
