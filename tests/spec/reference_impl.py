@@ -172,14 +172,16 @@ def imfilter_replicate(img: np.ndarray, h: np.ndarray) -> np.ndarray:
     kr, kc = h.shape
     cr = (kr + 1) // 2 - 1  # MATLAB centre floor((size+1)/2), 0-based
     cc = (kc + 1) // 2 - 1
+    # replicate border by explicit clamped MATLAB indexes, then the direct sum over the taps
+    rows = [min(max(i - cr, 0), H - 1) for i in range(H + kr - 1)]
+    cols = [min(max(j - cc, 0), W - 1) for j in range(W + kc - 1)]
+    padded = img[np.ix_(rows, cols)]
     out = np.zeros((H, W))
     for u in range(kr):
-        rows = [min(max(i + u - cr, 0), H - 1) for i in range(H)]
         for v in range(kc):
             if h[u, v] == 0:
                 continue
-            cols = [min(max(j + v - cc, 0), W - 1) for j in range(W)]
-            out += h[u, v] * img[np.ix_(rows, cols)]
+            out += h[u, v] * padded[u:u + H, v:v + W]
     return out
 
 
