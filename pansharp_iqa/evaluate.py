@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .indexes.ergas import ergas
+from .indexes.ergas import _ergas_core
 from .indexes.full_resolution import NanPolicy, _d_lambda_from, _d_lambda_k, _d_s_from, _fr_block_uiqi
 from .indexes.q2n import _q2n_core
-from .indexes.sam import sam
-from .indexes.scc import scc
-from .indexes.uiqi import q_index
+from .indexes.sam import _sam_core
+from .indexes.scc import _scc_core
+from .indexes.uiqi import _q_index_core
 from .protocols import Protocol, get_protocol
 from .resample import interp23tap
 from .sensors import Sensor, resolve_sensor
@@ -163,10 +163,10 @@ def evaluate_reduced(
     fus_c = fus[lead : h - trail, lead : w - trail]
     values = {
         "Q2n": float(_q2n_core(ref_c, fus_c, bs, bs, False)),
-        "Q": float(q_index(ref_c, fus_c, block_size=bs)),
-        "SAM": float(sam(ref_c, fus_c)),
-        "ERGAS": float(ergas(ref_c, fus_c, ratio=ratio)),
-        "SCC": float(scc(ref_c, fus_c, variant=proto.scc_variant)),  # type: ignore[arg-type]
+        "Q": float(_q_index_core(ref_c, fus_c, bs, False)),
+        "SAM": float(_sam_core(ref_c, fus_c)),
+        "ERGAS": _ergas_core(ref_c, fus_c, float(ratio)),
+        "SCC": _scc_core(ref_c, fus_c, proto.scc_variant),
     }
     card = protocol_card(
         proto,

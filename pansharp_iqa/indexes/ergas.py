@@ -38,10 +38,14 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
     check_same_shape("reference", ref, "fused", fus)
     if ratio is None or not float(ratio) > 0:
         raise InputError(f"ratio must be a positive number (the PAN/MS resolution ratio), got {ratio!r}")
+    return _ergas_core(ref, fus, float(ratio))
+
+
+def _ergas_core(ref: np.ndarray, fus: np.ndarray, ratio: float) -> float:
     mse = ((ref - fus) ** 2).mean(axis=(0, 1))
     mu = ref.mean(axis=(0, 1))
     if np.any(mu == 0):
         raise InputError(
             f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"
         )
-    return float(100.0 / float(ratio) * np.sqrt(np.mean(mse / mu**2)))
+    return float(100.0 / ratio * np.sqrt(np.mean(mse / mu**2)))

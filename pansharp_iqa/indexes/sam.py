@@ -41,6 +41,10 @@ def sam(
     ref = as_image("reference", reference)
     fus = as_image("fused", fused)
     check_same_shape("reference", ref, "fused", fus)
+    return _sam_core(ref, fus, return_map)
+
+
+def _sam_core(ref: np.ndarray, fus: np.ndarray, return_map: bool = False):
     dot = np.einsum("ijk,ijk->ij", ref, fus)
     norm = np.sqrt(np.einsum("ijk,ijk->ij", ref, ref) * np.einsum("ijk,ijk->ij", fus, fus))
     valid = norm != 0

@@ -21,15 +21,43 @@ __all__ = ["scc", "sobel_magnitude"]
 _SOBEL = np.array([[1.0, 2.0, 1.0], [0.0, 0.0, 0.0], [-1.0, -2.0, -1.0]])  # fspecial('sobel')
 
 
-def _filter_zero(band: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    return cv2.filter2D(np.ascontiguousarray(band), cv2.CV_64F, kernel, borderType=cv2.BORDER_CONSTANT)
+def _filter_zero(img: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Correlation, same size, zero padding (MATLAB ``imfilter`` default); multi-channel."""
+    return cv2.filter2D(np.ascontiguousarray(img), cv2.CV_64F, kernel, borderType=cv2.BORDER_CONSTANT)
 
 
-def sobel_magnitude(band: np.ndarray) -> np.ndarray:
-    """Gradient magnitude from MATLAB's Sobel kernel and its transpose, zero-padded, same size."""
-    gy = _filter_zero(band, _SOBEL)
-    gx = _filter_zero(band, _SOBEL.T)
-    return np.sqrt(gy * gy + gx * gx)
+def sobel_magnitude(img: np.ndarray) -> np.ndarray:
+    """Gradient magnitude from MATLAB's Sobel kernel and its transpose, zero-padded, same size.
+
+    Parameters
+    ----------
+    img : ndarray, shape (H, W) or (H, W, B)
+
+    Returns
+    -------
+    ndarray, same shape
+    """
+    gy = _filter_zero(img, _SOBEL)
+    gx = _filter_zero(img, _SOBEL.T)
+    return np.sqrt(gy * gy + gx * gx).reshape(np.shape(img))
+
+
+def _scc_core(ref: np.ndarray, fus: np.ndarray, variant: str) -> float:
+    if variant == "2020":
+        if min(ref.shape[:2]) < 3:
+            raise InputError("reference: SCC needs images of at least 3x3 pixels")
+        gf = sobel_magnitude(fus[1:-1, 1:-1])
+        gr = sobel_magnitude(ref[1:-1, 1:-1])
+    elif variant == "2015":
+        gf = _filter_zero(fus, _SOBEL).reshape(fus.shape)
+        gr = _filter_zero(ref, _SOBEL).reshape(ref.shape)
+    else:
+        raise InputError(f"variant must be '2020' or '2015', got {variant!r}")
+    num = float(np.vdot(gf, gr))
+    den = float(np.sqrt(np.vdot(gf, gf))) * float(np.sqrt(np.vdot(gr, gr)))
+    if den == 0:
+        raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
+    return num / den
 
 
 def scc(
@@ -59,18 +87,4 @@ def scc(
     ref = as_image("reference", reference)
     fus = as_image("fused", fused)
     check_same_shape("reference", ref, "fused", fus)
-    if variant == "2020":
-        if min(ref.shape[:2]) < 3:
-            raise InputError("reference: SCC needs images of at least 3x3 pixels")
-        gf = np.stack([sobel_magnitude(fus[1:-1, 1:-1, b]) for b in range(fus.shape[2])], axis=2)
-        gr = np.stack([sobel_magnitude(ref[1:-1, 1:-1, b]) for b in range(ref.shape[2])], axis=2)
-    elif variant == "2015":
-        gf = np.stack([_filter_zero(fus[:, :, b], _SOBEL) for b in range(fus.shape[2])], axis=2)
-        gr = np.stack([_filter_zero(ref[:, :, b], _SOBEL) for b in range(ref.shape[2])], axis=2)
-    else:
-        raise InputError(f"variant must be '2020' or '2015', got {variant!r}")
-    num = float(np.sum(gf * gr))
-    den = float(np.sqrt(np.sum(gf * gf))) * float(np.sqrt(np.sum(gr * gr)))
-    if den == 0:
-        raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
-    return num / den
+    return _scc_core(ref, fus, variant)

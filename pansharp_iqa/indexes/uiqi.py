@@ -19,20 +19,12 @@ __all__ = [
 ]
 
 
-def _window_sums(x: np.ndarray, bs: int) -> np.ndarray:
-    """Sums over every bs x bs window fully inside the image ('valid'), shape (H-bs+1, W-bs+1)."""
-    s = cv2.boxFilter(
-        np.ascontiguousarray(x), cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
-        borderType=cv2.BORDER_CONSTANT,
-    )
-    return s[: x.shape[0] - bs + 1, : x.shape[1] - bs + 1]
-
-
 def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
     """UIQI map of two 2-D bands on a sliding window (toolbox ``img_qi``), 'valid' windows only.
 
-    Window sums are taken on data shifted by the rounded band means (UIQI terms are recombined
-    exactly), which keeps sums of integer-valued data exact and avoids cancellation otherwise.
+    Window sums are taken on data shifted by the rounded band means (the UIQI terms are
+    recombined exactly), which keeps sums of integer-valued data exact and avoids cancellation
+    otherwise. All five window sums come from one multi-channel box filter.
 
     Parameters
     ----------
@@ -44,27 +36,42 @@ def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
     Returns
     -------
     ndarray, shape (H - block_size + 1, W - block_size + 1)
-        Q per window; 1 where both windows are flat and equal-mean rules apply as in ``img_qi``.
+        Q per window, with ``img_qi``'s rules for flat windows.
     """
-    n = float(block_size * block_size)
+    bs = int(block_size)
+    n = float(bs * bs)
     cx, cy = np.round(x.mean()), np.round(y.mean())
-    xs, ys = x - cx, y - cy
-    sx, sy = _window_sums(xs, block_size), _window_sums(ys, block_size)
-    sxx, syy = _window_sums(xs * xs, block_size), _window_sums(ys * ys, block_size)
-    sxy = _window_sums(xs * ys, block_size)
+    stack = np.empty(x.shape + (5,))
+    np.subtract(x, cx, out=stack[:, :, 0])
+    np.subtract(y, cy, out=stack[:, :, 1])
+    np.multiply(stack[:, :, 0], stack[:, :, 0], out=stack[:, :, 2])
+    np.multiply(stack[:, :, 1], stack[:, :, 1], out=stack[:, :, 3])
+    np.multiply(stack[:, :, 0], stack[:, :, 1], out=stack[:, :, 4])
+    sums = cv2.boxFilter(stack, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
+                         borderType=cv2.BORDER_CONSTANT)[: x.shape[0] - bs + 1, : x.shape[1] - bs + 1]
+    sx, sy, sxx, syy, sxy = (sums[:, :, i] for i in range(5))
     cov = n * sxy - sx * sy
     d1 = (n * sxx - sx * sx) + (n * syy - sy * sy)
-    mx, my = sx + n * cx, sy + n * cy
+    mx = sx + n * cx
+    my = sy + n * cy
     mul = mx * my
     d2 = mx * mx + my * my
-    num = 4.0 * cov * mul
     den = d1 * d2
     out = np.ones_like(den)
     flat = (d1 == 0) & (d2 != 0)
-    out[flat] = 2.0 * mul[flat] / d2[flat]
+    if flat.any():
+        out[flat] = 2.0 * mul[flat] / d2[flat]
     ok = den != 0
-    out[ok] = num[ok] / den[ok]
+    np.divide(4.0 * cov * mul, den, out=out, where=ok)
     return out
+
+
+def _q_index_core(ref: np.ndarray, fus: np.ndarray, block_size: int, return_map: bool):
+    maps = [uiqi_map(ref[:, :, b], fus[:, :, b], block_size) for b in range(ref.shape[2])]
+    value = float(np.mean([m.mean() for m in maps]))
+    if return_map:
+        return value, np.stack(maps, axis=2)
+    return value
 
 
 def q_index(
@@ -98,11 +105,7 @@ def q_index(
     fus = as_image("fused", fused)
     check_same_shape("reference", ref, "fused", fus)
     check_min_size("reference", ref, int(block_size))
-    maps = [uiqi_map(ref[:, :, b], fus[:, :, b], int(block_size)) for b in range(ref.shape[2])]
-    value = float(np.mean([m.mean() for m in maps]))
-    if return_map:
-        return value, np.stack(maps, axis=2)
-    return value
+    return _q_index_core(ref, fus, int(block_size), return_map)
 
 
 def blocks_of(img: np.ndarray, block_size: int) -> np.ndarray:

@@ -1,0 +1,78 @@
+"""Time each index and the protocol entry points on synthetic 11-bit data.
+
+Reduced resolution: 1024x1024x8 float64. Full resolution: fused 1280x1280x8, MS 320x320x8.
+Prints the median of ``--repeat`` runs per item (seconds). Run: ``python benchmarks/bench_metrics.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import pansharp_iqa as pi
+
+
+def _time(fn: Callable[[], object], repeat: int) -> float:
+    fn()  # warm-up (kernel caches, imports)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _scene(rng: np.random.Generator, h: int, w: int, b: int) -> np.ndarray:
+    """Smooth, textured 11-bit-like image (not white noise, so the indexes are in a typical range)."""
+    base = rng.normal(size=(h // 8, w // 8, b)).cumsum(0).cumsum(1)
+    img = pi.interp23tap(base, 8)[:h, :w]
+    img = (img - img.min()) / (img.max() - img.min()) * 1500 + 200
+    return img + rng.normal(0, 20, img.shape)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+
+    gt = _scene(rng, 1024, 1024, 8)
+    fused = gt + rng.normal(0, 30, gt.shape)
+    print("reduced resolution, 1024x1024x8 float64 (median of %d runs)" % args.repeat)
+    items = {
+        "q2n": lambda: pi.q2n(gt, fused),
+        "q_index": lambda: pi.q_index(gt, fused),
+        "sam": lambda: pi.sam(gt, fused),
+        "ergas": lambda: pi.ergas(gt, fused, ratio=4),
+        "scc": lambda: pi.scc(gt, fused),
+        "evaluate_reduced": lambda: pi.evaluate_reduced(fused, gt, ratio=4, bits=11),
+    }
+    for name, fn in items.items():
+        print(f"  {name:<18s} {_time(fn, args.repeat):8.3f} s")
+
+    ms_hr = _scene(rng, 1280, 1280, 8)
+    pan = ms_hr.mean(axis=2) + rng.normal(0, 10, ms_hr.shape[:2])
+    ms = np.clip(pi.decimate(pi.mtf_filter_sensor(ms_hr, "WV2"), 4), 0, 2047)
+    fr_fused = ms_hr + rng.normal(0, 15, ms_hr.shape)
+    exp = pi.interp23tap(ms, 4)
+    print("full resolution, fused 1280x1280x8, MS 320x320x8 (median of %d runs)" % args.repeat)
+    items = {
+        "interp23tap (MS)": lambda: pi.interp23tap(ms, 4),
+        "mtf_filter (8 bands)": lambda: pi.mtf_filter_sensor(fr_fused, "WV2"),
+        "d_lambda": lambda: pi.d_lambda(fr_fused, ms, ratio=4, ms_exp=exp),
+        "d_s": lambda: pi.d_s(fr_fused, ms, pan, ratio=4, ms_exp=exp),
+        "qnr": lambda: pi.qnr(fr_fused, ms, pan, ratio=4, ms_exp=exp),
+        "d_lambda_k": lambda: pi.d_lambda_k(fr_fused, ms, sensor="WV2", ms_exp=exp),
+        "hqnr": lambda: pi.hqnr(fr_fused, ms, pan, sensor="WV2", ms_exp=exp),
+        "evaluate_full": lambda: pi.evaluate_full(fr_fused, ms, pan, sensor="WV2"),
+    }
+    for name, fn in items.items():
+        print(f"  {name:<22s} {_time(fn, args.repeat):8.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Core behaviour not covered by the spec-derived suite: algebra, packaging, cards, policies."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pansharp_iqa as pi
+from pansharp_iqa.hypercomplex import block_q_values, conjugate, multiply, structure_constants
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_runs_against_installed_package_in_ci():
+    if not os.environ.get("PANSHARP_EXPECT_INSTALLED"):
+        pytest.skip("only meaningful in CI, where the package is installed non-editable")
+    assert REPO not in Path(pi.__file__).resolve().parents
+    assert "WV2" in pi.list_sensors()  # the sensor files came with the wheel
+
+
+def test_quaternion_product_is_hamilton_product_up_to_the_toolbox_convention():
+    # (a, b)(c, d) = (ac - conj(d) b, d a + b conj(c)) with complex halves is the quaternion algebra:
+    # its norm is multiplicative and conj(z) z = |z|^2.
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 4):
+        z1, z2 = rng.normal(size=(50, n)), rng.normal(size=(50, n))
+        prod = multiply(z1, z2)
+        np.testing.assert_allclose(
+            np.linalg.norm(prod, axis=1), np.linalg.norm(z1, axis=1) * np.linalg.norm(z2, axis=1), rtol=1e-12
+        )
+        cz = multiply(conjugate(z1), z1)
+        np.testing.assert_allclose(cz[:, 0], (z1**2).sum(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(cz[:, 1:], 0, atol=1e-12)
+    # complex numbers: (a + ib)(c + id)
+    z = multiply(np.array([1.0, 2.0]), np.array([3.0, -1.0]))
+    np.testing.assert_allclose(z, [1 * 3 - 2 * (-1), 1 * (-1) + 2 * 3])
+
+
+def test_structure_constants_reproduce_the_recursive_product():
+    rng = np.random.default_rng(1)
+    z1, z2 = rng.normal(size=8), rng.normal(size=8)
+    t = structure_constants(8)
+    np.testing.assert_allclose(np.einsum("kij,i,j->k", t, z1, z2), multiply(z1, z2), atol=1e-13)
+    # octonions are not associative, but they are alternative: (x x) y = x (x y)
+    np.testing.assert_allclose(multiply(multiply(z1, z1), z2), multiply(z1, multiply(z1, z2)), atol=1e-12)
+
+
+def test_block_q_of_identical_blocks_is_one_and_gain_changes_lower_it():
+    rng = np.random.default_rng(2)
+    ref = rng.integers(0, 2048, size=(3, 1024, 4)).astype(float)
+    np.testing.assert_allclose(block_q_values(ref, ref), 1.0, rtol=1e-12)
+    # a pure mean bias (fused = 2 x reference) leaves correlation 1 but costs mean_bias/contrast
+    assert np.all(block_q_values(ref, 2 * ref) < 0.99)
+
+
+@pytest.mark.parametrize("ratio", [2, 4, 8])
+def test_interp23tap_keeps_samples_at_the_decimation_phase_for_any_power_of_two(ratio):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(6, 5, 2)) * 100
+    up = pi.interp23tap(x, ratio)
+    assert up.shape == (6 * ratio, 5 * ratio, 2)  # the toolbox's loop would give 16x for ratio 8
+    np.testing.assert_allclose(up[ratio // 2 :: ratio, ratio // 2 :: ratio], x, atol=1e-12)
+    np.testing.assert_allclose(pi.interp23tap(np.full((4, 4), 7.0), ratio), 7.0, atol=1e-12)
+
+
+def test_reduced_card_is_json_and_names_every_setting():
+    rng = np.random.default_rng(4)
+    gt = rng.integers(100, 2000, size=(96, 96, 4))
+    fused = gt + rng.normal(0, 20, gt.shape)
+    res = pi.evaluate_reduced(fused, gt, ratio=4, bits=11)
+    card = json.loads(json.dumps(res["protocol"]))
+    assert card["name"] == "toolbox2020" and card["version"] == pi.__version__
+    for key in ("ratio", "bits", "block_size", "shift", "dim_cut", "threshold", "scale", "q2n_cast"):
+        assert key in card, key
+    assert card["dim_cut"] == [20, 21] and card["evaluated_shape"] == [55, 55, 4]
+
+
+def test_scale_turns_unit_range_data_into_the_same_numbers_as_dn():
+    rng = np.random.default_rng(5)
+    gt = rng.integers(100, 2000, size=(80, 80, 4)).astype(float)
+    fused = gt + rng.normal(0, 25, gt.shape)
+    a = pi.evaluate_reduced(fused, gt, ratio=4, bits=11)
+    with pytest.raises(ValueError, match="scale"):
+        pi.evaluate_reduced(fused / 2047, gt / 2047, ratio=4, bits=11)
+    b = pi.evaluate_reduced(fused / 2047, gt / 2047, ratio=4, bits=11, scale=2047)
+    for k in ("Q2n", "Q", "SAM", "ERGAS", "SCC"):
+        assert b[k] == pytest.approx(a[k], rel=1e-9, abs=1e-12)
+    assert b["protocol"]["scale"] == 2047
+
+
+def test_reference_beyond_the_stated_bit_depth_is_refused():
+    gt = np.full((80, 80, 4), 3000.0) + np.arange(80)[:, None, None]
+    with pytest.raises(ValueError, match="bits"):
+        pi.evaluate_reduced(gt, gt, ratio=4, bits=11)
+
+
+def _fr_case(seed: int = 6, size: int = 128):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(size // 8, size // 8, 4)).cumsum(0).cumsum(1)
+    hr = pi.interp23tap(base, 8)
+    hr = (hr - hr.min()) / (hr.max() - hr.min()) * 1500 + 200 + rng.normal(0, 10, hr.shape)
+    pan = hr.mean(axis=2)
+    ms = pi.decimate(pi.mtf_filter_sensor(hr, "QB"), 4)
+    fused = pi.interp23tap(ms, 4) + 0.7 * (pan - pi.interp23tap(pi.imresize(pan, 0.25), 4))[:, :, None]
+    return fused, ms, pan
+
+
+def test_full_card_records_sensor_and_gnyq_and_identities_hold():
+    fused, ms, pan = _fr_case()
+    res = pi.evaluate_full(fused, ms, pan, sensor="QuickBird")
+    card = res["protocol"]
+    assert card["sensor"]["name"] == "QB" and card["ms_gnyq"] == [0.34, 0.32, 0.30, 0.22]
+    assert res["QNR"] == pytest.approx((1 - res["D_lambda"]) * (1 - res["D_s"]), rel=1e-14)
+    assert res["HQNR"] == pytest.approx((1 - res["D_lambda_K"]) * (1 - res["D_s"]), rel=1e-14)
+    assert res["D_lambda"] == pytest.approx(pi.d_lambda(fused, ms, ratio=4), rel=1e-14)
+    assert res["D_lambda_K"] == pytest.approx(pi.d_lambda_k(fused, ms, sensor="QB"), rel=1e-14)
+
+
+def test_sensor_sensitivity_shows_which_indexes_depend_on_the_mtf():
+    fused, ms, pan = _fr_case(7)
+    sens = ["QB", "IKONOS", "GeoEye1", "none"]
+    r2020 = pi.sensor_sensitivity(fused, ms, pan, sensors=sens, ratio=4, bits=11)
+    assert list(r2020) == sens
+    ds = {r["D_s"] for r in r2020.values()}
+    assert len(ds) == 1  # toolbox2020 D_s: PAN bicubic + EXP, no MTF
+    dlk = [r["D_lambda_K"] for r in r2020.values()]
+    assert len(set(dlk)) == len(sens)
+    r2015 = pi.sensor_sensitivity(fused, ms, pan, sensors=sens, ratio=4, bits=11, protocol="toolbox2015")
+    # PAN GNyq: QB 0.15, IKONOS 0.17, GeoEye1 0.16, none 0.15 -> three distinct D_s, none == QB
+    assert len({r2015[s]["D_s"] for s in ("QB", "IKONOS", "GeoEye1")}) == 3
+    assert r2015["none"]["D_s"] == r2015["QB"]["D_s"]
+    assert "HQNR" not in r2015["QB"]
+
+
+def test_constant_blocks_are_reported_never_a_silent_nan():
+    fused, ms, pan = _fr_case(8)
+    fused = fused.copy()
+    fused[:32, :32, :] = 500.0  # one flat block in every band
+    with pytest.raises(pi.ConstantBlockError, match="nan_policy"):
+        pi.evaluate_full(fused, ms, pan, sensor="QB")
+    omitted = pi.evaluate_full(fused, ms, pan, sensor="QB", nan_policy="omit")
+    assert np.isfinite(omitted["QNR"]) and omitted["protocol"]["nan_policy"] == "omit"
+    assert np.isnan(pi.evaluate_full(fused, ms, pan, sensor="QB", nan_policy="propagate")["QNR"])
+
+
+def test_generic_sensor_needs_explicit_ratio_and_bits_and_2015_uses_its_own_value():
+    fused, ms, pan = _fr_case(9)
+    with pytest.raises(ValueError, match="ratio"):
+        pi.evaluate_full(fused, ms, pan, sensor="none")
+    res = pi.evaluate_full(fused, ms, pan, sensor="none", ratio=4, bits=11, protocol="toolbox2015")
+    assert res["protocol"]["ms_gnyq"] == [0.15] * 4
+    res = pi.evaluate_full(fused, ms, pan, sensor="none", ratio=4, bits=11)
+    assert res["protocol"]["ms_gnyq"] == [0.30] * 4
+
+
+def test_sensor_without_pan_mtf_is_refused_only_where_the_pan_mtf_is_needed():
+    fused, ms, pan = _fr_case(10)
+    ok = pi.evaluate_full(fused, ms, pan, sensor="Pleiades", bits=12)
+    assert np.isfinite(ok["HQNR"])
+    with pytest.raises(ValueError, match="PAN GNyq"):
+        pi.evaluate_full(fused, ms, pan, sensor="Pleiades", bits=12, protocol="toolbox2015")
+
+
+def test_wrong_band_count_names_the_subset_fix():
+    fused, ms, pan = _fr_case(11)
+    with pytest.raises(ValueError, match="select_bands"):
+        pi.evaluate_full(fused, ms, pan, sensor="WV3")
+    res = pi.evaluate_full(fused, ms, pan, sensor="WV3[4band]")
+    assert res["protocol"]["ms_gnyq"] == [0.355, 0.36, 0.365, 0.335]
