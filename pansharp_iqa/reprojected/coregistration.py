@@ -93,12 +93,16 @@ def phase_correlations(
     workers = n_workers()
 
     def one(sl: slice) -> np.ndarray:
-        yc, syy = centre_and_energy(phases[sl], hw, integral=integral)  # (p, h, w)
-        clip_sums(syy, syy.max(axis=(1, 2), keepdims=True))  # each phase is its own call
-        prod = xc[None, :, :, :] * yc[:, None, :, :]  # (p, B, h, w)
-        sxy = box_sum(prod, hw, integral=integral)
-        rho = rho_from_sums(sxy, sxx[None], syy[:, None])
-        return rho.mean(axis=(2, 3))  # (p, B)
+        out = np.empty((sl.stop - sl.start, n_bands))
+        prod = np.empty_like(xc)
+        for k, p in enumerate(range(sl.start, sl.stop)):
+            yc, syy = centre_and_energy(phases[p : p + 1], hw, integral=integral)  # (1, h, w)
+            clip_sums(syy, syy.max())  # each phase is its own call in the reference
+            np.multiply(xc, yc, out=prod)  # (B, h, w)
+            sxy = box_sum(prod, hw, integral=integral)
+            rho = rho_from_sums(sxy, sxx, syy)
+            out[k] = rho.mean(axis=(1, 2))
+        return out
 
     means = np.concatenate(parallel_map(one, chunks(phases.shape[0], workers), workers), axis=0)
     return means.reshape(sw, sw, n_bands)

@@ -50,12 +50,19 @@ def _check_method(method: str) -> str:
     return method
 
 
-def _box_ordered(flat: np.ndarray, w: int) -> np.ndarray:
+def _box_ordered(
+    flat: np.ndarray, w: int, integ: np.ndarray | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     n, h, wd = flat.shape
     d = 2 * w
-    integ = np.zeros((n, h + d, wd + d), dtype=np.float64)
+    if integ is None:
+        integ = np.zeros((n, h + d, wd + d), dtype=np.float64)
+    else:  # reused buffer: leading pad rows/columns must be zero; the rest is overwritten below
+        integ[:, :w] = 0.0
+        integ[:, :, :w] = 0.0
     integ[:, w : w + h, w : w + wd] = flat
     # Rows: I[i] = I[i-1] + P[i], i.e. np.cumsum(axis=-2) (same additions); zero rows need no work.
+    # (Trailing pad columns may hold garbage here: they are overwritten after the column pass.)
     for i in range(w + 1, w + h):
         np.add(integ[:, i], integ[:, i - 1], out=integ[:, i])
     integ[:, w + h :] = integ[:, w + h - 1 : w + h]
@@ -63,25 +70,28 @@ def _box_ordered(flat: np.ndarray, w: int) -> np.ndarray:
     body = integ[:, w:, w : w + wd]
     np.cumsum(body, axis=-1, out=body)
     integ[:, w:, w + wd :] = integ[:, w:, w + wd - 1 : w + wd]
-    out = integ[:, d : d + h, d : d + wd] - integ[:, 0:h, d : d + wd]
+    if out is None:
+        out = np.empty((n, h, wd), dtype=np.float64)
+    np.subtract(integ[:, d : d + h, d : d + wd], integ[:, 0:h, d : d + wd], out=out)
     out -= integ[:, d : d + h, 0:wd]
     out += integ[:, 0:h, 0:wd]
     return out
 
 
-def _box_opencv(flat: np.ndarray, w: int) -> np.ndarray:
+def _box_opencv(flat: np.ndarray, w: int, integ: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     n, h, wd = flat.shape
     d = 2 * w
-    out = np.empty((n, h, wd), dtype=np.float64)
+    if out is None:
+        out = np.empty((n, h, wd), dtype=np.float64)
     for k in range(n):
         padded = cv2.copyMakeBorder(
             np.ascontiguousarray(flat[k]), w, w, w, w, cv2.BORDER_CONSTANT, value=0.0
         )
-        integ = cv2.integral(padded, sdepth=cv2.CV_64F)[1:, 1:]
+        ii = cv2.integral(padded, sdepth=cv2.CV_64F)[1:, 1:]
         o = out[k]
-        np.subtract(integ[d : d + h, d : d + wd], integ[0:h, d : d + wd], out=o)
-        o -= integ[d : d + h, 0:wd]
-        o += integ[0:h, 0:wd]
+        np.subtract(ii[d : d + h, d : d + wd], ii[0:h, d : d + wd], out=o)
+        o -= ii[d : d + h, 0:wd]
+        o += ii[0:h, 0:wd]
     return out
 
 
@@ -255,3 +265,84 @@ def field_parts(
         clip_sums(sxx, top)
         out.append((sxy, sxx))
     return FieldParts(syy, out)
+
+
+def mean_one_minus_rho(
+    fused: np.ndarray,
+    pan: np.ndarray,
+    w: int,
+    *,
+    integral: IntegralMethod = "ordered",
+    workers: int | None = None,
+) -> float:
+    """Mean over pixels and bands of ``1 - clip(rho, -1, 1)`` (the D_rho value), memory-lean.
+
+    Same arithmetic as :func:`local_cross_correlation` band by band, with per-thread buffers reused
+    across bands (no full-size stacks). The upper clip of ``Sxx`` by the all-band maximum is a no-op
+    for a band whose own maximum is >= 1e-20; other bands are finished once that maximum is known.
+
+    Parameters
+    ----------
+    fused : ndarray, shape (H, W, B), float64
+    pan : ndarray, shape (H, W), float64
+    w : int
+        Half width.
+    integral : {"ordered", "opencv"}
+    workers : int, optional
+        Threads (default: usable CPUs, max 8).
+
+    Returns
+    -------
+    float
+    """
+    _check_method(integral)
+    h, wd, n_bands = fused.shape
+    area = float(4 * w * w)
+    box = _box_ordered if integral == "ordered" else _box_opencv
+    y = np.ascontiguousarray(pan, dtype=np.float64)[None]
+    yc, syy = centre_and_energy(y, w, integral=integral)
+    clip_sums(syy, syy.max())
+    workers = n_workers() if workers is None else workers
+
+    def run(bands: slice) -> tuple[float, float, list[tuple[np.ndarray, np.ndarray]]]:
+        integ = np.zeros((1, h + 2 * w, wd + 2 * w))
+        xb, s, xc, tmp, sxx, sxy = (np.empty((1, h, wd)) for _ in range(6))
+        total, top, deferred = 0.0, -np.inf, []
+        for b in range(bands.start, bands.stop):
+            np.copyto(xb[0], fused[:, :, b])
+            box(xb, w, integ, s)
+            s /= area
+            np.subtract(xb, s, out=xc)
+            np.multiply(xc, xc, out=tmp)
+            box(tmp, w, integ, sxx)
+            np.multiply(xc, yc, out=tmp)
+            box(tmp, w, integ, sxy)
+            mx = float(sxx.max())
+            top = max(top, mx)
+            if mx >= SXX_FLOOR:  # the upper clip is a no-op for this band
+                total += _finish(sxy, sxx, syy, None)
+            else:
+                deferred.append((sxx.copy(), sxy.copy()))
+        return total, top, deferred
+
+    results = parallel_map(run, chunks(n_bands, workers), workers)
+    top = max(r[1] for r in results)
+    total = sum(r[0] for r in results)
+    for _, _, deferred in results:
+        for sxx, sxy in deferred:
+            total += _finish(sxy, sxx, syy, top)
+    return total / float(h * wd * n_bands)
+
+
+def _finish(sxy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, top: float | None) -> float:
+    # sum of 1 - clip(Sxy / (sqrt(clip(Sxx) Syy) + eps), -1, 1), computed in place.
+    np.maximum(sxx, SXX_FLOOR, out=sxx)
+    if top is not None:
+        np.minimum(sxx, top, out=sxx)
+    sxx *= syy
+    np.sqrt(sxx, out=sxx)
+    sxx += RHO_EPS
+    sxy /= sxx
+    np.clip(sxy, -1.0, 1.0, out=sxy)
+    np.subtract(1.0, sxy, out=sxy)
+    return float(sxy.sum())

@@ -24,7 +24,7 @@ from pansharp_iqa.hypercomplex import block_q_values
 from ._common import as_image, as_pan, input_error, resolve_inputs
 from ._parallel import n_workers, parallel_map
 from .coregistration import coregister
-from .correlation import IntegralMethod, field_parts, rho_from_sums
+from .correlation import IntegralMethod, field_parts, mean_one_minus_rho, rho_from_sums
 from .filtering import reproject
 from .kernels import reprojection_kernels
 
@@ -516,6 +516,8 @@ def d_rho(
     w = d_rho_half_width(int(ratio)) if half_width is None else int(half_width)
     if w < 1:
         raise input_error(f"half_width must be >= 1, got {half_width!r}")
+    if not return_map:
+        return float(mean_one_minus_rho(fus, pan_a, w, integral=integral))
     xs = np.ascontiguousarray(np.moveaxis(fus, -1, 0))
     del fus
     workers = n_workers()
