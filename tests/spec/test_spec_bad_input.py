@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import dn_float, smooth_dn
+from spec_helpers import dn_float, smooth_dn
 
 
 @pytest.fixture

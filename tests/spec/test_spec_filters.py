@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import reference_impl as R
-from conftest import arr_close, dn_float, dn_int, smooth_dn
+from spec_helpers import arr_close, dn_float, dn_int, smooth_dn
 
 KTOL = 1e-12
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import reference_impl as R
-from conftest import rel_close, smooth_dn
+from spec_helpers import rel_close, smooth_dn
 
 
 def make_scene(rng, B, size=128, ratio=4, integer=False):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import reference_impl as R
-from conftest import arr_close, load_mat, rel_close
+from spec_helpers import arr_close, load_mat, rel_close
 
 
 def _sensor_from_file(d, default):
@@ -131,8 +131,8 @@ def test_ikonos_uint16_inputs(piq, ik):
 
 def test_real_data_env_override(monkeypatch, tmp_path):
     """PANSHARP_SHARED_DATA pointing to an empty folder makes the real-data tests skip."""
-    import conftest
+    import spec_helpers
     monkeypatch.setenv("PANSHARP_SHARED_DATA", str(tmp_path))
-    assert conftest.shared_data_dir() == tmp_path
+    assert spec_helpers.shared_data_dir() == tmp_path
     with pytest.raises(pytest.skip.Exception):
-        conftest.load_mat("imgWV2.mat")
+        spec_helpers.load_mat("imgWV2.mat")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import reference_impl as R
-from conftest import smooth_dn
+from spec_helpers import smooth_dn
 
 
 @pytest.mark.parametrize("gnyq,expected", [(0.34, 0.998869), (0.32, 0.998807), (0.30, 0.998740),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import reference_impl as R
-from conftest import arr_close, dn_float, dn_int, rel_close, smooth_dn
+from spec_helpers import arr_close, dn_float, dn_int, rel_close, smooth_dn
 
 
 def _pair(rng, shape, kind):

@@ -137,7 +137,7 @@ def test_non_editable_wheel_ships_sensor_files(piq, tmp_path):
     import sys
     import zipfile
 
-    repo = str(__import__("conftest").REPO_ROOT)
+    repo = str(__import__("spec_helpers").REPO_ROOT)
     wheel_dir = tmp_path / "wheel"
     out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheel_dir), repo],
                          capture_output=True, text=True, timeout=600)
