@@ -217,3 +217,22 @@ def test_inputs_not_modified(piq, rng, fr):
     piq.evaluate_full(fused, ms, pan, sensor="QB")
     for a, b in zip(arrays, keep):
         np.testing.assert_array_equal(a, b)
+
+
+def test_unknown_variant_names(piq, fr, rng):
+    fused, ms, pan = fr
+    with pytest.raises(ValueError, match="(?i)variant|protocol"):
+        piq.d_s(fused, ms, pan, ratio=4, variant="toolbox2099")
+    with pytest.raises(ValueError, match="(?i)variant|protocol"):
+        piq.d_lambda(fused, ms, ratio=4, variant="paper-2009")
+    x = dn_float(rng, (40, 40, 3))
+    with pytest.raises(ValueError, match="(?i)variant"):
+        piq.scc(x, x + 1, variant="2017")
+    with pytest.raises(ValueError, match="(?i)sigma|form"):
+        piq.mtf_kernel(0.3, 4, sigma_form="1999")
+
+
+def test_evaluate_reduced_two_d(piq, rng):
+    x = dn_float(rng, (96, 96))
+    with pytest.raises(ValueError, match="(?i)3-?d|dim|band|\\(H, W, B\\)|reference|fused"):
+        piq.evaluate_reduced(x, x + 1, ratio=4, bits=11)
