@@ -22,6 +22,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from .parallel import map_bands
 from .sensors import Sensor, resolve_sensor
 from .validation import InputError, check_ratio
 
@@ -156,9 +157,13 @@ def mtf_filter(
     gains = [float(gnyq)] * n if np.isscalar(gnyq) else [float(g) for g in gnyq]  # type: ignore[union-attr]
     if len(gains) != n:
         raise InputError(f"gnyq has {len(gains)} values but the image has {n} bands")
+    kernels = [mtf_kernel(g, ratio, size, sigma_form=sigma_form) for g in gains]
     out = np.empty(bands.shape, dtype=np.float64)
-    for b in range(n):
-        out[:, :, b] = filter_replicate(bands[:, :, b], mtf_kernel(gains[b], ratio, size, sigma_form=sigma_form))
+
+    def one(b: int) -> None:
+        out[:, :, b] = filter_replicate(bands[:, :, b], kernels[b])
+
+    map_bands(one, n)
     return out[:, :, 0] if arr.ndim == 2 else out
 
 

@@ -15,6 +15,7 @@ import functools
 import cv2
 import numpy as np
 
+from .parallel import map_bands
 from .validation import InputError, check_ratio
 
 __all__ = ["interp23tap", "imresize", "EXP_HALF_TAPS"]
@@ -86,13 +87,16 @@ def interp23tap(image: np.ndarray, ratio: int) -> np.ndarray:
     steps = ratio.bit_length() - 1
     bands = arr[:, :, None] if arr.ndim == 2 else arr
     result = np.empty((bands.shape[0] << steps, bands.shape[1] << steps, bands.shape[2]))
-    for b in range(bands.shape[2]):
+
+    def one(b: int) -> None:
         out = np.ascontiguousarray(bands[:, :, b])
         for step in range(steps):
             first = step == 0
             out = np.ascontiguousarray(_upsample2_axis(out, 0, samples_at_odd=first))
             out = _upsample2_axis(out, 1, samples_at_odd=first)
         result[:, :, b] = out
+
+    map_bands(one, bands.shape[2])
     return result[:, :, 0] if arr.ndim == 2 else result
 
 

@@ -36,7 +36,7 @@ def _as_float(name: str, value: object) -> np.ndarray:
             raise InputError(f"{name}: cannot convert to an array ({exc})") from exc
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise InputError(f"{name}: expected an integer or float array, got dtype {arr.dtype}")
-    out = np.array(arr, dtype=np.float64, copy=True)
+    out = np.array(arr, dtype=np.float64, copy=True, order="C")
     if not np.isfinite(out).all():
         n_bad = int(np.size(out) - np.count_nonzero(np.isfinite(out)))
         raise InputError(

@@ -14,6 +14,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from ..parallel import map_bands
 from ..validation import InputError, as_image, check_same_shape
 
 __all__ = ["scc", "sobel_magnitude"]
@@ -46,8 +47,8 @@ def _scc_core(ref: np.ndarray, fus: np.ndarray, variant: str) -> float:
     if variant == "2020":
         if min(ref.shape[:2]) < 3:
             raise InputError("reference: SCC needs images of at least 3x3 pixels")
-        gf = sobel_magnitude(fus[1:-1, 1:-1])
-        gr = sobel_magnitude(ref[1:-1, 1:-1])
+        gf = np.stack(map_bands(lambda b: sobel_magnitude(fus[1:-1, 1:-1, b]), fus.shape[2]), axis=2)
+        gr = np.stack(map_bands(lambda b: sobel_magnitude(ref[1:-1, 1:-1, b]), ref.shape[2]), axis=2)
     elif variant == "2015":
         gf = _filter_zero(fus, _SOBEL).reshape(fus.shape)
         gr = _filter_zero(ref, _SOBEL).reshape(ref.shape)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..parallel import map_bands
 from ..validation import as_image, check_min_size, check_same_shape
 
 __all__ = [
@@ -49,25 +50,33 @@ def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
     np.multiply(stack[:, :, 0], stack[:, :, 1], out=stack[:, :, 4])
     sums = cv2.boxFilter(stack, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
                          borderType=cv2.BORDER_CONSTANT)[: x.shape[0] - bs + 1, : x.shape[1] - bs + 1]
-    sx, sy, sxx, syy, sxy = (sums[:, :, i] for i in range(5))
-    cov = n * sxy - sx * sy
-    d1 = (n * sxx - sx * sx) + (n * syy - sy * sy)
-    mx = sx + n * cx
-    my = sy + n * cy
-    mul = mx * my
-    d2 = mx * mx + my * my
+    sx, sy, sxx, syy, sxy = np.moveaxis(sums, 2, 0).copy()
+    cov = sxy * n
+    cov -= sx * sy
+    d1 = sxx + syy
+    d1 *= n
+    d1 -= sx * sx
+    d1 -= sy * sy
+    sx += n * cx  # window sums of the unshifted data
+    sy += n * cy
+    mul = sx * sy
+    d2 = sx * sx
+    d2 += sy * sy
     den = d1 * d2
+    num = cov
+    num *= mul
+    num *= 4.0
     out = np.ones_like(den)
-    flat = (d1 == 0) & (d2 != 0)
+    flat = d1 == 0
     if flat.any():
+        flat &= d2 != 0
         out[flat] = 2.0 * mul[flat] / d2[flat]
-    ok = den != 0
-    np.divide(4.0 * cov * mul, den, out=out, where=ok)
+    np.divide(num, den, out=out, where=den != 0)
     return out
 
 
 def _q_index_core(ref: np.ndarray, fus: np.ndarray, block_size: int, return_map: bool):
-    maps = [uiqi_map(ref[:, :, b], fus[:, :, b], block_size) for b in range(ref.shape[2])]
+    maps = map_bands(lambda b: uiqi_map(ref[:, :, b], fus[:, :, b], block_size), ref.shape[2])
     value = float(np.mean([m.mean() for m in maps]))
     if return_map:
         return value, np.stack(maps, axis=2)
