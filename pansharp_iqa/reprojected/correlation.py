@@ -274,6 +274,7 @@ def mean_one_minus_rho(
     *,
     integral: IntegralMethod = "ordered",
     workers: int | None = None,
+    planes: np.ndarray | None = None,
 ) -> float:
     """Mean over pixels and bands of ``1 - clip(rho, -1, 1)`` (the D_rho value), memory-lean.
 
@@ -290,6 +291,8 @@ def mean_one_minus_rho(
     integral : {"ordered", "opencv"}
     workers : int, optional
         Threads (default: usable CPUs, max 8).
+    planes : ndarray, shape (B, H, W), optional
+        ``fused`` as contiguous band planes, if already available.
 
     Returns
     -------
@@ -309,7 +312,10 @@ def mean_one_minus_rho(
         xb, s, xc, tmp, sxx, sxy = (np.empty((1, h, wd)) for _ in range(6))
         total, top, deferred = 0.0, -np.inf, []
         for b in range(bands.start, bands.stop):
-            np.copyto(xb[0], fused[:, :, b])
+            if planes is not None:
+                xb = planes[b : b + 1]
+            else:
+                np.copyto(xb[0], fused[:, :, b])
             box(xb, w, integ, s)
             s /= area
             np.subtract(xb, s, out=xc)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from ._common import input_error
+from ._common import band_planes, input_error
 from ._parallel import parallel_map
 
 __all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
@@ -75,6 +75,8 @@ def reproject(
     kernels: np.ndarray,
     ratio: int,
     shifts: Sequence[tuple[int, int]] | np.ndarray,
+    *,
+    planes: np.ndarray | None = None,
 ) -> np.ndarray:
     """Filter each fused band with its own kernel and decimate it at its own phase.
 
@@ -91,6 +93,8 @@ def reproject(
         Decimation step.
     shifts : sequence of (int, int) or ndarray, shape (B, 2)
         Per-band phase ``(r_b, c_b)``, each in ``0..ratio-1``.
+    planes : ndarray, shape (B, H, W), optional
+        The fused bands as contiguous planes, if already available (saves a transposition).
 
     Returns
     -------
@@ -103,6 +107,7 @@ def reproject(
     """
     fused = np.asarray(fused, dtype=np.float64)
     n_bands = fused.shape[2]
+    planes = band_planes(fused) if planes is None else planes
     sh = np.asarray(shifts, dtype=np.int64).reshape(-1, 2)
     if sh.shape[0] != n_bands or kernels.shape[2] != n_bands:
         raise input_error(
@@ -113,10 +118,15 @@ def reproject(
         raise input_error(f"shifts must lie in 0..ratio-1 = 0..{ratio - 1}, got {sh.tolist()}")
     h, w = fused.shape[0] // ratio, fused.shape[1] // ratio
 
+    dst = np.empty(fused.shape[:2])
+
     def one(b: int) -> np.ndarray:
-        filt = filter_replicate(fused[:, :, b], kernels[:, :, b])
+        filt = cv2.filter2D(
+            planes[b], cv2.CV_64F, np.ascontiguousarray(kernels[:, :, b]), dst=dst,
+            anchor=(-1, -1), delta=0.0, borderType=cv2.BORDER_REPLICATE,
+        )
         r, c = int(sh[b, 0]), int(sh[b, 1])
-        return filt[r::ratio, c::ratio][:h, :w]
+        return np.array(filt[r::ratio, c::ratio][:h, :w])
 
     planes = parallel_map(one, list(range(n_bands)), workers=1)
     return np.stack(planes, axis=-1)

@@ -13,13 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ._common import REFERENCE, resolve_inputs
+from ._common import REFERENCE, band_planes, resolve_inputs
 from .coregistration import coregister, search_window_for
-from .correlation import IntegralMethod
+from .correlation import IntegralMethod, mean_one_minus_rho
 from .filtering import reproject
 from .indexes import (
     Q2N_STD_FLOOR,
-    d_rho,
     d_rho_half_width,
     ergas_index,
     q2n_index,
@@ -110,7 +109,8 @@ def evaluate_reprojected(
     shifts, coreg = coregister(inp.ms, inp.pan, kernels[:, :, 0], r, integral=integral, return_details=True)
     t2 = time.perf_counter()
     timings["coregistration"] = t2 - t1
-    x = reproject(inp.fused, kernels, r, shifts)
+    planes = band_planes(inp.fused)
+    x = reproject(inp.fused, kernels, r, shifts, planes=planes)
     t3 = time.perf_counter()
     timings["reprojection"] = t3 - t2
     m = inp.ms
@@ -124,7 +124,7 @@ def evaluate_reprojected(
     t4 = time.perf_counter()
     timings["r_indexes"] = t4 - t3
     hw = d_rho_half_width(r)
-    values["D_rho"] = float(d_rho(inp.fused, inp.pan, ratio=r, half_width=hw, integral=integral))  # type: ignore[arg-type]
+    values["D_rho"] = float(mean_one_minus_rho(inp.fused, inp.pan, hw, integral=integral, planes=planes))
     t5 = time.perf_counter()
     timings["d_rho"] = t5 - t4
     timings["total"] = t5 - t0
