@@ -1,0 +1,81 @@
+"""Per-tile partial results and their deterministic, exact reduction.
+
+A tile returns a :class:`Partial`: named vectors of sums (e.g. per-band sums of a UIQI map, of
+squared errors, of block UIQIs) and named maxima (for the whole-image range checks). Partials are
+combined in tile order with :func:`math.fsum` (correctly rounded sums), so the reduction does not
+depend on the order in which tiles finish, on the executor, or on the number of workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["Partial", "combine"]
+
+
+@dataclasses.dataclass
+class Partial:
+    """Sums and maxima of one tile.
+
+    Attributes
+    ----------
+    sums : dict of str to ndarray
+        1-D vectors added element-wise across tiles.
+    maxima : dict of str to float
+        Values reduced with ``max`` across tiles.
+    pixels : int
+        Pixels of the tile at the fused image's scale (for throughput).
+    """
+
+    sums: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    maxima: dict[str, float] = dataclasses.field(default_factory=dict)
+    pixels: int = 0
+
+    def add(self, key: str, values: object) -> None:
+        """Store a vector (or scalar) of sums under ``key`` (adding to one already there)."""
+        v = np.atleast_1d(np.asarray(values, dtype=np.float64))
+        self.sums[key] = self.sums[key] + v if key in self.sums else v
+
+    def maximum(self, key: str, value: float) -> None:
+        """Keep the larger of ``value`` and the stored maximum."""
+        self.maxima[key] = max(self.maxima.get(key, -math.inf), float(value))
+
+
+def _exact_sum(column: Sequence[float]) -> float:
+    try:
+        return math.fsum(column)
+    except (ValueError, OverflowError):  # inf - inf, or overflow
+        return float(np.sum(column))
+
+
+def combine(partials: Sequence[Partial]) -> Partial:
+    """Reduce partials (in the given order) to one.
+
+    Parameters
+    ----------
+    partials : sequence of Partial
+        One per tile, in tile order.
+
+    Returns
+    -------
+    Partial
+        Exact (correctly rounded) element-wise sums and maxima.
+    """
+    out = Partial()
+    keys: dict[str, int] = {}
+    for p in partials:
+        for k, v in p.sums.items():
+            if keys.setdefault(k, v.size) != v.size:
+                raise ValueError(f"partial {k!r} has inconsistent lengths across tiles")
+    for k, n in keys.items():
+        stack = np.stack([p.sums[k] for p in partials if k in p.sums])
+        out.sums[k] = np.array([_exact_sum(stack[:, i].tolist()) for i in range(n)])
+    for p in partials:
+        for k, v in p.maxima.items():
+            out.maximum(k, v)
+        out.pixels += p.pixels
+    return out

@@ -1,0 +1,121 @@
+"""Reading the pixels a tile needs (its own, its halo, its border stand-ins) in as few windows as possible.
+
+A tile asks for sets of global row and column positions (produced by the border maps of
+:mod:`pansharp_iqa.tiled.borders`); :func:`fetch` reads each run of consecutive positions once,
+converts to float64 with the in-memory validation (finite values), applies the scale, and returns a
+:class:`Patch` that answers ``take(rows, cols)`` for any positions inside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..validation import as_image
+from .borders import consecutive_runs
+from .sources import Source
+
+__all__ = ["Patch", "fetch"]
+
+
+@dataclasses.dataclass
+class Patch:
+    """Float64 pixels of a source at a sorted set of global rows and columns.
+
+    Attributes
+    ----------
+    rows, cols : ndarray of int
+        Sorted unique global positions held (pixels).
+    data : ndarray, shape (len(rows), len(cols), B), float64
+        Values in DN (after ``scale``).
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    data: np.ndarray
+
+    def take(self, row_idx: np.ndarray, col_idx: np.ndarray) -> np.ndarray:
+        """Pixels at global positions; ``-1`` positions (zero padding) read as 0.
+
+        Parameters
+        ----------
+        row_idx, col_idx : ndarray of int
+            Global positions (from the border maps), each held by the patch or ``-1``.
+
+        Returns
+        -------
+        ndarray, shape (len(row_idx), len(col_idx), B), float64 (a new array)
+        """
+        ri = np.asarray(row_idx, dtype=np.int64)
+        ci = np.asarray(col_idx, dtype=np.int64)
+        pr = np.searchsorted(self.rows, ri)
+        pc = np.searchsorted(self.cols, ci)
+        zr, zc = ri < 0, ci < 0
+        pr[zr] = 0
+        pc[zc] = 0
+        if not (np.array_equal(self.rows[pr[~zr]], ri[~zr]) and np.array_equal(self.cols[pc[~zc]], ci[~zc])):
+            raise AssertionError("tile patch does not hold a requested pixel (halo planning error)")
+        if (np.all(np.diff(pr) == 1) and np.all(np.diff(pc) == 1)) and not (zr.any() or zc.any()):
+            return self.data[pr[0] : pr[-1] + 1, pc[0] : pc[-1] + 1].copy()
+        out = self.data[pr][:, pc]
+        if zr.any():
+            out[zr] = 0.0
+        if zc.any():
+            out[:, zc] = 0.0
+        return out
+
+
+def _union(sets: Sequence[np.ndarray]) -> np.ndarray:
+    parts = [np.asarray(s, dtype=np.int64).ravel() for s in sets]
+    allv = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+    return allv[allv >= 0]
+
+
+def fetch(
+    source: Source,
+    row_sets: Sequence[np.ndarray],
+    col_sets: Sequence[np.ndarray],
+    *,
+    scale: float = 1.0,
+) -> tuple[Patch, dict[str, float]]:
+    """Read the union of the requested positions (product of rows and columns) from a source.
+
+    Parameters
+    ----------
+    source : Source
+    row_sets, col_sets : sequence of ndarray of int
+        Global positions needed (``-1`` entries ignored); the patch holds their union's product.
+    scale : float
+        Multiplier to DN applied after the float64 conversion (as ``evaluate_*`` do).
+
+    Returns
+    -------
+    patch : Patch
+    stats : dict
+        ``"max"`` and ``"maxabs"`` of the scaled values read (for the whole-image range checks).
+
+    Raises
+    ------
+    InputError
+        Non-finite values in the window (same check as the in-memory path).
+    SceneReadError
+        The file cannot be read.
+    """
+    rows = _union(row_sets)
+    cols = _union(col_sets)
+    data = np.empty((rows.size, cols.size, source.shape[2]), dtype=np.float64)
+    pos_r = 0
+    for r0, r1 in consecutive_runs(rows):
+        pos_c = 0
+        for c0, c1 in consecutive_runs(cols):
+            block = as_image(source.name, source.read(r0, r1, c0, c1))
+            data[pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = block
+            pos_c += c1 - c0
+        pos_r += r1 - r0
+    if scale != 1.0:
+        data *= scale
+    top, bottom = float(data.max()), float(data.min())
+    stats = {"max": top, "maxabs": max(top, -bottom)}
+    return Patch(rows, cols, data), stats
