@@ -7,6 +7,7 @@ needs, and accumulating block/window sums. See ``docs/scale.md``.
 """
 
 from .api import evaluate_full_tiled, evaluate_reduced_tiled, prepare_full, prepare_reduced
+from .distributed import Scene, connect, evaluate_scenes, map_scenes
 from .errors import SceneReadError
 from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
@@ -15,5 +16,5 @@ from .sources import is_lazy_input, open_source
 __all__ = [
     "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",
     "is_lazy_input", "open_source", "SceneReadError", "run_jobs", "TiledJob", "JobOutcome",
-    "DEFAULT_TILE_SIZE",
+    "DEFAULT_TILE_SIZE", "Scene", "evaluate_scenes", "map_scenes", "connect",
 ]

@@ -98,6 +98,9 @@ _POOL_JOBS: list[tuple[Callable[[Any, Tile], Partial], Any]] = []
 
 def _pool_init(jobs: list[tuple[Callable[[Any, Tile], Partial], Any]]) -> None:
     global _POOL_JOBS
+    from .sources import forget_open_datasets
+
+    forget_open_datasets()
     _POOL_JOBS = jobs
     limit_worker_threads()
 
@@ -130,7 +133,26 @@ def _single_threaded_children() -> Iterator[None]:
 Event = tuple[int, int, "Partial | BaseException"]
 
 
+@contextlib.contextmanager
+def _one_opencv_thread() -> Iterator[None]:
+    """OpenCV single-threaded while tiles run here, as in workers: its box filter's running sums
+    depend on how rows are split among threads, and the numbers must not depend on the executor."""
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
+
+
 def _serial(jobs: Sequence[TiledJob]) -> Iterator[Event]:
+    with _one_opencv_thread():
+        yield from _serial_run(jobs)
+
+
+def _serial_run(jobs: Sequence[TiledJob]) -> Iterator[Event]:
     for j, job in enumerate(jobs):
         for t, tile in enumerate(job.tiles):
             try:
@@ -145,7 +167,10 @@ def _serial(jobs: Sequence[TiledJob]) -> Iterator[Event]:
 def _pool(jobs: Sequence[TiledJob], workers: int) -> Iterator[Event]:
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    ctx = multiprocessing.get_context("spawn")
+    # fork, as pansharp-eval's runner: works from scripts without a __main__ guard; the workers
+    # drop the parent's open GDAL handles (see _pool_init)
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix" else "spawn")
     with _single_threaded_children(), ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_pool_init,
         initargs=([(job.tile_fn, job.ctx) for job in jobs],),

@@ -167,7 +167,9 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
             gf = _filter_zero(fus, _SOBEL).reshape(fus.shape)
             gr = _filter_zero(ref, _SOBEL).reshape(ref.shape)
         gf, gr = gf[1:-1, 1:-1], gr[1:-1, 1:-1]
-        out.add("scc", [np.vdot(gf, gr), np.vdot(gf, gf), np.vdot(gr, gr)])
+        # einsum, not BLAS vdot: a thread-count-independent sum (identical on every executor)
+        out.add("scc", [np.einsum("ijk,ijk->", gf, gr), np.einsum("ijk,ijk->", gf, gf),
+                        np.einsum("ijk,ijk->", gr, gr)])
     return out
 
 

@@ -186,6 +186,12 @@ _LOCAL = threading.local()
 _MAX_OPEN = 16
 
 
+def forget_open_datasets() -> None:
+    """Drop this thread's cached dataset handles (in a freshly forked worker: never share the
+    parent's file offsets), without closing the parent's files."""
+    _LOCAL.datasets = OrderedDict()
+
+
 def _open_dataset(path: str) -> Any:
     cache: OrderedDict[str, Any] | None = getattr(_LOCAL, "datasets", None)
     if cache is None:
@@ -196,13 +202,14 @@ def _open_dataset(path: str) -> Any:
         return ds
     import rasterio
 
+    message = None
     try:
         ds = rasterio.open(path)
     except Exception as exc:  # noqa: BLE001 - any GDAL failure is this scene's read error
-        raise SceneReadError(
-            f"cannot open {path} as a GeoTIFF: {type(exc).__name__}: {exc}. The file is missing, "
-            "corrupt or not a raster; re-export or re-download it"
-        ) from None
+        message = (f"cannot open {path} as a GeoTIFF: {type(exc).__name__}: {str(exc).rstrip('.')}. The file "
+                   "is missing, corrupt or not a raster; re-export or re-download it")
+    if message is not None:  # raised outside the handler: no unpicklable GDAL exception as context
+        raise SceneReadError(message)
     cache[path] = ds
     while len(cache) > _MAX_OPEN:
         _, old = cache.popitem(last=False)
@@ -243,14 +250,16 @@ class RasterioSource(Source):
         from rasterio.windows import Window
 
         ds = _open_dataset(self.path)
+        message = None
         try:
             data = ds.read(window=Window(c0, r0, c1 - c0, r1 - r0))
         except Exception as exc:  # noqa: BLE001 - truncated/corrupt blocks
-            raise SceneReadError(
-                f"{self.name}: cannot read {self.path} (rows {r0}:{r1}, cols {c0}:{c1}): "
-                f"{type(exc).__name__}: {exc}. The file is corrupt or truncated; re-export or "
-                "re-download it"
-            ) from None
+            cause = f" ({exc.__cause__})" if exc.__cause__ is not None else ""
+            message = (f"{self.name}: cannot read {self.path} (rows {r0}:{r1}, cols {c0}:{c1}): "
+                       f"{type(exc).__name__}: {str(exc).rstrip('.')}{cause}. The file is corrupt or "
+                       "truncated; re-export or re-download it")
+        if message is not None:  # outside the handler: picklable for Dask (no GDAL context)
+            raise SceneReadError(message)
         return np.moveaxis(data, 0, 2)
 
     def describe(self) -> str:

@@ -1,0 +1,190 @@
+"""Many scenes, many tiles: local process pools and Dask distributed clusters.
+
+* :func:`evaluate_scenes` evaluates a list of :class:`Scene` tile-wise; all tiles of all scenes
+  share one pool (``jobs`` local processes, or the workers of the Dask cluster at ``scheduler``).
+  Each scene's outcome is its result dict or the exception that failed it (a corrupt or
+  truncated GeoTIFF gives :class:`~pansharp_iqa.tiled.errors.SceneReadError`); the other scenes
+  are not affected.
+* :func:`map_scenes` runs any picklable per-scene function (e.g. the CLI's in-memory
+  ``evaluate_scene``) on the cluster, results in input order.
+* :func:`connect` opens a client to a running scheduler (``dask scheduler`` /
+  ``dask worker tcp://HOST:8786``; see ``docs/scale.md``).
+
+Results do not depend on where tiles ran: each tile's partial sums are computed by the same code
+on the same pixels and combined in tile order with exact (``math.fsum``) sums.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from .api import prepare_full, prepare_reduced
+from .executor import JobOutcome, TiledJob, limit_worker_threads, run_jobs
+from .plan import DEFAULT_TILE_SIZE
+
+__all__ = ["Scene", "evaluate_scenes", "map_scenes", "connect"]
+
+
+@dataclasses.dataclass
+class Scene:
+    """One scene to evaluate tile-wise.
+
+    Attributes
+    ----------
+    name : str
+        Label in outcomes and progress.
+    resolution : {"reduced", "full"}
+    fused : path-like or array-like
+        Fused image (GeoTIFF path, ``.npy`` path, array...).
+    reference : path-like or array-like, optional
+        Ground truth (reduced resolution).
+    ms, pan : path-like or array-like, optional
+        Low-resolution MS and PAN (full resolution).
+    settings : dict
+        Keyword arguments of :func:`~pansharp_iqa.tiled.evaluate_reduced_tiled` or
+        :func:`~pansharp_iqa.tiled.evaluate_full_tiled` (``ratio``, ``bits``, ``sensor``,
+        ``protocol``, ``scale``, ``threshold``, ``nan_policy``).
+    """
+
+    name: str
+    resolution: Literal["reduced", "full"]
+    fused: Any
+    reference: Any = None
+    ms: Any = None
+    pan: Any = None
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def prepare(self, tile_size: int) -> TiledJob:
+        """Validate and plan the scene (opens file headers; raises on bad input)."""
+        if self.resolution == "reduced":
+            return prepare_reduced(self.fused, self.reference, tile_size=tile_size, name=self.name, **self.settings)
+        if self.resolution == "full":
+            return prepare_full(self.fused, self.ms, self.pan, tile_size=tile_size, name=self.name, **self.settings)
+        from ..validation import InputError
+
+        raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
+
+
+def connect(scheduler: str, *, timeout: float = 30.0) -> Any:
+    """Client of a running Dask scheduler.
+
+    Parameters
+    ----------
+    scheduler : str
+        Address, e.g. ``"tcp://10.0.0.5:8786"`` (printed by ``dask scheduler``).
+    timeout : float
+        Seconds to wait for the connection.
+
+    Returns
+    -------
+    distributed.Client
+        Close it when done (``client.close()``), or use it as a context manager.
+
+    Raises
+    ------
+    OSError
+        The scheduler cannot be reached (message names the address).
+    """
+    import distributed
+
+    try:
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise OSError(
+            f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); start one with 'dask scheduler' "
+            "and workers with 'dask worker tcp://HOST:8786', and check the address and firewall"
+        ) from None
+
+
+def evaluate_scenes(
+    scenes: Sequence[Scene],
+    *,
+    jobs: int = 1,
+    scheduler: Any = None,
+    tile_size: int = DEFAULT_TILE_SIZE,
+    progress: bool = False,
+) -> list[JobOutcome]:
+    """Evaluate scenes tile-wise; one scene's failure does not stop the others.
+
+    Parameters
+    ----------
+    scenes : sequence of Scene
+    jobs : int, default 1
+        Local worker processes (ignored with ``scheduler``).
+    scheduler : str or distributed.Client, optional
+        Dask scheduler address or client; the workers must read the files at the same paths.
+    tile_size : int, default 512
+        Tile side in pixels (rounded up to the block grid).
+    progress : bool
+        tqdm bar: tiles done / total, megapixels per second.
+
+    Returns
+    -------
+    list of JobOutcome
+        In the order of ``scenes``: ``outcome.result`` (the same dict as ``evaluate_reduced`` /
+        ``evaluate_full`` plus ``card["tiling"]``) or ``outcome.error`` (``SceneReadError`` for
+        unreadable files, ``InputError`` for bad inputs, ...).
+    """
+    start = time.perf_counter()
+    prepared: list[TiledJob | JobOutcome] = []
+    for scene in scenes:
+        try:
+            prepared.append(scene.prepare(tile_size))
+        except Exception as exc:  # noqa: BLE001 - fails this scene only
+            prepared.append(JobOutcome(scene.name, None, exc, time.perf_counter() - start))
+    runnable = [p for p in prepared if isinstance(p, TiledJob)]
+    ran = iter(run_jobs(runnable, workers=jobs, scheduler=scheduler, progress=progress, desc="scenes' tiles")
+               if runnable else [])
+    return [next(ran) if isinstance(p, TiledJob) else p for p in prepared]
+
+
+def _call(fn: Callable[[Any], Any], item: Any) -> Any:
+    limit_worker_threads()
+    return fn(item)
+
+
+def map_scenes(
+    fn: Callable[[Any], Any],
+    items: Sequence[Any],
+    *,
+    scheduler: Any,
+    progress: bool = False,
+) -> list[Any]:
+    """Run a picklable per-scene function on a Dask cluster; results in input order.
+
+    Parameters
+    ----------
+    fn : callable
+        Module-level function of one picklable argument (e.g. the CLI's ``evaluate_scene``, which
+        never raises); an exception raised by ``fn`` is returned in that item's place.
+    items : sequence
+    scheduler : str or distributed.Client
+    progress : bool
+        tqdm bar of items done.
+
+    Returns
+    -------
+    list
+        ``fn(item)`` or the exception it raised, per item.
+    """
+    import distributed
+    from tqdm.auto import tqdm
+
+    own = not isinstance(scheduler, distributed.Client)
+    client = connect(scheduler) if own else scheduler
+    try:
+        futures = [client.submit(_call, fn, item, pure=False) for item in items]
+        index = {f.key: i for i, f in enumerate(futures)}
+        out: list[Any] = [None] * len(futures)
+        with tqdm(total=len(futures), unit="scene", disable=not progress) as bar:
+            for fut in distributed.as_completed(futures):
+                i = index[fut.key]
+                out[i] = fut.exception() if fut.status == "error" else fut.result()
+                bar.update(1)
+        return out
+    finally:
+        if own:
+            client.close()
