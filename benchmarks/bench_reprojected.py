@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=default_data)
     args = parser.parse_args(argv)
     if args.threads:
-        os.environ["PANSHARP_IQA_THREADS"] = str(args.threads)
+        os.environ["PANSHARP_THREADS"] = str(args.threads)
 
     from pansharp_iqa.reprojected import (
         coregister,

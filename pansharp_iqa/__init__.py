@@ -28,6 +28,18 @@ from .resample import imresize, interp23tap
 from .sensors import Sensor, UnknownSensorError, get_sensor, list_sensors, resolve_sensor
 from .validation import InputError
 
+
+def __getattr__(name: str):
+    # reprojection-protocol functions, imported on first use (keeps `import pansharp_iqa` light)
+    if name in _REPROJECTED:
+        from . import reprojected
+
+        return getattr(reprojected, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_REPROJECTED = ("r_q2n", "r_q", "r_sam", "r_ergas", "d_rho", "d_lambda_k_ms", "coregister", "evaluate_reprojected")
+
 __all__ = [
     "__version__",
     "Sensor", "UnknownSensorError", "get_sensor", "list_sensors", "resolve_sensor",
@@ -38,4 +50,5 @@ __all__ = [
     "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
     "Protocol", "get_protocol", "list_protocols",
     "InputError", "ConstantBlockError",
+    *_REPROJECTED,
 ]

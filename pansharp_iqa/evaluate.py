@@ -272,6 +272,7 @@ def evaluate_full(
 
         result = evaluate_reprojected(fus, ms_arr, pan_arr, sensor=s, ratio=ratio)
         details = result.pop("details", {})
+        details.pop("timings_s", None)  # run-dependent; not part of a reproducible card
         card = protocol_card(proto, **common, reprojection=details)
         return {**{k: float(result[k]) for k in proto.full_indexes}, "protocol": card}
 

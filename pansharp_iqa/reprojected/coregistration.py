@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ._common import as_image, as_pan, input_error
-from ._parallel import chunks, n_workers, parallel_map
+from ..parallel import chunks, parallel_map
+from ..parallel import n_threads as n_workers
 from .correlation import IntegralMethod, box_sum, centre_and_energy, clip_sums, rho_from_sums
 from .filtering import filter_replicate
 

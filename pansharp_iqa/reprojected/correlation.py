@@ -23,7 +23,8 @@ import cv2
 import numpy as np
 
 from ._common import as_image, as_pan, input_error
-from ._parallel import chunks, n_workers, parallel_map
+from ..parallel import chunks, parallel_map
+from ..parallel import n_threads as n_workers
 
 __all__ = [
     "SXX_FLOOR",

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from ._common import band_planes, input_error
-from ._parallel import parallel_map
+from ..parallel import parallel_map
 
 __all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
 

@@ -22,7 +22,8 @@ import numpy as np
 from pansharp_iqa.hypercomplex import block_q_values
 
 from ._common import as_image, as_pan, input_error, resolve_inputs
-from ._parallel import n_workers, parallel_map
+from ..parallel import n_threads as n_workers
+from ..parallel import parallel_map
 from .coregistration import coregister
 from .correlation import IntegralMethod, field_parts, mean_one_minus_rho, rho_from_sums
 from .filtering import reproject

@@ -171,3 +171,21 @@ def test_wrong_band_count_names_the_subset_fix():
         pi.evaluate_full(fused, ms, pan, sensor="WV3")
     res = pi.evaluate_full(fused, ms, pan, sensor="WV3[4band]")
     assert res["protocol"]["ms_gnyq"] == [0.355, 0.36, 0.365, 0.335]
+
+
+def _child_q_index(_):
+    rng = np.random.default_rng(12)
+    x = rng.normal(500, 50, size=(64, 64, 4))
+    return pi.q_index(x, x + 1.0)
+
+
+def test_band_threads_survive_fork():
+    # the thread pool exists in the parent; a forked worker (e.g. pansharp-eval --jobs N) must not
+    # reuse its dead copy (that deadlocked before the at-fork reset)
+    import multiprocessing as mp
+
+    expected = _child_q_index(0)
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        result = pool.map_async(_child_q_index, [0]).get(timeout=60)
+    assert result == [expected]
