@@ -174,7 +174,8 @@ def show_images(images: dict[str, np.ndarray], *, bands: tuple[int, ...] | None 
 
     ncols = ncols or len(images)
     nrows = -(-len(images) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols, size * nrows + 0.4), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols, (size + 0.3) * nrows + 0.3),
+                             squeeze=False, layout="constrained")
     for ax in axes.ravel():
         ax.axis("off")
     for ax, (title, img) in zip(axes.ravel(), images.items()):
@@ -185,7 +186,6 @@ def show_images(images: dict[str, np.ndarray], *, bands: tuple[int, ...] | None 
         ax.set_title(title, fontsize=9)
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
     return fig
 
 
