@@ -225,7 +225,8 @@ def test_03_nlrnet_smoke():
     assert set(table) == {*BASELINES, "NLRNet"}
     for m, vals in table.items():
         assert 0.0 <= vals["Q2n"] <= 1.0 and vals["SAM"] >= 0.0, m
-    # pansharp-eval and the trainer's own scoring agree to the last digit (same core)
-    assert table["NLRNet"]["Q2n"] == pytest.approx(s["nlrnet_infer_metrics"]["Q2n"], rel=1e-9)
+    # pansharp-eval and infer's own scoring agree (same core; the result file is float32)
+    for k in ("Q2n", "Q", "SAM", "ERGAS", "SCC"):
+        assert table["NLRNet"][k] == pytest.approx(s["nlrnet_infer_metrics"][k], rel=1e-6, abs=1e-6), k
     assert s["train_steps"] >= 1 and all(l == l for l in s["losses"])  # finite, not NaN
     assert n_figures(nb) >= 3
