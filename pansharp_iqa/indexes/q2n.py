@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..hypercomplex import block_q_values
+from ..parallel import parallel_map
 from ..validation import InputError, as_image, check_dn_scale, check_min_size, check_same_shape
 
 __all__ = ["q2n", "to_uint16_matlab"]
@@ -116,16 +117,28 @@ def _q2n_core(
         pad = ((0, est1), (0, est2), (0, 0))
         ref = np.pad(ref, pad, mode="symmetric")
         fus = np.pad(fus, pad, mode="symmetric")
-    ref = to_uint16_matlab(ref)
-    fus = to_uint16_matlab(fus)
     n_comp = 1 << (nb - 1).bit_length()
-    ref_b = _gather_blocks(ref, sy, sx, block_size)
-    fus_b = _gather_blocks(fus, sy, sx, block_size)
-    if n_comp != nb:
-        zeros = np.zeros(ref_b.shape[:2] + (n_comp - nb,))
-        ref_b = np.concatenate([ref_b, zeros], axis=2)
-        fus_b = np.concatenate([fus_b, zeros], axis=2)
-    values = block_q_values(ref_b, fus_b)
+
+    def blocks_for(rows: slice, starts_y: np.ndarray) -> np.ndarray:
+        r = to_uint16_matlab(ref[rows])
+        f = to_uint16_matlab(fus[rows])
+        rb = _gather_blocks(r, starts_y, sx, block_size)
+        fb = _gather_blocks(f, starts_y, sx, block_size)
+        if n_comp != nb:
+            zeros = np.zeros(rb.shape[:2] + (n_comp - nb,))
+            rb = np.concatenate([rb, zeros], axis=2)
+            fb = np.concatenate([fb, zeros], axis=2)
+        return block_q_values(rb, fb)
+
+    if shift == block_size:
+        # non-overlapping blocks: one task per pair of block rows (cache-sized working set)
+        groups = [sy[i : i + 2] for i in range(0, len(sy), 2)]
+        parts = parallel_map(
+            lambda g: blocks_for(slice(int(g[0]), int(g[-1]) + block_size), g - g[0]), groups
+        )
+        values = np.concatenate(parts)
+    else:
+        values = blocks_for(slice(None), sy)
     value = float(values.mean())
     if return_map:
         return value, values.reshape(len(sy), len(sx))

@@ -14,7 +14,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from ..parallel import map_bands
+from ..parallel import parallel_map
 from ..validation import InputError, as_image, check_same_shape
 
 __all__ = ["scc", "sobel_magnitude"]
@@ -43,22 +43,41 @@ def sobel_magnitude(img: np.ndarray) -> np.ndarray:
     return np.sqrt(gy * gy + gx * gx).reshape(np.shape(img))
 
 
+_STRIP_ROWS = 64
+
+
+def _strip_filter(img: np.ndarray, r0: int, r1: int, kernel: np.ndarray, magnitude: bool) -> np.ndarray:
+    """Rows r0..r1 of the zero-padded 3x3 filtering of ``img`` (2-D), using a one-row halo."""
+    a, b = max(r0 - 1, 0), min(r1 + 1, img.shape[0])
+    src = img[a:b]
+    out = sobel_magnitude(src) if magnitude else _filter_zero(src, kernel).reshape(src.shape)
+    return out[r0 - a : r0 - a + (r1 - r0)]
+
+
 def _scc_core(ref: np.ndarray, fus: np.ndarray, variant: str) -> float:
     if variant == "2020":
         if min(ref.shape[:2]) < 3:
             raise InputError("reference: SCC needs images of at least 3x3 pixels")
-        gf = np.stack(map_bands(lambda b: sobel_magnitude(fus[1:-1, 1:-1, b]), fus.shape[2]), axis=2)
-        gr = np.stack(map_bands(lambda b: sobel_magnitude(ref[1:-1, 1:-1, b]), ref.shape[2]), axis=2)
+        ref, fus, magnitude = ref[1:-1, 1:-1], fus[1:-1, 1:-1], True
     elif variant == "2015":
-        gf = _filter_zero(fus, _SOBEL).reshape(fus.shape)
-        gr = _filter_zero(ref, _SOBEL).reshape(ref.shape)
+        magnitude = False
     else:
         raise InputError(f"variant must be '2020' or '2015', got {variant!r}")
-    num = float(np.vdot(gf, gr))
-    den = float(np.sqrt(np.vdot(gf, gf))) * float(np.sqrt(np.vdot(gr, gr)))
+    h, _, nb = ref.shape
+    tasks = [(b, r0) for b in range(nb) for r0 in range(0, h, _STRIP_ROWS)]
+
+    def one(task: tuple[int, int]) -> tuple[float, float, float]:
+        b, r0 = task
+        r1 = min(r0 + _STRIP_ROWS, h)
+        gf = _strip_filter(fus[:, :, b], r0, r1, _SOBEL, magnitude)
+        gr = _strip_filter(ref[:, :, b], r0, r1, _SOBEL, magnitude)
+        return float(np.vdot(gf, gr)), float(np.vdot(gf, gf)), float(np.vdot(gr, gr))
+
+    num, sff, srr = np.array(parallel_map(one, tasks)).sum(axis=0)
+    den = float(np.sqrt(sff)) * float(np.sqrt(srr))
     if den == 0:
         raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
-    return num / den
+    return float(num) / den
 
 
 def scc(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..parallel import map_bands
+from ..parallel import parallel_map
 from ..validation import as_image, check_min_size, check_same_shape
 
 __all__ = [
@@ -20,7 +20,9 @@ __all__ = [
 ]
 
 
-def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
+def uiqi_map(
+    x: np.ndarray, y: np.ndarray, block_size: int = 32, *, shift: tuple[float, float] | None = None
+) -> np.ndarray:
     """UIQI map of two 2-D bands on a sliding window (toolbox ``img_qi``), 'valid' windows only.
 
     Window sums are taken on data shifted by the rounded band means (the UIQI terms are
@@ -33,6 +35,9 @@ def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
         Reference and test band (float64).
     block_size : int
         Window side.
+    shift : (float, float), optional
+        Integer offsets subtracted before summing (default: the rounded band means). Pass the
+        whole band's values when computing the map strip by strip.
 
     Returns
     -------
@@ -41,7 +46,7 @@ def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
     """
     bs = int(block_size)
     n = float(bs * bs)
-    cx, cy = np.round(x.mean()), np.round(y.mean())
+    cx, cy = (np.round(x.mean()), np.round(y.mean())) if shift is None else shift
     stack = np.empty(x.shape + (5,))
     np.subtract(x, cx, out=stack[:, :, 0])
     np.subtract(y, cy, out=stack[:, :, 1])
@@ -75,11 +80,29 @@ def uiqi_map(x: np.ndarray, y: np.ndarray, block_size: int = 32) -> np.ndarray:
     return out
 
 
+_STRIP_ROWS = 64  # output rows per task: keeps each task's temporaries in cache
+
+
 def _q_index_core(ref: np.ndarray, fus: np.ndarray, block_size: int, return_map: bool):
-    maps = map_bands(lambda b: uiqi_map(ref[:, :, b], fus[:, :, b], block_size), ref.shape[2])
-    value = float(np.mean([m.mean() for m in maps]))
+    h, w, nb = ref.shape
+    out_h, out_w = h - block_size + 1, w - block_size + 1
+    shifts = [(np.round(ref[:, :, b].mean()), np.round(fus[:, :, b].mean())) for b in range(nb)]
+    tasks = [(b, r0) for b in range(nb) for r0 in range(0, out_h, _STRIP_ROWS)]
+    qmap = np.empty((out_h, out_w, nb)) if return_map else None
+
+    def one(task: tuple[int, int]) -> float:
+        b, r0 = task
+        r1 = min(r0 + _STRIP_ROWS, out_h)
+        rows = slice(r0, r1 + block_size - 1)
+        strip = uiqi_map(ref[rows, :, b], fus[rows, :, b], block_size, shift=shifts[b])
+        if qmap is not None:
+            qmap[r0:r1, :, b] = strip
+        return float(strip.sum())
+
+    sums = np.array(parallel_map(one, tasks)).reshape(nb, -1).sum(axis=1)
+    value = float(np.mean(sums / (out_h * out_w)))
     if return_map:
-        return value, np.stack(maps, axis=2)
+        return value, qmap
     return value
 
 
@@ -139,11 +162,18 @@ def block_moments(img: np.ndarray, block_size: int) -> tuple[np.ndarray, np.ndar
     cov : ndarray, shape (n_blocks, C, C)
         As MATLAB's ``cov`` (centred, divided by N-1).
     """
-    blocks = blocks_of(img, block_size)
-    mean = blocks.mean(axis=1)
-    blocks -= mean[:, None, :]
-    cov = np.matmul(np.swapaxes(blocks, 1, 2), blocks) / (blocks.shape[1] - 1)
-    return mean, cov
+    ny = img.shape[0] // block_size
+
+    def rows(i0: int) -> tuple[np.ndarray, np.ndarray]:
+        blocks = blocks_of(img[i0 * block_size : min(i0 + 2, ny) * block_size], block_size)
+        mean = blocks.mean(axis=1)
+        blocks -= mean[:, None, :]
+        cov = np.matmul(np.swapaxes(blocks, 1, 2), blocks) / (blocks.shape[1] - 1)
+        return mean, cov
+
+    # two block rows per task: a cache-sized working set, in threads
+    parts = parallel_map(rows, list(range(0, ny, 2)))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def uiqi_from_moments(cxy, vx, vy, mx, my) -> np.ndarray:
