@@ -11,7 +11,7 @@ import dataclasses
 
 from .validation import InputError
 
-__all__ = ["Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL"]
+__all__ = ["Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL", "INDEX_DIRECTIONS"]
 
 DEFAULT_PROTOCOL = "toolbox2020"
 
@@ -73,6 +73,13 @@ class Protocol:
 
 
 _RR = ("Q2n", "Q", "SAM", "ERGAS", "SCC")
+
+#: +1: higher is better, -1: lower is better, for every index any protocol returns.
+INDEX_DIRECTIONS: dict[str, int] = {
+    "Q2n": 1, "Q": 1, "SCC": 1, "QNR": 1, "HQNR": 1, "R-Q2n": 1, "R-Q": 1,
+    "SAM": -1, "ERGAS": -1, "D_lambda": -1, "D_s": -1, "D_lambda_K": -1,
+    "R-SAM": -1, "R-ERGAS": -1, "D_rho": -1,
+}
 
 _PROTOCOLS: dict[str, Protocol] = {
     p.name: p

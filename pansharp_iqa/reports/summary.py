@@ -9,13 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from ..protocols import INDEX_DIRECTIONS
+
 __all__ = ["METRIC_DIRECTIONS", "Summary", "metric_order", "summarise"]
 
-#: +1: higher is better, -1: lower is better (Vivone et al., IEEE GRSM 2021, Tables 3-4).
-METRIC_DIRECTIONS: dict[str, int] = {
-    "Q2n": 1, "Q": 1, "SCC": 1, "QNR": 1, "HQNR": 1,
-    "SAM": -1, "ERGAS": -1, "D_lambda": -1, "D_s": -1, "D_lambda_K": -1,
-}
+#: +1: higher is better, -1: lower is better (defined with the protocols, for every index they return).
+METRIC_DIRECTIONS: dict[str, int] = INDEX_DIRECTIONS
 
 
 def metric_order(records: Sequence[Mapping[str, Any]]) -> list[str]:
