@@ -180,7 +180,7 @@ def map_scenes(
         index = {f.key: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(futures)
         with tqdm(total=len(futures), unit="scene", disable=not progress) as bar:
-            for fut in distributed.as_completed(futures):
+            for fut in distributed.as_completed(futures, loop=client.loop):
                 i = index[fut.key]
                 out[i] = fut.exception() if fut.status == "error" else fut.result()
                 bar.update(1)

@@ -167,10 +167,9 @@ def _serial_run(jobs: Sequence[TiledJob]) -> Iterator[Event]:
 def _pool(jobs: Sequence[TiledJob], workers: int) -> Iterator[Event]:
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    # fork, as pansharp-eval's runner: works from scripts without a __main__ guard; the workers
-    # drop the parent's open GDAL handles (see _pool_init)
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix" else "spawn")
+    # spawn: fresh interpreters inherit no locks held by the parent's threads (GDAL, Dask, tqdm)
+    # nor its open file offsets; scripts need the usual ``if __name__ == "__main__":`` guard
+    ctx = multiprocessing.get_context("spawn")
     with _single_threaded_children(), ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_pool_init,
         initargs=([(job.tile_fn, job.ctx) for job in jobs],),
@@ -210,7 +209,7 @@ def _dask(jobs: Sequence[TiledJob], scheduler: Any) -> Iterator[Event]:
                 fut = client.submit(_dask_task, job.tile_fn, ctx_future, tile, pure=False)
                 where[fut.key] = (j, t, fut)
         failed: set[int] = set()
-        for fut in distributed.as_completed([v[2] for v in where.values()]):
+        for fut in distributed.as_completed([v[2] for v in where.values()], loop=client.loop):
             j, t, _ = where[fut.key]
             if j in failed or fut.cancelled():
                 continue
