@@ -17,33 +17,11 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from ..mtf import filter_replicate
 from ._common import band_planes, input_error
 from ..parallel import parallel_map
 
 __all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
-
-
-def filter_replicate(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    """Same-size cross-correlation of one plane with an edge-replicated border, in float64.
-
-    Parameters
-    ----------
-    plane : ndarray, shape (H, W)
-        Image (any real dtype; units kept).
-    kernel : ndarray, shape (k, k), k odd
-        Taps, anchored at the centre.
-
-    Returns
-    -------
-    ndarray, shape (H, W), float64
-        ``out[y, x] = sum_{u,v} kernel[u, v] * P[y + u, x + v]`` with ``P`` the plane replicate-padded
-        by ``k // 2`` on every side.
-    """
-    src = np.ascontiguousarray(plane, dtype=np.float64)
-    ker = np.ascontiguousarray(kernel, dtype=np.float64)
-    if ker.ndim != 2 or ker.shape[0] != ker.shape[1] or ker.shape[0] % 2 == 0:
-        raise input_error(f"kernel must be square with an odd side, got shape {ker.shape}")
-    return cv2.filter2D(src, cv2.CV_64F, ker, anchor=(-1, -1), delta=0.0, borderType=cv2.BORDER_REPLICATE)
 
 
 def filter_replicate_direct(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray:
