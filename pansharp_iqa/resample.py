@@ -39,20 +39,22 @@ def _upsample2_axis(x: np.ndarray, axis: int, samples_at_odd: bool) -> np.ndarra
     existing samples are kept and each new sample is the 12-tap combination of the old samples at
     odd distances on the doubled grid, with circular (wrap-around) indexing.
     """
-    if axis == 1:
-        return _upsample2_axis(x.T, 0, samples_at_odd).T
-    n = x.shape[0]
-    padded = np.pad(x, ((7, 7), (0, 0)), mode="wrap")
-    # d[y] = sum_j P[j] * padded[y + j]   (correlation anchored at the first tap)
-    d = cv2.filter2D(padded, cv2.CV_64F, _POLYPHASE.reshape(-1, 1), anchor=(0, 0),
-                     borderType=cv2.BORDER_CONSTANT)
-    out = np.empty((2 * n, x.shape[1]), dtype=np.float64)
-    if samples_at_odd:
-        # new sample 2i lies between old i-1 and i: old neighbours i-6 .. i+5
-        out[1::2], out[0::2] = x, d[1 : n + 1]
+    n = x.shape[axis]
+    pad = ((7, 7), (0, 0)) if axis == 0 else ((0, 0), (7, 7))
+    padded = np.pad(x, pad, mode="wrap")
+    kernel = _POLYPHASE.reshape(-1, 1) if axis == 0 else _POLYPHASE.reshape(1, -1)
+    # d[y] = sum_j P[j] * padded[y + j] along the axis (correlation anchored at the first tap)
+    d = cv2.filter2D(padded, cv2.CV_64F, kernel, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
+    shape = (2 * n, x.shape[1]) if axis == 0 else (x.shape[0], 2 * n)
+    out = np.empty(shape, dtype=np.float64)
+    # samples at odd positions: new sample 2i lies between old i-1 and i (old neighbours i-6..i+5);
+    # samples at even positions: new sample 2i+1 lies between old i and i+1 (old i-5..i+6)
+    keep, new, first = (slice(1, None, 2), slice(0, None, 2), 1) if samples_at_odd else (
+        slice(0, None, 2), slice(1, None, 2), 2)
+    if axis == 0:
+        out[keep], out[new] = x, d[first : first + n]
     else:
-        # new sample 2i+1 lies between old i and i+1: old neighbours i-5 .. i+6
-        out[0::2], out[1::2] = x, d[2 : n + 2]
+        out[:, keep], out[:, new] = x, d[:, first : first + n]
     return out
 
 
@@ -92,7 +94,7 @@ def interp23tap(image: np.ndarray, ratio: int) -> np.ndarray:
         out = np.ascontiguousarray(bands[:, :, b])
         for step in range(steps):
             first = step == 0
-            out = np.ascontiguousarray(_upsample2_axis(out, 0, samples_at_odd=first))
+            out = _upsample2_axis(out, 0, samples_at_odd=first)
             out = _upsample2_axis(out, 1, samples_at_odd=first)
         result[:, :, b] = out
 
