@@ -22,7 +22,7 @@ from .plan import Tile
 
 __all__ = ["TiledJob", "JobOutcome", "run_jobs", "limit_worker_threads"]
 
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "PANSHARP_THREADS")
 
 
 @dataclasses.dataclass
@@ -84,12 +84,14 @@ _WORKER_LIMITED = False
 
 
 def limit_worker_threads() -> None:
-    """One compute thread per worker process (OpenCV), so N workers use N cores."""
+    """One compute thread per worker process (OpenCV and the core's band/strip threads,
+    ``PANSHARP_THREADS``), so N workers use N cores without oversubscription."""
     global _WORKER_LIMITED
     if not _WORKER_LIMITED:
         import cv2
 
         cv2.setNumThreads(1)
+        os.environ["PANSHARP_THREADS"] = "1"
         _WORKER_LIMITED = True
 
 
