@@ -192,6 +192,22 @@ def forget_open_datasets() -> None:
     _LOCAL.datasets = OrderedDict()
 
 
+#: GDAL block cache per process (MB), unless GDAL_CACHEMAX is set: GDAL's default is 5% of the
+#: machine's memory per process, which would dominate a worker's footprint on big machines.
+GDAL_CACHE_MB = 256
+_CACHE_BOUNDED = False
+
+
+def _bound_gdal_cache() -> None:
+    global _CACHE_BOUNDED
+    if not _CACHE_BOUNDED:
+        if "GDAL_CACHEMAX" not in os.environ:
+            from rasterio.env import set_gdal_config
+
+            set_gdal_config("GDAL_CACHEMAX", GDAL_CACHE_MB)
+        _CACHE_BOUNDED = True
+
+
 def _open_dataset(path: str) -> Any:
     cache: OrderedDict[str, Any] | None = getattr(_LOCAL, "datasets", None)
     if cache is None:
@@ -202,6 +218,7 @@ def _open_dataset(path: str) -> Any:
         return ds
     import rasterio
 
+    _bound_gdal_cache()
     message = None
     try:
         ds = rasterio.open(path)
