@@ -31,10 +31,9 @@ _NAN_POLICIES = ("raise", "omit", "propagate")
 
 def _image_source(x: Any, name: str) -> Source:
     src = open_source(x, name)
-    stored = getattr(src, "array", getattr(src, "obj", None))
-    if stored is not None and getattr(stored, "ndim", 3) == 2 and name != "pan":
+    if src.stored_ndim == 2 and name != "pan":
         raise InputError(
-            f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {tuple(stored.shape)}; "
+            f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {src.shape[:2]}; "
             f"for a single band pass {name}[..., None]"
         )
     return src

@@ -44,6 +44,8 @@ class Source:
     shape: tuple[int, int, int]
     dtype: np.dtype
     kind: str = "source"
+    #: dimensions of the stored array (2 for an (H, W) array; rasters count as 3)
+    stored_ndim: int = 3
 
     def read(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Window ``[r0:r1, c0:c1]`` as an ``(r1-r0, c1-c0, B)`` array (stored dtype).
@@ -100,6 +102,7 @@ class ArraySource(Source):
 
     def __init__(self, array: np.ndarray, name: str = "image") -> None:
         self.name = name
+        self.stored_ndim = np.ndim(array)
         self.array = _as_hwb(np.asarray(array), name)
         self.shape = _shape3(self.array.shape, name)
         self.dtype = self.array.dtype
@@ -124,6 +127,7 @@ class ArrayLikeSource(Source):
     def __init__(self, obj: Any, name: str = "image") -> None:
         self.name = name
         self.obj = obj
+        self.stored_ndim = len(obj.shape)
         self.shape = _shape3(tuple(obj.shape), name)
         self.dtype = np.dtype(getattr(obj, "dtype", np.float64))
 
@@ -155,6 +159,7 @@ class MemmapSource(Source):
         self.filename = os.fspath(filename)
         self.dtype = np.dtype(dtype)
         self.file_shape = tuple(int(s) for s in shape)
+        self.stored_ndim = len(self.file_shape)
         self.shape = _shape3(self.file_shape, name)
         self.offset = int(offset)
         self._map: np.ndarray | None = None

@@ -151,6 +151,9 @@ def test_same_input_errors_as_in_memory():
     bad[150, 150, 1] = np.nan
     with pytest.raises(InputError, match="non-finite"):
         evaluate_reduced_tiled(bad, s["gt"], ratio=4, bits=11, tile_size=64)
+    for fn in (evaluate_reduced, evaluate_reduced_tiled):
+        with pytest.raises(InputError, match="expected a 3-D"):
+            fn(s["fused"][:, :, 0], s["gt"][:, :, 0], ratio=4, bits=11)
     with pytest.raises(InputError, match="not a multiple of the block size"):
         evaluate_full_tiled(s["fused"][:200, :200], s["ms"][:50, :50], s["pan"][:200, :200], sensor="QB")
 
