@@ -95,7 +95,7 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with h5py.File(out / f"{Path(data).stem}.h5", "w") as f:
-        f.create_dataset("sr", data=(fused * meta.dn_scale).astype(np.float32))
+        f.create_dataset("sr", data=(fused * meta.dn_scale).astype(np.float64))
         f.attrs.update({"result_scale": "dn", "sensor": meta.sensor, "bits": meta.bits,
                         "ratio": meta.ratio, "model": str(model)})
     scores, card = score_reduced(fused, gt, ratio=meta.ratio, bits=meta.bits)
@@ -166,7 +166,7 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
         fused = tiled_predict(predict, np.transpose(lms, (2, 0, 1)) / scale, pan / scale,
                               tile=tile, overlap=overlap, batch=batch)
         fused_dn = np.transpose(fused, (1, 2, 0)).astype(np.float64) * scale
-        sio.savemat(out / f"{scene.name}.mat", {"I_F": fused_dn.astype(np.float32)})
+        sio.savemat(out / f"{scene.name}.mat", {"I_F": fused_dn})
         if reduced:
             res = core.evaluate_reduced(fused_dn, quad["gt"], ratio=r, bits=b)
         else:

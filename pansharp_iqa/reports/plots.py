@@ -21,13 +21,14 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def _pyplot() -> Any:
-    import matplotlib
+def _figure(**kwargs: Any) -> Any:
+    """A stand-alone Agg figure: never touches pyplot's global backend (safe inside Jupyter)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def plot_boxplots(
@@ -49,7 +50,6 @@ def plot_boxplots(
     list of Path
         Files written.
     """
-    plt = _pyplot()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -59,7 +59,8 @@ def plot_boxplots(
              if r["method"] == m and r["status"] == "ok" and metric in r["metrics"]]
             for m in methods
         ]
-        fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(methods), 3.6), dpi=120)
+        fig = _figure(figsize=(1.2 + 1.1 * len(methods), 3.6), dpi=120)
+        ax = fig.subplots()
         ax.boxplot([d if d else [np.nan] for d in data], tick_labels=list(methods))
         sign = METRIC_DIRECTIONS.get(metric)
         ax.set_title(metric + ("" if sign is None else " (higher is better)" if sign > 0 else " (lower is better)"))
@@ -68,7 +69,6 @@ def plot_boxplots(
         fig.tight_layout()
         path = out / f"box_{_safe(metric)}.png"
         fig.savefig(path)
-        plt.close(fig)
         written.append(path)
     return written
 
@@ -95,11 +95,11 @@ def plot_scene_maps(
     methods = [m for m in maps if maps[m]]
     if not methods:
         return None
-    plt = _pyplot()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     sam_max = max(float(np.nanpercentile(maps[m]["SAM"], 99)) for m in methods) or 1.0
-    fig, axes = plt.subplots(2, len(methods), figsize=(2.6 * len(methods) + 1, 5.4), dpi=110, squeeze=False)
+    fig = _figure(figsize=(2.6 * len(methods) + 1, 5.4), dpi=110)
+    axes = fig.subplots(2, len(methods), squeeze=False)
     for j, method in enumerate(methods):
         im_q = axes[0, j].imshow(maps[method]["Q2n"], vmin=0, vmax=1, cmap="viridis", interpolation="nearest")
         axes[0, j].set_title(f"{method}\nQ2n per 32x32 block", fontsize=8)
@@ -113,5 +113,4 @@ def plot_scene_maps(
     fig.suptitle(scene, fontsize=9)
     path = out / f"maps_{_safe(scene)}.png"
     fig.savefig(path)
-    plt.close(fig)
     return path
