@@ -53,6 +53,7 @@ def test_readers_return_the_same_windows(tmp_path):
         open_source(tif, "x"),
     ]
     with rasterio.open(tif) as ds:
+        assert is_lazy_input(ds)
         readers.append(open_source(ds, "x"))
     kinds = [type(r) for r in readers]
     assert kinds == [ArraySource, MemmapSource, MemmapSource, ArrayLikeSource, RasterioSource, RasterioSource]
