@@ -12,6 +12,7 @@ import functools
 import sys
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -219,10 +220,21 @@ def _from_toml(data: Mapping[str, Any]) -> Sensor:
     )
 
 
+def _sensor_file_entries() -> list[Any]:
+    """The installed sensor files, or the source tree's ``sensors/`` when run from a checkout."""
+    try:
+        return list(resources.files("pansharp_iqa.sensor_files").iterdir())
+    except (ModuleNotFoundError, TypeError):
+        source_tree = Path(__file__).resolve().parent.parent / "sensors"
+        if not source_tree.is_dir():
+            raise
+        return list(source_tree.iterdir())
+
+
 @functools.lru_cache(maxsize=1)
 def _registry() -> dict[str, Sensor]:
     sensors: dict[str, Sensor] = {}
-    for entry in resources.files("pansharp_iqa.sensor_files").iterdir():
+    for entry in _sensor_file_entries():
         if entry.name.endswith(".toml"):
             sensor = _from_toml(tomllib.loads(entry.read_text(encoding="utf-8")))
             if sensor.band_names is not None and len(sensor.band_names) != len(sensor.ms_gnyq):
