@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..parallel import parallel_map
 from ..validation import InputError, as_image, check_same_shape
 
 __all__ = ["ergas"]
@@ -42,8 +43,11 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
 
 
 def _ergas_core(ref: np.ndarray, fus: np.ndarray, ratio: float) -> float:
-    mse = ((ref - fus) ** 2).mean(axis=(0, 1))
-    mu = ref.mean(axis=(0, 1))
+    def band(b: int) -> tuple[float, float]:
+        diff = ref[:, :, b] - fus[:, :, b]
+        return float(np.einsum("ij,ij->", diff, diff)) / diff.size, float(ref[:, :, b].mean())
+
+    mse, mu = np.array(parallel_map(band, list(range(ref.shape[2])))).T
     if np.any(mu == 0):
         raise InputError(
             f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"

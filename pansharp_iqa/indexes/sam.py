@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..parallel import parallel_map
 from ..validation import as_image, check_same_shape
 
 __all__ = ["sam"]
@@ -44,14 +45,27 @@ def sam(
     return _sam_core(ref, fus, return_map)
 
 
+_STRIP_ROWS = 128
+
+
 def _sam_core(ref: np.ndarray, fus: np.ndarray, return_map: bool = False):
-    dot = np.einsum("ijk,ijk->ij", ref, fus)
-    norm = np.sqrt(np.einsum("ijk,ijk->ij", ref, ref) * np.einsum("ijk,ijk->ij", fus, fus))
-    valid = norm != 0
-    angle = np.zeros(dot.shape)
-    angle[valid] = np.arccos(np.clip(dot[valid] / norm[valid], -1.0, 1.0))
-    n_valid = int(valid.sum())
-    value = float(angle[valid].sum() / n_valid * 180.0 / np.pi) if n_valid else 0.0
+    h = ref.shape[0]
+    angle_map = np.zeros(ref.shape[:2]) if return_map else None
+
+    def one(r0: int) -> tuple[float, int]:
+        r, f = ref[r0 : r0 + _STRIP_ROWS], fus[r0 : r0 + _STRIP_ROWS]
+        dot = np.einsum("ijk,ijk->ij", r, f)
+        norm = np.sqrt(np.einsum("ijk,ijk->ij", r, r) * np.einsum("ijk,ijk->ij", f, f))
+        valid = norm != 0
+        angle = np.arccos(np.clip(dot[valid] / norm[valid], -1.0, 1.0))
+        if angle_map is not None:
+            angle_map[r0 : r0 + _STRIP_ROWS][valid] = angle
+        return float(angle.sum()), int(valid.sum())
+
+    parts = parallel_map(one, list(range(0, h, _STRIP_ROWS)))
+    total = sum(p[0] for p in parts)
+    n_valid = sum(p[1] for p in parts)
+    value = float(total / n_valid * 180.0 / np.pi) if n_valid else 0.0
     if return_map:
-        return value, np.degrees(angle)
+        return value, np.degrees(angle_map)
     return value

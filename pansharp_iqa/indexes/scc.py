@@ -71,7 +71,9 @@ def _scc_core(ref: np.ndarray, fus: np.ndarray, variant: str) -> float:
         r1 = min(r0 + _STRIP_ROWS, h)
         gf = _strip_filter(fus[:, :, b], r0, r1, _SOBEL, magnitude)
         gr = _strip_filter(ref[:, :, b], r0, r1, _SOBEL, magnitude)
-        return float(np.vdot(gf, gr)), float(np.vdot(gf, gf)), float(np.vdot(gr, gr))
+        # einsum, not np.vdot: BLAS level-1 calls were 100x slower on the measured machine
+        return (float(np.einsum("ij,ij->", gf, gr)), float(np.einsum("ij,ij->", gf, gf)),
+                float(np.einsum("ij,ij->", gr, gr)))
 
     num, sff, srr = np.array(parallel_map(one, tasks)).sum(axis=0)
     den = float(np.sqrt(sff)) * float(np.sqrt(srr))

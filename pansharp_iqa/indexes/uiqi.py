@@ -47,18 +47,19 @@ def uiqi_map(
     bs = int(block_size)
     n = float(bs * bs)
     cx, cy = (np.round(x.mean()), np.round(y.mean())) if shift is None else shift
-    stack = np.empty(x.shape + (5,))
-    np.subtract(x, cx, out=stack[:, :, 0])
-    np.subtract(y, cy, out=stack[:, :, 1])
-    np.multiply(stack[:, :, 0], stack[:, :, 0], out=stack[:, :, 2])
-    np.multiply(stack[:, :, 1], stack[:, :, 1], out=stack[:, :, 3])
-    np.multiply(stack[:, :, 0], stack[:, :, 1], out=stack[:, :, 4])
+    stack = np.empty(x.shape + (4,))
+    xs, ys = stack[:, :, 0], stack[:, :, 1]
+    np.subtract(x, cx, out=xs)
+    np.subtract(y, cy, out=ys)
+    np.multiply(xs, xs, out=stack[:, :, 2])
+    stack[:, :, 2] += ys * ys  # only Sxx + Syy is needed
+    np.multiply(xs, ys, out=stack[:, :, 3])
     sums = cv2.boxFilter(stack, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
                          borderType=cv2.BORDER_CONSTANT)[: x.shape[0] - bs + 1, : x.shape[1] - bs + 1]
-    sx, sy, sxx, syy, sxy = np.moveaxis(sums, 2, 0).copy()
+    sx, sy, sxxyy, sxy = np.moveaxis(sums, 2, 0).copy()
     cov = sxy * n
     cov -= sx * sy
-    d1 = sxx + syy
+    d1 = sxxyy
     d1 *= n
     d1 -= sx * sx
     d1 -= sy * sy
