@@ -14,6 +14,7 @@ import functools
 
 import cv2
 import numpy as np
+from scipy import sparse
 
 from .parallel import map_bands
 from .validation import InputError, check_ratio
@@ -111,8 +112,8 @@ def _cubic(x: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _resize_matrix(in_len: int, scale: float) -> np.ndarray:
-    """Dense (out_len, in_len) weight matrix of MATLAB's bicubic ``imresize`` along one axis."""
+def _resize_matrix(in_len: int, scale: float) -> sparse.csr_matrix:
+    """Sparse (out_len, in_len) weight matrix of MATLAB's bicubic ``imresize`` along one axis."""
     out_len = int(np.ceil(in_len * scale))
     width = 4.0
     if scale < 1:
@@ -129,10 +130,10 @@ def _resize_matrix(in_len: int, scale: float) -> np.ndarray:
     w = w / w.sum(axis=1, keepdims=True)
     aux = np.concatenate([np.arange(1, in_len + 1), np.arange(in_len, 0, -1)])
     idx0 = aux[np.mod(idx - 1, aux.size).astype(np.int64)] - 1
-    mat = np.zeros((out_len, in_len))
-    np.add.at(mat, (np.repeat(np.arange(out_len), taps), idx0.ravel()), w.ravel())
-    mat.setflags(write=False)
-    return mat
+    # sparse (each output sample has ceil(width) + 2 taps); duplicates from mirroring are summed
+    return sparse.csr_matrix(
+        (w.ravel(), (np.repeat(np.arange(out_len), taps), idx0.ravel())), shape=(out_len, in_len)
+    )
 
 
 def imresize(image: np.ndarray, scale: float) -> np.ndarray:
@@ -163,6 +164,10 @@ def imresize(image: np.ndarray, scale: float) -> np.ndarray:
         raise InputError(f"scale must be positive, got {scale!r}")
     rows = _resize_matrix(arr.shape[0], float(scale))
     cols = _resize_matrix(arr.shape[1], float(scale))
-    tmp = np.tensordot(rows, arr, axes=(1, 0))
-    out = np.tensordot(cols, tmp, axes=(1, 1))  # (W', H', ...)
-    return np.swapaxes(out, 0, 1)
+    h, w = arr.shape[:2]
+    rest = arr.shape[2:]
+    tmp = rows @ arr.reshape(h, -1)  # rows first, as MATLAB (scales are equal)
+    tmp = tmp.reshape((rows.shape[0], w) + rest)
+    tmp = np.moveaxis(tmp, 1, 0).reshape(w, -1)
+    out = (cols @ tmp).reshape((cols.shape[0], rows.shape[0]) + rest)
+    return np.ascontiguousarray(np.moveaxis(out, 0, 1))
