@@ -66,6 +66,61 @@ def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
     return card
 
 
+def reduced_card(
+    proto: Protocol, *, ratio: int, bits: int, scale: float, threshold: bool,
+    image_shape: list[int], evaluated_shape: list[int], **extra: Any,
+) -> dict[str, Any]:
+    """Card of a reduced-resolution result (shared by the in-memory and tile-wise paths)."""
+    return protocol_card(
+        proto,
+        resolution="reduced",
+        ratio=ratio,
+        bits=bits,
+        scale=scale,
+        threshold=bool(threshold),
+        shift=proto.block_size,
+        q2n_cast=_Q2N_CAST,
+        q_window="sliding, stride 1, valid windows",
+        sam_units="degrees",
+        image_shape=list(image_shape),
+        evaluated_shape=list(evaluated_shape),
+        **extra,
+    )
+
+
+def full_card(proto: Protocol, sensor: Sensor, common: dict[str, Any], *, nan_policy: str,
+              **extra: Any) -> dict[str, Any]:
+    """Card of a toolbox-family full-resolution result (in-memory and tile-wise paths)."""
+    ratio, bs, variant = common["ratio"], proto.block_size, proto.fr_variant
+    notes: dict[str, Any] = {}
+    if "D_lambda_K" in proto.full_indexes:
+        notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + _Q2N_CAST
+    if variant == "toolbox2015":
+        notes["pan_gnyq"] = sensor.pan_gnyq_for(protocol=proto.name)
+        notes["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
+    elif variant == "qnr-paper":
+        notes["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
+    else:
+        notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
+    return protocol_card(proto, **common, p=1, q=1, alpha=1, beta=1, nan_policy=nan_policy, shift=bs,
+                         **notes, **extra)
+
+
+def fr_common_settings(sensor: Sensor, ms_gnyq: list[float], *, ratio: int, bits: int, scale: float,
+                       threshold: bool, image_shape: list[int]) -> dict[str, Any]:
+    """The card entries every full-resolution protocol records."""
+    return dict(
+        resolution="full",
+        sensor=sensor.to_dict(),
+        ms_gnyq=list(ms_gnyq),
+        ratio=ratio,
+        bits=bits,
+        scale=scale,
+        threshold=bool(threshold),
+        image_shape=list(image_shape),
+    )
+
+
 def _scaled(name: str, value: object, scale: float, *, pan: bool = False) -> np.ndarray:
     arr = as_pan(name, value) if pan else as_image(name, value)
     if scale != 1.0:
@@ -111,7 +166,9 @@ def evaluate_reduced(
     Parameters
     ----------
     fused : ndarray, shape (H, W, B)
-        Fused image at reference scale, in DN (or multiplied to DN by ``scale``).
+        Fused image at reference scale, in DN (or multiplied to DN by ``scale``). File paths
+        (GeoTIFF, .npy), rasterio datasets and lazy array-likes are evaluated tile by tile in
+        bounded memory with the same numbers (:mod:`pansharp_iqa.tiled`).
     reference : ndarray, shape (H, W, B)
         Ground truth (the original MS of the Wald protocol), in DN.
     ratio : int
@@ -136,6 +193,14 @@ def evaluate_reduced(
     ----------
     Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315; Wald et al., PE&RS 63(6), 1997.
     """
+    from .tiled.sources import is_lazy_input
+
+    if is_lazy_input(fused) or is_lazy_input(reference):
+        # file paths / rasterio datasets / lazy array-likes: same numbers, tile by tile
+        from .tiled.api import evaluate_reduced_tiled
+
+        return evaluate_reduced_tiled(fused, reference, ratio=ratio, bits=bits, protocol=protocol,
+                                      scale=scale, threshold=threshold)
     proto = get_protocol(protocol)
     if not proto.reduced_indexes:
         raise InputError(
@@ -168,19 +233,9 @@ def evaluate_reduced(
         "ERGAS": _ergas_core(ref_c, fus_c, float(ratio)),
         "SCC": _scc_core(ref_c, fus_c, proto.scc_variant),
     }
-    card = protocol_card(
-        proto,
-        resolution="reduced",
-        ratio=ratio,
-        bits=bits,
-        scale=scale,
-        threshold=bool(threshold),
-        shift=bs,
-        q2n_cast=_Q2N_CAST,
-        q_window="sliding, stride 1, valid windows",
-        sam_units="degrees",
-        image_shape=list(ref.shape),
-        evaluated_shape=list(ref_c.shape),
+    card = reduced_card(
+        proto, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+        image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape),
     )
     return {**{k: values[k] for k in proto.reduced_indexes}, "protocol": card}
 
@@ -215,7 +270,8 @@ def evaluate_full(
     Parameters
     ----------
     fused : ndarray, shape (H, W, B)
-        Fused image at PAN scale, DN; H and W multiples of 32 (toolbox requirement).
+        Fused image at PAN scale, DN; H and W multiples of 32 (toolbox requirement). File paths,
+        rasterio datasets and lazy array-likes (for all three images) are evaluated tile by tile.
     ms : ndarray, shape (H/ratio, W/ratio, B)
         Original low-resolution MS, DN.
     pan : ndarray, shape (H, W)
@@ -246,6 +302,15 @@ def evaluate_full(
     ----------
     Vivone et al., IEEE GRSM 2021; Alparone et al., PE&RS 74(2), 2008; Khan et al., IEEE TGRS 2009.
     """
+    from .tiled.sources import is_lazy_input
+
+    if any(is_lazy_input(x) for x in (fused, ms, pan)):
+        if ms_exp is not None:
+            raise InputError("ms_exp cannot be combined with file/lazy inputs (tile-wise evaluation)")
+        from .tiled.api import evaluate_full_tiled
+
+        return evaluate_full_tiled(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol,
+                                   scale=scale, threshold=threshold, nan_policy=nan_policy)
     proto = get_protocol(protocol)
     s, ratio, bits = _resolve_fr_settings(sensor, ratio, bits)
     scale = _check_scale(scale)
@@ -257,16 +322,8 @@ def evaluate_full(
     _check_reference_range("ms", ms_arr, bits)
     if threshold:
         np.clip(fus, 0.0, float(2**bits), out=fus)
-    common = dict(
-        resolution="full",
-        sensor=s.to_dict(),
-        ms_gnyq=ms_gnyq,
-        ratio=ratio,
-        bits=bits,
-        scale=scale,
-        threshold=bool(threshold),
-        image_shape=list(fus.shape),
-    )
+    common = fr_common_settings(s, ms_gnyq, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                image_shape=list(fus.shape))
     if proto.fr_variant == "reprojected2022":
         from .reprojected.protocol import evaluate_reprojected
 
@@ -289,19 +346,10 @@ def evaluate_full(
     values["D_lambda"] = _d_lambda_from(blocks, fus.shape[2], 1.0, nan_policy)
     values["D_s"] = _d_s_from(blocks, 1.0, nan_policy)
     values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
-    extra: dict[str, Any] = {}
     if "D_lambda_K" in proto.full_indexes:
         values["D_lambda_K"] = _d_lambda_k(fus, exp, s, ratio, bs, proto.name)
         values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
-        extra["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + _Q2N_CAST
-    if variant == "toolbox2015":
-        extra["pan_gnyq"] = s.pan_gnyq_for(protocol=proto.name)
-        extra["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
-    elif variant == "qnr-paper":
-        extra["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
-    else:
-        extra["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
-    card = protocol_card(proto, **common, p=1, q=1, alpha=1, beta=1, nan_policy=nan_policy, shift=bs, **extra)
+    card = full_card(proto, s, common, nan_policy=nan_policy)
     return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
 
 

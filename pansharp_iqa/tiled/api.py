@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluate import _Q2N_CAST, _check_reference_range, _check_scale, _resolve_fr_settings, protocol_card
+from ..evaluate import _check_reference_range, _check_scale, _resolve_fr_settings, fr_common_settings, full_card, reduced_card
 from ..indexes.full_resolution import NanPolicy, _low_res_block
 from ..protocols import Protocol, get_protocol
 from ..sensors import Sensor
@@ -109,19 +109,9 @@ def prepare_reduced(
         _dn_checks(total, [fus, ref], scale)
         _check_reference_range("reference", np.array([total.maxima["reference_max"]]), bits)
         values = reduced_values(total, ratio)
-        card = protocol_card(
-            proto,
-            resolution="reduced",
-            ratio=ratio,
-            bits=bits,
-            scale=scale,
-            threshold=bool(threshold),
-            shift=bs,
-            q2n_cast=_Q2N_CAST,
-            q_window="sliding, stride 1, valid windows",
-            sam_units="degrees",
-            image_shape=[h, w, nb],
-            evaluated_shape=[*ctx.cut_shape, nb],
+        card = reduced_card(
+            proto, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+            image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
             tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
         )
         return {**{k: values[k] for k in proto.reduced_indexes}, "protocol": card}
@@ -192,28 +182,10 @@ def prepare_full(
         _dn_checks(total, [fus, ms_src, pan_src], scale)
         _check_reference_range("ms", np.array([total.maxima["ms_max"]]), bits)
         values = full_values(total, nb, nan_policy, with_dlk)
-        common = dict(
-            resolution="full",
-            sensor=s.to_dict(),
-            ms_gnyq=ms_gnyq,
-            ratio=ratio,
-            bits=bits,
-            scale=scale,
-            threshold=bool(threshold),
-            image_shape=list(fus.shape),
-        )
-        extra: dict[str, Any] = {}
-        if with_dlk:
-            extra["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + _Q2N_CAST
-        if variant == "toolbox2015":
-            extra["pan_gnyq"] = s.pan_gnyq_for(protocol=proto.name)
-            extra["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
-        elif variant == "qnr-paper":
-            extra["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
-        else:
-            extra["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
-        card = protocol_card(
-            proto, **common, p=1, q=1, alpha=1, beta=1, nan_policy=nan_policy, shift=bs, **extra,
+        common = fr_common_settings(s, ms_gnyq, ratio=ratio, bits=bits, scale=scale,
+                                    threshold=threshold, image_shape=list(fus.shape))
+        card = full_card(
+            proto, s, common, nan_policy=nan_policy,
             tiling=_tiling_card([fus, ms_src, pan_src], tile, len(tiles), "(0, 0) at PAN scale"),
         )
         return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}

@@ -189,3 +189,22 @@ def test_band_threads_survive_fork():
     with ctx.Pool(1) as pool:
         result = pool.map_async(_child_q_index, [0]).get(timeout=60)
     assert result == [expected]
+
+
+def test_file_inputs_are_evaluated_tile_wise_with_the_same_numbers(tmp_path):
+    rng = np.random.default_rng(13)
+    gt = rng.integers(100, 2000, size=(150, 170, 4)).astype(np.float64)
+    fused = gt + rng.normal(0, 20, gt.shape)
+    np.save(tmp_path / "gt.npy", gt)
+    np.save(tmp_path / "fused.npy", fused)
+    in_memory = pi.evaluate_reduced(fused, gt, ratio=4, bits=11)
+    from_files = pi.evaluate_reduced(str(tmp_path / "fused.npy"), tmp_path / "gt.npy", ratio=4, bits=11)
+    assert "tiling" in from_files["protocol"] and "tiling" not in in_memory["protocol"]
+    for k in ("Q2n", "Q", "SAM", "ERGAS", "SCC"):
+        assert from_files[k] == pytest.approx(in_memory[k], rel=1e-9)
+    fused_fr, ms, pan = _fr_case(14)
+    np.save(tmp_path / "f.npy", fused_fr)
+    res = pi.evaluate_full(tmp_path / "f.npy", ms, pan, sensor="QB")
+    ref = pi.evaluate_full(fused_fr, ms, pan, sensor="QB")
+    for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"):
+        assert res[k] == pytest.approx(ref[k], rel=1e-9)
