@@ -178,7 +178,7 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 if cached is not None:
                     planned[(scene.name, method)] = cached
                     continue
-            tasks.append(SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots))
+            tasks.append(SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled))
             task_meta.append(meta)
 
     def on_done(i: int, outcome: SceneOutcome) -> None:
@@ -186,7 +186,8 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         store_outcome(meta["path"], outcome, key=meta["key"], provenance=meta["provenance"])
 
     reused = len(planned) - sum(1 for o in planned.values() if o.status == "failed")
-    for outcome in run_tasks(tasks, jobs=ns.jobs, progress=ns.progress, on_done=on_done, desc=settings.name):
+    for outcome in run_tasks(tasks, jobs=ns.jobs, scheduler=ns.scheduler, progress=ns.progress, on_done=on_done,
+                             desc=settings.name):
         planned[(outcome.scene, outcome.method)] = outcome
     outcomes = [planned[(s.name, m)] for s in scenes for m, _ in methods]
     for w in warnings:

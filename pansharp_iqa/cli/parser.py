@@ -73,6 +73,13 @@ def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str) -> None
                         help="comma-separated outputs among table,csv,json,md,tex (default: all)")
     parser.add_argument("--jobs", type=_positive_int, default=1,
                         help="worker processes (results are identical for any value; default 1)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask distributed scheduler (e.g. tcp://host:8786): evaluate the scenes on that "
+                             "cluster (needs the 'scale' extra; workers must see the same files and package "
+                             "version); results are identical to a local run")
+    parser.add_argument("--tiled", choices=("auto", "always", "never"), default="auto",
+                        help="evaluate GeoTIFF scenes tile by tile in bounded memory, with identical numbers "
+                             "(auto: fused images above 64 megapixels)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true",
                       help="reuse (scene, method) results already in OUT for the same inputs and settings")

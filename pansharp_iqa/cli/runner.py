@@ -36,6 +36,7 @@ def run_tasks(
     tasks: Sequence[SceneTask],
     *,
     jobs: int = 1,
+    scheduler: str | None = None,
     progress: bool | None = None,
     on_done: Callable[[int, SceneOutcome], None] | None = None,
     desc: str = "evaluating",
@@ -47,6 +48,8 @@ def run_tasks(
     tasks : sequence of SceneTask
     jobs : int
         Number of worker processes (1: in this process).
+    scheduler : str, optional
+        Dask scheduler address: the tasks run on that cluster instead (same results).
     progress : bool or None
         Show a tqdm bar on stderr; ``None``: only when stderr is a terminal.
     on_done : callable, optional
@@ -66,7 +69,19 @@ def run_tasks(
         return []
     bar = tqdm(total=len(tasks), desc=desc, unit="eval", disable=(None if progress is None else not progress))
     try:
-        if jobs <= 1 or len(tasks) == 1:
+        if scheduler:
+            from pansharp_iqa.tiled.distributed import map_scenes
+
+            results = map_scenes(evaluate_scene, list(tasks), scheduler=scheduler)
+            for i, (task, res) in enumerate(zip(tasks, results)):
+                if not isinstance(res, SceneOutcome):
+                    res = SceneOutcome(task.scene.name, task.method, "failed", {}, None,
+                                       f"cluster task failed: {type(res).__name__}: {res}")
+                outcomes[i] = res
+                if on_done:
+                    on_done(i, res)
+                bar.update(1)
+        elif jobs <= 1 or len(tasks) == 1:
             for i, task in enumerate(tasks):
                 outcomes[i] = evaluate_scene(task)
                 if on_done:

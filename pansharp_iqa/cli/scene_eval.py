@@ -42,6 +42,9 @@ class SceneTask:
         Sensor, ratio, bits, resolution, protocol, scales.
     want_maps : bool
         Also return the Q2n and SAM maps (reduced resolution only), for plots.
+    tiled : {"auto", "always", "never"}
+        Tile-wise evaluation of GeoTIFF scenes in bounded memory (same numbers): ``"auto"`` above
+        :data:`TILED_MIN_PIXELS` pixels of the fused image.
     """
 
     scene: SceneSource
@@ -50,6 +53,7 @@ class SceneTask:
     result_index: int | None
     settings: DatasetSettings
     want_maps: bool = False
+    tiled: str = "auto"
 
 
 @dataclasses.dataclass
@@ -144,6 +148,57 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
     return {"Q2n": np.asarray(q_map, dtype=np.float64), "SAM": np.asarray(s_map, dtype=np.float64)}
 
 
+#: Fused images larger than this (pixels, at PAN scale) are evaluated tile-wise under ``--tiled auto``.
+TILED_MIN_PIXELS = 64 * 2**20
+
+_TIFF = (".tif", ".tiff")
+
+
+def _tiled_paths(task: SceneTask) -> dict[str, str] | None:
+    """Input paths for tile-wise evaluation, or None when the scene is evaluated in memory."""
+    if task.tiled == "never" or task.result_index is not None or task.scene.kind != "split":
+        return None
+    roles = ("gt",) if task.settings.resolution == "reduced" else ("ms", "pan")
+    paths = {role: task.scene.file_for(role) for role in roles}
+    paths["fused"] = task.result_file
+    if not all(p and p.lower().endswith(_TIFF) for p in paths.values()):
+        if task.tiled == "always":
+            raise DataError("--tiled always needs GeoTIFF inputs and results (<scene>_gt/_ms/_pan.tif)")
+        return None
+    import tifffile
+
+    for path in paths.values():
+        with tifffile.TiffFile(path) as tif:
+            if len(tif.pages) > 1:  # a page stack, not one multi-band GeoTIFF: only in memory
+                if task.tiled == "always":
+                    raise DataError(f"{path} is a multi-page TIFF; --tiled needs one multi-band GeoTIFF "
+                                    "(e.g. tifffile.imwrite(..., planarconfig='separate'))")
+                return None
+    if task.tiled == "auto":
+        with tifffile.TiffFile(paths["fused"]) as tif:
+            shape = tif.pages[0].shape
+        if int(np.prod(shape[:2] if len(shape) == 2 or shape[-1] < shape[0] else shape[1:])) < TILED_MIN_PIXELS:
+            return None
+    if task.settings.result_scale != task.settings.input_scale:
+        raise DataError(
+            "tile-wise evaluation needs the results on the inputs' scale "
+            f"(results {task.settings.result_scale_label}, inputs {task.settings.input_scale_label}); "
+            "store both in DN, or use --tiled never for scenes that fit in memory"
+        )
+    return paths
+
+
+def _evaluate_tiled(paths: dict[str, str], settings: DatasetSettings) -> dict[str, Any]:
+    from pansharp_iqa import evaluate_full, evaluate_reduced
+
+    if settings.resolution == "reduced":
+        return evaluate_reduced(paths["fused"], paths["gt"], ratio=settings.ratio, bits=settings.bits,
+                                protocol=settings.protocol, scale=settings.input_scale)
+    return evaluate_full(paths["fused"], paths["ms"], paths["pan"], sensor=settings.resolved_sensor(),
+                         ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+                         scale=settings.input_scale)
+
+
 def evaluate_scene(task: SceneTask) -> SceneOutcome:
     """Evaluate one method on one scene; failures are returned, never raised.
 
@@ -163,6 +218,12 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         if settings.result_scale is None:
             raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
         reduced = settings.resolution == "reduced"
+        tiled = _tiled_paths(task)
+        if tiled is not None:
+            result = _evaluate_tiled(tiled, settings)
+            card = dict(result.get("protocol") or {})
+            metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
+            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None)
         inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
         if reduced:
             reference = inputs["gt"]

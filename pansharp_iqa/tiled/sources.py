@@ -260,6 +260,13 @@ class RasterioSource(Source):
         self.name = name
         self.path = os.fspath(path)
         ds = _open_dataset(self.path)
+        if ds.subdatasets:
+            # a multi-page TIFF (e.g. tifffile's default for a (B, H, W) stack): GDAL shows page 1 only
+            raise SceneReadError(
+                f"{name}: {self.path} is a multi-page TIFF ({len(ds.subdatasets)} pages); tile-wise reading "
+                "needs one multi-band image (GeoTIFF bands, e.g. tifffile.imwrite(..., "
+                "planarconfig='separate') or gdal_translate), or evaluate it in memory"
+            )
         self.shape = _shape3((ds.height, ds.width, ds.count), name)
         dtypes = set(ds.dtypes)
         if len(dtypes) != 1:
