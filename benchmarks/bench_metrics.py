@@ -37,7 +37,13 @@ def _scene(rng: np.random.Generator, h: int, w: int, b: int) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--default-malloc", action="store_true",
+                        help="leave glibc's allocator thresholds alone (the CLI raises them)")
     args = parser.parse_args()
+    if not args.default_malloc:
+        from pansharp_iqa.allocator import keep_freed_memory
+
+        keep_freed_memory()
     rng = np.random.default_rng(0)
 
     gt = _scene(rng, 1024, 1024, 8)

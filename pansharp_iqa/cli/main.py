@@ -50,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         2 usage error (bad arguments or dataset settings; message on stderr).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    from pansharp_iqa.allocator import keep_freed_memory
+
+    keep_freed_memory()  # a command-line process: reuse freed buffers (see pansharp_iqa.allocator)
     try:
         return _dispatch(argv)
     except UsageError as exc:

@@ -25,6 +25,9 @@ def _worker_init() -> None:
         cv2.setNumThreads(1)
     except Exception:  # noqa: BLE001 - optional tuning
         pass
+    from pansharp_iqa.allocator import keep_freed_memory
+
+    keep_freed_memory()
 
 
 def _context() -> multiprocessing.context.BaseContext:

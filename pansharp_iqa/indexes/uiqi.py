@@ -27,7 +27,7 @@ def uiqi_map(
 
     Window sums are taken on data shifted by the rounded band means (the UIQI terms are
     recombined exactly), which keeps sums of integer-valued data exact and avoids cancellation
-    otherwise. All five window sums come from one multi-channel box filter.
+    otherwise. Four box filters (Sx, Sy, Sxx + Syy, Sxy) on contiguous planes.
 
     Parameters
     ----------
@@ -47,24 +47,26 @@ def uiqi_map(
     bs = int(block_size)
     n = float(bs * bs)
     cx, cy = (np.round(x.mean()), np.round(y.mean())) if shift is None else shift
-    stack = np.empty(x.shape + (4,))
-    xs, ys = stack[:, :, 0], stack[:, :, 1]
-    np.subtract(x, cx, out=xs)
-    np.subtract(y, cy, out=ys)
-    np.multiply(xs, xs, out=stack[:, :, 2])
-    stack[:, :, 2] += ys * ys  # only Sxx + Syy is needed
-    np.multiply(xs, ys, out=stack[:, :, 3])
-    sums = cv2.boxFilter(stack, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
-                         borderType=cv2.BORDER_CONSTANT)[: x.shape[0] - bs + 1, : x.shape[1] - bs + 1]
-    sx, sy, sxxyy, sxy = np.moveaxis(sums, 2, 0).copy()
+    h_out, w_out = x.shape[0] - bs + 1, x.shape[1] - bs + 1
+
+    def box(plane: np.ndarray) -> np.ndarray:
+        return cv2.boxFilter(plane, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
+                             borderType=cv2.BORDER_CONSTANT)[:h_out, :w_out]
+
+    xs = x - cx  # contiguous planes: no interleaving, one box filter each
+    ys = y - cy
+    sxy = box(xs * ys)
+    sq = xs * xs
+    sq += ys * ys  # only Sxx + Syy is needed
+    sxxyy = box(sq)
+    sx, sy = box(xs), box(ys)
     cov = sxy * n
     cov -= sx * sy
-    d1 = sxxyy
-    d1 *= n
+    d1 = sxxyy * n
     d1 -= sx * sx
     d1 -= sy * sy
-    sx += n * cx  # window sums of the unshifted data
-    sy += n * cy
+    sx = sx + n * cx  # window sums of the unshifted data
+    sy = sy + n * cy
     mul = sx * sy
     d2 = sx * sx
     d2 += sy * sy

@@ -90,8 +90,11 @@ def limit_worker_threads() -> None:
     if not _WORKER_LIMITED:
         import cv2
 
+        from ..allocator import keep_freed_memory
+
         cv2.setNumThreads(1)
         os.environ["PANSHARP_THREADS"] = "1"
+        keep_freed_memory()  # single-threaded workers: reuse freed buffers (see pansharp_iqa.allocator)
         _WORKER_LIMITED = True
 
 
