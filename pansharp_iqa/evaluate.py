@@ -28,7 +28,6 @@ from .validation import (
     as_pan,
     check_bits,
     check_dn_scale,
-    check_min_size,
     check_multiple_of,
     check_pan_ratio,
     check_ratio,
@@ -136,6 +135,17 @@ def _check_scale(scale: object) -> float:
     return float(scale)
 
 
+def _reduced_settings(protocol, ratio, bits, scale) -> tuple[Protocol, int, int, float]:
+    """Validated (protocol, ratio, bits, scale) of a reduced-resolution evaluation."""
+    proto = get_protocol(protocol)
+    if not proto.reduced_indexes:
+        raise InputError(
+            f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
+            "reduced resolution, or evaluate_full for this protocol"
+        )
+    return proto, check_ratio(ratio, power_of_two=False), check_bits(bits), _check_scale(scale)
+
+
 def _check_reference_range(name: str, arr: np.ndarray, bits: int) -> None:
     top = float(arr.max())
     if top > 2**bits - 1:
@@ -201,15 +211,7 @@ def evaluate_reduced(
 
         return evaluate_reduced_tiled(fused, reference, ratio=ratio, bits=bits, protocol=protocol,
                                       scale=scale, threshold=threshold)
-    proto = get_protocol(protocol)
-    if not proto.reduced_indexes:
-        raise InputError(
-            f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
-            "reduced resolution, or evaluate_full for this protocol"
-        )
-    ratio = check_ratio(ratio, power_of_two=False)
-    bits = check_bits(bits)
-    scale = _check_scale(scale)
+    proto, ratio, bits, scale = _reduced_settings(protocol, ratio, bits, scale)
     fus = _scaled("fused", fused, scale)
     ref = _scaled("reference", reference, scale)
     check_same_shape("reference", ref, "fused", fus)

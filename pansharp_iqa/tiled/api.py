@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluate import _check_reference_range, _check_scale, _resolve_fr_settings, fr_common_settings, full_card, reduced_card
+from ..evaluate import _check_reference_range, _check_scale, _reduced_settings, _resolve_fr_settings, fr_common_settings, full_card, reduced_card
 from ..indexes.full_resolution import NanPolicy, _low_res_block
 from ..protocols import Protocol, get_protocol
 from ..sensors import Sensor
-from ..validation import InputError, check_bits, check_dn_scale, check_multiple_of, check_pan_ratio, check_ratio, check_same_shape
+from ..validation import InputError, check_dn_scale, check_multiple_of, check_pan_ratio, check_same_shape
 from .accumulate import Partial
 from .executor import TiledJob, run_jobs
 from .full import FullContext, full_tile, full_values
@@ -80,15 +80,7 @@ def prepare_reduced(
         Run it with :func:`pansharp_iqa.tiled.executor.run_jobs` (or
         :func:`pansharp_iqa.tiled.distributed.evaluate_scenes`).
     """
-    proto = get_protocol(protocol)
-    if not proto.reduced_indexes:
-        raise InputError(
-            f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
-            "reduced resolution, or evaluate_full for this protocol"
-        )
-    ratio = check_ratio(ratio, power_of_two=False)
-    bits = check_bits(bits)
-    scale = _check_scale(scale)
+    proto, ratio, bits, scale = _reduced_settings(protocol, ratio, bits, scale)
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)

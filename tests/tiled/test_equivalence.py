@@ -8,7 +8,7 @@ import pytest
 from pansharp_iqa import ConstantBlockError, InputError, evaluate_full, evaluate_reduced
 from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
 
-from .conftest import make_scene, rel_diff, write_tif
+from .conftest import make_scene, rel_diff
 
 TOL = 1e-9
 RR_PROTOCOLS = ["toolbox2020", "toolbox2015", "qnr-paper"]
