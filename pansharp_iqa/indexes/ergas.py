@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..parallel import parallel_map
+from .uiqi import band_planes
 from ..validation import InputError, as_image, check_same_shape
 
 __all__ = ["ergas"]
@@ -43,11 +44,13 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
 
 
 def _ergas_core(ref: np.ndarray, fus: np.ndarray, ratio: float) -> float:
-    def band(b: int) -> tuple[float, float]:
-        diff = ref[:, :, b] - fus[:, :, b]
-        return float(np.einsum("ij,ij->", diff, diff)) / diff.size, float(ref[:, :, b].mean())
+    ref, fus = band_planes(ref), band_planes(fus)  # (B, H, W)
 
-    mse, mu = np.array(parallel_map(band, list(range(ref.shape[2])))).T
+    def band(b: int) -> tuple[float, float]:
+        diff = ref[b] - fus[b]
+        return float(np.einsum("ij,ij->", diff, diff)) / diff.size, float(ref[b].mean())
+
+    mse, mu = np.array(parallel_map(band, list(range(ref.shape[0])))).T
     if np.any(mu == 0):
         raise InputError(
             f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"

@@ -20,6 +20,11 @@ __all__ = [
 ]
 
 
+def band_planes(img: np.ndarray) -> np.ndarray:
+    """(B, H, W) C-contiguous copy of an (H, W, B) image (fast per-band row access)."""
+    return np.ascontiguousarray(np.moveaxis(img, 2, 0))
+
+
 def uiqi_map(
     x: np.ndarray, y: np.ndarray, block_size: int = 32, *, shift: tuple[float, float] | None = None
 ) -> np.ndarray:
@@ -89,7 +94,8 @@ _STRIP_ROWS = 64  # output rows per task: keeps each task's temporaries in cache
 def _q_index_core(ref: np.ndarray, fus: np.ndarray, block_size: int, return_map: bool):
     h, w, nb = ref.shape
     out_h, out_w = h - block_size + 1, w - block_size + 1
-    shifts = [(np.round(ref[:, :, b].mean()), np.round(fus[:, :, b].mean())) for b in range(nb)]
+    ref, fus = band_planes(ref), band_planes(fus)  # (B, H, W): contiguous rows per band
+    shifts = [(np.round(ref[b].mean()), np.round(fus[b].mean())) for b in range(nb)]
     tasks = [(b, r0) for b in range(nb) for r0 in range(0, out_h, _STRIP_ROWS)]
     qmap = np.empty((out_h, out_w, nb)) if return_map else None
 
@@ -97,7 +103,7 @@ def _q_index_core(ref: np.ndarray, fus: np.ndarray, block_size: int, return_map:
         b, r0 = task
         r1 = min(r0 + _STRIP_ROWS, out_h)
         rows = slice(r0, r1 + block_size - 1)
-        strip = uiqi_map(ref[rows, :, b], fus[rows, :, b], block_size, shift=shifts[b])
+        strip = uiqi_map(ref[b, rows], fus[b, rows], block_size, shift=shifts[b])
         if qmap is not None:
             qmap[r0:r1, :, b] = strip
         return float(strip.sum())
