@@ -146,6 +146,19 @@ def _reduced_settings(protocol, ratio, bits, scale) -> tuple[Protocol, int, int,
     return proto, check_ratio(ratio, power_of_two=False), check_bits(bits), _check_scale(scale)
 
 
+def cut_bounds(proto: Protocol, shape: tuple[int, ...]) -> tuple[int, int]:
+    """(leading, trailing) rows/columns the protocol cuts; refuses images left with no whole block."""
+    lead, trail = proto.dim_cut or (0, 0)
+    h, w = shape[:2]
+    bs = proto.block_size
+    if h - lead - trail < bs or w - lead - trail < bs:
+        raise InputError(
+            f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
+            f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
+        )
+    return lead, trail
+
+
 def _check_reference_range(name: str, arr: np.ndarray, bits: int) -> None:
     top = float(arr.max())
     if top > 2**bits - 1:
@@ -218,14 +231,9 @@ def evaluate_reduced(
     _check_reference_range("reference", ref, bits)
     if threshold:
         np.clip(fus, 0.0, float(2**bits), out=fus)
-    lead, trail = proto.dim_cut or (0, 0)
+    lead, trail = cut_bounds(proto, ref.shape)
     h, w = ref.shape[:2]
     bs = proto.block_size
-    if h - lead - trail < bs or w - lead - trail < bs:
-        raise InputError(
-            f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
-            f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
-        )
     ref_c = ref[lead : h - trail, lead : w - trail]
     fus_c = fus[lead : h - trail, lead : w - trail]
     values = {

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluate import _check_reference_range, _check_scale, _reduced_settings, _resolve_fr_settings, fr_common_settings, full_card, reduced_card
+from ..evaluate import _check_reference_range, _check_scale, _reduced_settings, cut_bounds, _resolve_fr_settings, fr_common_settings, full_card, reduced_card
 from ..indexes.full_resolution import NanPolicy, _low_res_block
 from ..protocols import Protocol, get_protocol
 from ..sensors import Sensor
@@ -84,14 +84,9 @@ def prepare_reduced(
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
-    lead, trail = proto.dim_cut or (0, 0)
+    lead, trail = cut_bounds(proto, ref.shape)
     h, w = ref.shape[:2]
     bs = proto.block_size
-    if h - lead - trail < bs or w - lead - trail < bs:
-        raise InputError(
-            f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
-            f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
-        )
     ctx = ReducedContext(fus, ref, ratio, bits, scale, bool(threshold), lead, trail, bs, proto.scc_variant, (h, w))
     tile = effective_tile_size(tile_size, bs)
     tiles = plan_tiles(*ctx.cut_shape, tile)
