@@ -128,18 +128,14 @@ def _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, variant, sensor
     """
     nb = fus.shape[2]
     with_pan = pan_arr is not None
-    high = np.concatenate([fus, pan_arr[:, :, None]], axis=2) if with_pan else fus
     if variant == "qnr-paper":
         low_bs = _low_res_block(block_size, ratio)
-        low = np.concatenate([ms_arr, imresize(pan_arr, 1.0 / ratio)[:, :, None]], axis=2) if with_pan else ms_arr
+        low, low_pan = ms_arr, (imresize(pan_arr, 1.0 / ratio) if with_pan else None)
     else:
         low_bs = block_size
-        low = (
-            np.concatenate([exp, _pan_low_pass(pan_arr, ratio, variant, sensor)[:, :, None]], axis=2)
-            if with_pan else exp
-        )
-    hm, hc = block_moments(high, block_size)
-    lm, lc = block_moments(low, low_bs)
+        low, low_pan = exp, (_pan_low_pass(pan_arr, ratio, variant, sensor) if with_pan else None)
+    hm, hc = block_moments(fus, block_size, extra=pan_arr)
+    lm, lc = block_moments(low, low_bs, extra=low_pan)
     out = {"pairs_high": pair_uiqi(hm, hc, nb), "pairs_low": pair_uiqi(lm, lc, nb)}
     if with_pan:
         out["pan_high"] = against_last_uiqi(hm, hc, nb)

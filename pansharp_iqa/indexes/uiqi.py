@@ -157,13 +157,17 @@ def blocks_of(img: np.ndarray, block_size: int) -> np.ndarray:
     return np.ascontiguousarray(blk.transpose(0, 2, 1, 3, 4)).reshape(ny * nx, block_size * block_size, c)
 
 
-def block_moments(img: np.ndarray, block_size: int) -> tuple[np.ndarray, np.ndarray]:
+def block_moments(
+    img: np.ndarray, block_size: int, *, extra: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-block means and sample (N-1) covariance matrices of all channels.
 
     Parameters
     ----------
     img : ndarray, shape (H, W, C), H and W multiples of ``block_size``
     block_size : int
+    extra : ndarray, shape (H, W), optional
+        One more channel (e.g. the PAN), appended last, without concatenating whole images.
 
     Returns
     -------
@@ -174,7 +178,10 @@ def block_moments(img: np.ndarray, block_size: int) -> tuple[np.ndarray, np.ndar
     ny = img.shape[0] // block_size
 
     def rows(i0: int) -> tuple[np.ndarray, np.ndarray]:
-        blocks = blocks_of(img[i0 * block_size : min(i0 + 2, ny) * block_size], block_size)
+        rows_ = slice(i0 * block_size, min(i0 + 2, ny) * block_size)
+        blocks = blocks_of(img[rows_], block_size)
+        if extra is not None:
+            blocks = np.concatenate([blocks, blocks_of(extra[rows_, :, None], block_size)], axis=2)
         mean = blocks.mean(axis=1)
         blocks -= mean[:, None, :]
         cov = np.matmul(np.swapaxes(blocks, 1, 2), blocks) / (blocks.shape[1] - 1)
