@@ -96,6 +96,7 @@ def block_q_values(
     *,
     n_norm: int | None = None,
     std_floor: float = float(np.finfo(np.float64).eps),
+    integer_valued: bool = False,
 ) -> np.ndarray:
     """Modulus of the hypercomplex quality index on each block.
 
@@ -118,6 +119,9 @@ def block_q_values(
     std_floor : float
         Replacement for a zero standard deviation (toolbox: machine epsilon; Scarpa & Ciotola's
         code: 1e-10).
+    integer_valued : bool
+        The blocks hold integers (e.g. after Q2n's uint16 cast): moments are then computed from
+        exact raw sums (no centring pass) while they fit in float64's 53-bit mantissa.
 
     Returns
     -------
@@ -137,13 +141,25 @@ def block_q_values(
     # Block moments. With z1_i = a_i r_i + b_i and w_j = a'_j f_j + b'_j (z2 = conj(w)), every term
     # of the index reduces to means and (biased) covariances of the raw blocks; the m1*m2 parts of
     # mean(z1 z2) - m1 m2 cancel exactly, leaving the cross-covariance (better conditioned).
-    mean_r = ref.mean(axis=1)  # (nb, C)
-    mean_f = fus.mean(axis=1)
-    rc = ref - mean_r[:, None, :]
-    fc = fus - mean_f[:, None, :]
-    var_r = np.einsum("bpc,bpc->bc", rc, rc) / n_pix  # biased (1/n) variances
-    var_f = np.einsum("bpc,bpc->bc", fc, fc) / n_pix
-    cross = np.matmul(np.swapaxes(rc, 1, 2), fc) / n_pix  # (nb, C, C) biased cross-covariance
+    top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
+    if integer_valued and float(n_pix) ** 2 * top * top < 2.0**53:
+        # integer data (Q2n after its uint16 cast): raw sums are exact in float64, so the
+        # n^2-scaled (co)variances n*sum(xy) - sum(x)*sum(y) are exact integers too
+        sum_r, sum_f = ref.sum(axis=1), fus.sum(axis=1)
+        mean_r, mean_f = sum_r / n_pix, sum_f / n_pix
+        n2 = float(n_pix) * n_pix
+        var_r = (n_pix * np.einsum("bpc,bpc->bc", ref, ref) - sum_r * sum_r) / n2
+        var_f = (n_pix * np.einsum("bpc,bpc->bc", fus, fus) - sum_f * sum_f) / n2
+        raw = np.matmul(np.swapaxes(ref, 1, 2), fus)
+        cross = (n_pix * raw - sum_r[:, :, None] * sum_f[:, None, :]) / n2
+    else:
+        mean_r = ref.mean(axis=1)  # (nb, C)
+        mean_f = fus.mean(axis=1)
+        rc = ref - mean_r[:, None, :]
+        fc = fus - mean_f[:, None, :]
+        var_r = np.einsum("bpc,bpc->bc", rc, rc) / n_pix  # biased (1/n) variances
+        var_f = np.einsum("bpc,bpc->bc", fc, fc) / n_pix
+        cross = np.matmul(np.swapaxes(rc, 1, 2), fc) / n_pix  # (nb, C, C) biased cross-covariance
 
     std = np.sqrt(var_r * n_pix / (n_pix - 1))  # MATLAB std2 (N-1)
     std = np.where(std == 0, std_floor, std)

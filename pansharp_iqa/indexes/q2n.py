@@ -128,7 +128,7 @@ def _q2n_core(
             zeros = np.zeros(rb.shape[:2] + (n_comp - nb,))
             rb = np.concatenate([rb, zeros], axis=2)
             fb = np.concatenate([fb, zeros], axis=2)
-        return block_q_values(rb, fb)
+        return block_q_values(rb, fb, integer_valued=True)  # uint16-cast values
 
     if shift == block_size:
         # non-overlapping blocks: one task per pair of block rows (cache-sized working set)

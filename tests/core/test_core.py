@@ -208,3 +208,17 @@ def test_file_inputs_are_evaluated_tile_wise_with_the_same_numbers(tmp_path):
     ref = pi.evaluate_full(fused_fr, ms, pan, sensor="QB")
     for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"):
         assert res[k] == pytest.approx(ref[k], rel=1e-9)
+
+
+def test_block_q_exact_integer_path_equals_the_centred_path():
+    rng = np.random.default_rng(15)
+    ref = rng.integers(0, 65536, size=(20, 1024, 8)).astype(float)
+    fus = np.clip(ref + rng.integers(-300, 300, size=ref.shape), 0, 65535)
+    ref[3] = 1000.0  # a constant block
+    fast = block_q_values(ref, fus, integer_valued=True)
+    centred = block_q_values(ref, fus)
+    np.testing.assert_allclose(fast, centred, rtol=1e-11)
+    # too large for exact float64 sums (64x64 blocks of 16-bit data): falls back, same values
+    big_r = rng.integers(0, 65536, size=(2, 4096, 4)).astype(float)
+    big_f = big_r + 7.0
+    np.testing.assert_array_equal(block_q_values(big_r, big_f, integer_valued=True), block_q_values(big_r, big_f))
