@@ -14,7 +14,14 @@ import numpy as np
 
 from ._version import __version__
 from .indexes.ergas import _ergas_core
-from .indexes.full_resolution import NanPolicy, _d_lambda_from, _d_lambda_k, _d_s_from, _fr_block_uiqi
+from .indexes.full_resolution import (
+    NanPolicy,
+    _d_lambda_from,
+    _d_lambda_k,
+    _d_s_from,
+    _fr_block_uiqi,
+    expanded_ms,
+)
 from .indexes.q2n import _q2n_core
 from .indexes.sam import _sam_core
 from .indexes.scc import _scc_core
@@ -345,11 +352,7 @@ def evaluate_full(
 
     bs = proto.block_size
     check_multiple_of("fused", fus, bs, why="the toolbox's block-wise QNR indexes require it")
-    if ms_exp is None:
-        exp = interp23tap(ms_arr, ratio)
-    else:
-        exp = as_image("ms_exp", ms_exp)
-        check_same_shape("fused", fus, "ms_exp", exp)
+    exp = expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
     variant = proto.fr_variant
     values: dict[str, float] = {}
     blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, bs, variant, s)

@@ -141,8 +141,11 @@ def block_q_values(
     # Block moments. With z1_i = a_i r_i + b_i and w_j = a'_j f_j + b'_j (z2 = conj(w)), every term
     # of the index reduces to means and (biased) covariances of the raw blocks; the m1*m2 parts of
     # mean(z1 z2) - m1 m2 cancel exactly, leaving the cross-covariance (better conditioned).
-    top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
-    if integer_valued and float(n_pix) ** 2 * top * top < 2.0**53:
+    exact = False
+    if integer_valued:
+        top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
+        exact = float(n_pix) ** 2 * top * top < 2.0**53
+    if exact:
         # integer data (Q2n after its uint16 cast): raw sums are exact in float64, so the
         # n^2-scaled (co)variances n*sum(xy) - sum(x)*sum(y) are exact integers too
         sum_r, sum_f = ref.sum(axis=1), fus.sum(axis=1)

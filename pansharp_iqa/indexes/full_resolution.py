@@ -93,13 +93,17 @@ def _prepare(fused, ms, ratio, block_size, ms_exp, *, pan=None):
             raise InputError(f"ms has {ms_arr.shape[2]} bands but fused has {fus.shape[2]}")
     block_size = int(block_size)
     check_multiple_of("fused", fus, block_size, why="the toolbox's block-wise indexes require it")
+    return ratio, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape), block_size
+
+
+def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> np.ndarray:
+    """The EXP-upsampled MS: ``interp23tap(ms, ratio)``, or the caller's precomputed one, checked."""
     if ms_exp is None:
-        exp = interp23tap(ms_arr, ratio)
-    else:
-        exp = as_image("ms_exp", ms_exp)
-        if exp.shape != fus.shape:
-            raise InputError(f"ms_exp {exp.shape} must have the fused image's shape {fus.shape}")
-    return ratio, fus, ms_arr, pan_arr, exp, block_size
+        return interp23tap(ms_arr, ratio)
+    exp = as_image("ms_exp", ms_exp)
+    if exp.shape != tuple(shape):
+        raise InputError(f"ms_exp {exp.shape} must have the fused image's shape {tuple(shape)}")
+    return exp
 
 
 def _low_res_block(block_size: int, ratio: int) -> int:

@@ -15,7 +15,7 @@ from ..parallel import parallel_map
 from ..validation import as_image, check_min_size, check_same_shape
 
 __all__ = [
-    "q_index", "uiqi_map", "block_uiqi_band_pairs", "block_uiqi_against", "blocks_of",
+    "q_index", "uiqi_map", "blocks_of", "band_planes",
     "block_moments", "pair_uiqi", "against_last_uiqi", "uiqi_from_moments",
 ]
 
@@ -212,38 +212,3 @@ def against_last_uiqi(mean: np.ndarray, cov: np.ndarray, n_bands: int) -> np.nda
         cov[:, :n_bands, n_bands], var[:, :n_bands], var[:, n_bands : n_bands + 1],
         mean[:, :n_bands], mean[:, n_bands : n_bands + 1],
     )
-
-
-def block_uiqi_band_pairs(img: np.ndarray, block_size: int) -> np.ndarray:
-    """Block UIQI (MATLAB ``uqi`` on ``blockproc``) of every band pair i < j of one image.
-
-    Parameters
-    ----------
-    img : ndarray, shape (H, W, B), H and W multiples of ``block_size``
-    block_size : int
-
-    Returns
-    -------
-    ndarray, shape (n_blocks, B(B-1)/2)
-        Pairs in ``np.triu_indices(B, 1)`` order; NaN on constant blocks (0/0), as in the toolbox.
-    """
-    mean, cov = block_moments(img, block_size)
-    return pair_uiqi(mean, cov, img.shape[2])
-
-
-def block_uiqi_against(img: np.ndarray, other: np.ndarray, block_size: int) -> np.ndarray:
-    """Block UIQI between each band of ``img`` and a single-band image ``other``.
-
-    Parameters
-    ----------
-    img : ndarray, shape (H, W, B)
-    other : ndarray, shape (H, W)
-    block_size : int
-
-    Returns
-    -------
-    ndarray, shape (n_blocks, B)
-        NaN on blocks where UIQI is 0/0.
-    """
-    mean, cov = block_moments(np.concatenate([img, other[:, :, None]], axis=2), block_size)
-    return against_last_uiqi(mean, cov, img.shape[2])
