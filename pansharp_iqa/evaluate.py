@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .indexes.ergas import _ergas_core
+from .indexes.ergas import ergas_value
 from .indexes.full_resolution import (
     NanPolicy,
     _d_lambda_from,
@@ -22,10 +22,10 @@ from .indexes.full_resolution import (
     _fr_block_uiqi,
     expanded_ms,
 )
-from .indexes.q2n import _q2n_core
-from .indexes.sam import _sam_core
-from .indexes.scc import _scc_core
-from .indexes.uiqi import _q_index_core
+from .indexes.reduced_pass import StripImage, reduced_sums
+from .indexes.sam import sam_degrees
+from .indexes.scc import check_scc_variant, scc_value
+from .indexes.uiqi import q_avg
 from .protocols import Protocol, get_protocol
 from .resample import interp23tap
 from .sensors import Sensor, resolve_sensor
@@ -34,11 +34,14 @@ from .validation import (
     as_image,
     as_pan,
     check_bits,
+    check_dn_range,
     check_dn_scale,
     check_multiple_of,
     check_pan_ratio,
     check_ratio,
     check_same_shape,
+    finite_range,
+    image_array,
 )
 
 __all__ = ["evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card"]
@@ -167,7 +170,10 @@ def cut_bounds(proto: Protocol, shape: tuple[int, ...]) -> tuple[int, int]:
 
 
 def _check_reference_range(name: str, arr: np.ndarray, bits: int) -> None:
-    top = float(arr.max())
+    _check_range_max(name, float(arr.max()), bits)
+
+
+def _check_range_max(name: str, top: float, bits: int) -> None:
     if top > 2**bits - 1:
         needed = int(np.ceil(np.log2(top + 1)))
         raise InputError(
@@ -232,29 +238,38 @@ def evaluate_reduced(
         return evaluate_reduced_tiled(fused, reference, ratio=ratio, bits=bits, protocol=protocol,
                                       scale=scale, threshold=threshold)
     proto, ratio, bits, scale = _reduced_settings(protocol, ratio, bits, scale)
-    fus = _scaled("fused", fused, scale)
-    ref = _scaled("reference", reference, scale)
+    fus = image_array("fused", fused)
+    ref = image_array("reference", reference)
     check_same_shape("reference", ref, "fused", fus)
-    _check_reference_range("reference", ref, bits)
-    if threshold:
-        np.clip(fus, 0.0, float(2**bits), out=fus)
+    for name, arr in (("fused", fus), ("reference", ref)):
+        lo, hi = finite_range(name, arr)
+        if scale == 1.0:
+            check_dn_range(name, arr.dtype, max(abs(lo), abs(hi)), what="this protocol (Q2n and D_lambda_K)")
+        if name == "reference":
+            _check_range_max(name, hi * scale, bits)
     lead, trail = cut_bounds(proto, ref.shape)
     h, w = ref.shape[:2]
-    bs = proto.block_size
-    ref_c = ref[lead : h - trail, lead : w - trail]
+    ref_c = ref[lead : h - trail, lead : w - trail]  # views: strips are converted in the pass
     fus_c = fus[lead : h - trail, lead : w - trail]
+    sums = reduced_sums(
+        StripImage(ref_c, scale),
+        StripImage(fus_c, scale, clip_max=float(2**bits) if threshold else None),
+        indexes=proto.reduced_indexes,
+        block_size=proto.block_size,
+        scc_variant=check_scc_variant(proto.scc_variant, ref_c.shape),
+    )
     values = {
-        "Q2n": float(_q2n_core(ref_c, fus_c, bs, bs, False)),
-        "Q": float(_q_index_core(ref_c, fus_c, bs, False)),
-        "SAM": float(_sam_core(ref_c, fus_c)),
-        "ERGAS": _ergas_core(ref_c, fus_c, float(ratio)),
-        "SCC": _scc_core(ref_c, fus_c, proto.scc_variant),
+        "Q2n": lambda: float(sums.q2n_blocks.mean()),
+        "Q": lambda: q_avg(sums),
+        "SAM": lambda: sam_degrees(sums),
+        "ERGAS": lambda: ergas_value(sums, float(ratio)),
+        "SCC": lambda: scc_value(sums),
     }
     card = reduced_card(
         proto, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
         image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape),
     )
-    return {**{k: values[k] for k in proto.reduced_indexes}, "protocol": card}
+    return {**{k: values[k]() for k in proto.reduced_indexes}, "protocol": card}
 
 
 def _resolve_fr_settings(sensor, ratio, bits) -> tuple[Sensor, int, int]:

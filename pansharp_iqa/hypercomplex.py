@@ -22,6 +22,8 @@ __all__ = [
     "multiply",
     "structure_constants",
     "block_q_values",
+    "block_q_from_moments",
+    "integer_block_moments",
 ]
 
 
@@ -132,11 +134,9 @@ def block_q_values(
     fus = np.asarray(fused_blocks, dtype=np.float64)
     if ref.shape != fus.shape or ref.ndim != 3:
         raise ValueError(f"block arrays must both be (n_blocks, n_pixels, C); got {ref.shape}, {fus.shape}")
-    n_blocks, n_pix, n_comp = ref.shape
+    n_pix, n_comp = ref.shape[1:]
     if n_comp & (n_comp - 1):
         raise ValueError(f"component count must be a power of two, got {n_comp}")
-    n = float(n_pix if n_norm is None else n_norm)
-    k = n / (n - 1.0)
 
     # Block moments. With z1_i = a_i r_i + b_i and w_j = a'_j f_j + b'_j (z2 = conj(w)), every term
     # of the index reduces to means and (biased) covariances of the raw blocks; the m1*m2 parts of
@@ -146,15 +146,11 @@ def block_q_values(
         top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
         exact = float(n_pix) ** 2 * top * top < 2.0**53
     if exact:
-        # integer data (Q2n after its uint16 cast): raw sums are exact in float64, so the
-        # n^2-scaled (co)variances n*sum(xy) - sum(x)*sum(y) are exact integers too
-        sum_r, sum_f = ref.sum(axis=1), fus.sum(axis=1)
-        mean_r, mean_f = sum_r / n_pix, sum_f / n_pix
-        n2 = float(n_pix) * n_pix
-        var_r = (n_pix * np.einsum("bpc,bpc->bc", ref, ref) - sum_r * sum_r) / n2
-        var_f = (n_pix * np.einsum("bpc,bpc->bc", fus, fus) - sum_f * sum_f) / n2
-        raw = np.matmul(np.swapaxes(ref, 1, 2), fus)
-        cross = (n_pix * raw - sum_r[:, :, None] * sum_f[:, None, :]) / n2
+        # integer data (Q2n after its uint16 cast): raw sums are exact in float64
+        moments = integer_block_moments(
+            ref.sum(axis=1), fus.sum(axis=1), np.einsum("bpc,bpc->bc", ref, ref),
+            np.einsum("bpc,bpc->bc", fus, fus), np.matmul(np.swapaxes(ref, 1, 2), fus), n_pix,
+        )
     else:
         mean_r = ref.mean(axis=1)  # (nb, C)
         mean_f = fus.mean(axis=1)
@@ -163,7 +159,77 @@ def block_q_values(
         var_r = np.einsum("bpc,bpc->bc", rc, rc) / n_pix  # biased (1/n) variances
         var_f = np.einsum("bpc,bpc->bc", fc, fc) / n_pix
         cross = np.matmul(np.swapaxes(rc, 1, 2), fc) / n_pix  # (nb, C, C) biased cross-covariance
+        moments = (mean_r, mean_f, var_r, var_f, cross)
+    return block_q_from_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
 
+
+def integer_block_moments(
+    sum_r: np.ndarray, sum_f: np.ndarray, sumsq_r: np.ndarray, sumsq_f: np.ndarray,
+    raw_cross: np.ndarray, n_pix: int,
+) -> tuple[np.ndarray, ...]:
+    """Block means and biased (co)variances from raw sums of integer-valued blocks.
+
+    With integer data whose sums stay below 2**53 every raw sum is exact in float64, so the
+    n^2-scaled (co)variances ``n*sum(xy) - sum(x)*sum(y)`` are exact integers too: no centring pass.
+
+    Parameters
+    ----------
+    sum_r, sum_f : ndarray, shape (n_blocks, C)
+        Per-block sums of each reference / fused channel.
+    sumsq_r, sumsq_f : ndarray, shape (n_blocks, C)
+        Per-block sums of squares.
+    raw_cross : ndarray, shape (n_blocks, C, C)
+        ``sum_p r[p, i] f[p, j]`` per block.
+    n_pix : int
+        Pixels per block.
+
+    Returns
+    -------
+    mean_r, mean_f, var_r, var_f, cross : ndarray
+        As :func:`block_q_from_moments` takes them.
+    """
+    n2 = float(n_pix) * n_pix
+    var_r = (n_pix * sumsq_r - sum_r * sum_r) / n2
+    var_f = (n_pix * sumsq_f - sum_f * sum_f) / n2
+    cross = (n_pix * raw_cross - sum_r[:, :, None] * sum_f[:, None, :]) / n2
+    return sum_r / n_pix, sum_f / n_pix, var_r, var_f, cross
+
+
+def block_q_from_moments(
+    mean_r: np.ndarray,
+    mean_f: np.ndarray,
+    var_r: np.ndarray,
+    var_f: np.ndarray,
+    cross: np.ndarray,
+    *,
+    n_pix: int,
+    n_norm: int | None = None,
+    std_floor: float = float(np.finfo(np.float64).eps),
+) -> np.ndarray:
+    """``|q|`` per block (see :func:`block_q_values`) from the blocks' first and second moments.
+
+    Parameters
+    ----------
+    mean_r, mean_f : ndarray, shape (n_blocks, C)
+        Block means; ``C`` a power of two (zero moments for padded bands).
+    var_r, var_f : ndarray, shape (n_blocks, C)
+        Biased (1/n) block variances.
+    cross : ndarray, shape (n_blocks, C, C)
+        Biased cross-covariances ``cov(r_i, f_j)``.
+    n_pix : int
+        Pixels per block.
+    n_norm, std_floor
+        As for :func:`block_q_values`.
+
+    Returns
+    -------
+    ndarray, shape (n_blocks,)
+    """
+    n_comp = mean_r.shape[1]
+    if n_comp & (n_comp - 1):
+        raise ValueError(f"component count must be a power of two, got {n_comp}")
+    n = float(n_pix if n_norm is None else n_norm)
+    k = n / (n - 1.0)
     std = np.sqrt(var_r * n_pix / (n_pix - 1))  # MATLAB std2 (N-1)
     std = np.where(std == 0, std_floor, std)
     a_r = 1.0 / std

@@ -19,6 +19,10 @@ __all__ = [
     "check_min_size",
     "check_multiple_of",
     "check_pan_ratio",
+    "image_array",
+    "finite_range",
+    "check_dn_range",
+    "checked_pair",
 ]
 
 
@@ -27,23 +31,133 @@ class InputError(ValueError):
 
 
 def _as_float(name: str, value: object) -> np.ndarray:
-    if isinstance(value, np.ndarray):
-        arr = value
-    else:
+    arr = _real_array(name, value)
+    out = np.array(arr, dtype=np.float64, copy=True, order="C")
+    if not np.isfinite(out).all():
+        _raise_non_finite(name, int(np.size(out) - np.count_nonzero(np.isfinite(out))))
+    return out
+
+
+def _real_array(name: str, value: object) -> np.ndarray:
+    arr = value if isinstance(value, np.ndarray) else None
+    if arr is None:
         try:
             arr = np.asarray(value)
         except Exception as exc:  # pragma: no cover - exotic inputs
             raise InputError(f"{name}: cannot convert to an array ({exc})") from exc
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise InputError(f"{name}: expected an integer or float array, got dtype {arr.dtype}")
-    out = np.array(arr, dtype=np.float64, copy=True, order="C")
-    if not np.isfinite(out).all():
-        n_bad = int(np.size(out) - np.count_nonzero(np.isfinite(out)))
+    return arr
+
+
+def image_array(name: str, value: object) -> np.ndarray:
+    """Validate an (H, W, B) image of a real dtype and return it without copying.
+
+    For read-only use (the reduced-resolution pass converts strips to float64 itself); call
+    :func:`finite_range` for the value checks.
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in error messages.
+    value : array_like
+        Integer or float image.
+
+    Returns
+    -------
+    ndarray, shape (H, W, B)
+        The input (or ``np.asarray`` of it); never modify it.
+    """
+    return _image_dims(name, _real_array(name, value), allow_2d=False)
+
+
+def _image_dims(name: str, arr: np.ndarray, *, allow_2d: bool) -> np.ndarray:
+    if arr.ndim == 2:
+        if not allow_2d:
+            raise InputError(
+                f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {arr.shape}; "
+                f"for a single band pass {name}[..., None]"
+            )
+        arr = arr[:, :, None]
+    if arr.ndim != 3:
+        raise InputError(f"{name}: expected a 3-D (H, W, B) image, got shape {arr.shape}")
+    if min(arr.shape) == 0:
+        raise InputError(f"{name}: empty image of shape {arr.shape}")
+    return arr
+
+
+def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
+    """Minimum and maximum of an array, refusing NaN/Inf with a message that names the argument.
+
+    Parameters
+    ----------
+    name : str
+    arr : ndarray
+        Integer or float values.
+
+    Returns
+    -------
+    (float, float)
+        ``(min, max)``.
+    """
+    from .parallel import chunks, parallel_map
+
+    parts = parallel_map(lambda sl: (np.min(arr[sl]), np.max(arr[sl])), chunks(arr.shape[0], 4))
+    lo = float(min(p[0] for p in parts))
+    hi = float(max(p[1] for p in parts))
+    if not (np.isfinite(lo) and np.isfinite(hi)):  # min/max propagate NaN and reach +-Inf
+        _raise_non_finite(name, int(np.size(arr) - np.count_nonzero(np.isfinite(arr))))
+    return lo, hi
+
+
+def _raise_non_finite(name: str, n_bad: int) -> None:
+    raise InputError(
+        f"{name}: contains {n_bad} non-finite values (NaN/Inf); indexes are undefined there. "
+        "Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window)."
+    )
+
+
+def check_dn_range(name: str, dtype: np.dtype, maxabs: float, *, what: str) -> None:
+    """Refuse float data whose largest magnitude ``maxabs`` is <= 1 where ``what`` rounds to DN.
+
+    See :func:`check_dn_scale`; this form takes the precomputed maximum of ``|data|``.
+    """
+    if np.issubdtype(dtype, np.floating) and maxabs <= 1.0:
         raise InputError(
-            f"{name}: contains {n_bad} non-finite values (NaN/Inf); indexes are undefined there. "
-            "Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window)."
+            f"{name}: float data within [0, 1], but {what} rounds to integer digital numbers "
+            "(uint16, as the reference toolbox does), which would collapse these values to 0/1. "
+            "Pass DN values, or give the data scale (e.g. scale=2**bits - 1, i.e. 2047 for 11-bit data) "
+            "so the inputs are converted to DN first."
         )
-    return out
+
+
+def checked_pair(
+    reference: object, fused: object, *, dn_what: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a (reference, fused) pair of (H, W, B) images without copying them.
+
+    Checks dtypes, dimensions, equal shapes and finiteness; with ``dn_what`` also refuses float
+    data within [0, 1] (:func:`check_dn_range`).
+
+    Parameters
+    ----------
+    reference, fused : array_like, shape (H, W, B)
+    dn_what : str, optional
+        Name of the index that rounds to integer DN (enables the [0, 1] check).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The inputs as arrays (never modify them).
+    """
+    ref = image_array("reference", reference)
+    fus = image_array("fused", fused)
+    check_same_shape("reference", ref, "fused", fus)
+    for name, arr in (("reference", ref), ("fused", fus)):
+        lo, hi = finite_range(name, arr)
+        if dn_what is not None:
+            check_dn_range(name, arr.dtype, max(abs(lo), abs(hi)), what=dn_what)
+    return ref, fus
 
 
 def as_image(name: str, value: object, *, allow_2d: bool = False) -> np.ndarray:
@@ -62,19 +176,7 @@ def as_image(name: str, value: object, *, allow_2d: bool = False) -> np.ndarray:
     -------
     ndarray, shape (H, W, B), float64
     """
-    arr = _as_float(name, value)
-    if arr.ndim == 2:
-        if not allow_2d:
-            raise InputError(
-                f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {arr.shape}; "
-                f"for a single band pass {name}[..., None]"
-            )
-        arr = arr[:, :, None]
-    if arr.ndim != 3:
-        raise InputError(f"{name}: expected a 3-D (H, W, B) image, got shape {arr.shape}")
-    if min(arr.shape) == 0:
-        raise InputError(f"{name}: empty image of shape {arr.shape}")
-    return arr
+    return _image_dims(name, _as_float(name, value), allow_2d=allow_2d)
 
 
 def as_pan(name: str, value: object) -> np.ndarray:
@@ -104,13 +206,8 @@ def check_dn_scale(name: str, original: object, arr: np.ndarray, *, what: str) -
     0/1 there and every number becomes meaningless.
     """
     dtype = np.asarray(original).dtype if not isinstance(original, np.ndarray) else original.dtype
-    if np.issubdtype(dtype, np.floating) and arr.size and float(np.max(np.abs(arr))) <= 1.0:
-        raise InputError(
-            f"{name}: float data within [0, 1], but {what} rounds to integer digital numbers "
-            "(uint16, as the reference toolbox does), which would collapse these values to 0/1. "
-            "Pass DN values, or give the data scale (e.g. scale=2**bits - 1, i.e. 2047 for 11-bit data) "
-            "so the inputs are converted to DN first."
-        )
+    if np.issubdtype(dtype, np.floating) and arr.size:
+        check_dn_range(name, dtype, float(np.max(np.abs(arr))), what=what)
 
 
 def check_ratio(ratio: object, *, power_of_two: bool = True, name: str = "ratio") -> int:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..parallel import parallel_map
-from .uiqi import band_planes
-from ..validation import InputError, as_image, check_same_shape
+from ..validation import InputError, checked_pair
+from .reduced_pass import ReducedSums, StripImage, reduced_sums
 
-__all__ = ["ergas"]
+__all__ = ["ergas", "ergas_value"]
 
 
 def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
@@ -35,22 +34,21 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
     ----------
     Wald, 2000; Vivone et al., IEEE GRSM 2021.
     """
-    ref = as_image("reference", reference)
-    fus = as_image("fused", fused)
-    check_same_shape("reference", ref, "fused", fus)
+    ref, fus = checked_pair(reference, fused)
     if ratio is None or not float(ratio) > 0:
         raise InputError(f"ratio must be a positive number (the PAN/MS resolution ratio), got {ratio!r}")
-    return _ergas_core(ref, fus, float(ratio))
+    return ergas_value(reduced_sums(StripImage(ref), StripImage(fus), indexes={"ERGAS"}), float(ratio))
 
 
-def _ergas_core(ref: np.ndarray, fus: np.ndarray, ratio: float) -> float:
-    ref, fus = band_planes(ref), band_planes(fus)  # (B, H, W)
+def ergas_value(sums: ReducedSums, ratio: float) -> float:
+    """ERGAS from a pass's per-band sums of squared errors and of the reference.
 
-    def band(b: int) -> tuple[float, float]:
-        diff = ref[b] - fus[b]
-        return float(np.einsum("ij,ij->", diff, diff)) / diff.size, float(ref[b].mean())
-
-    mse, mu = np.array(parallel_map(band, list(range(ref.shape[0])))).T
+    Raises
+    ------
+    InputError
+        A reference band with zero mean (ERGAS undefined).
+    """
+    mse, mu = sums.ergas_sse / sums.ergas_n, sums.ergas_ref / sums.ergas_n
     if np.any(mu == 0):
         raise InputError(
             f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"

@@ -12,20 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..hypercomplex import block_q_values
-from ..parallel import parallel_map
-from ..validation import InputError, as_image, check_dn_scale, check_min_size, check_same_shape
+from ..validation import InputError, check_min_size, checked_pair
+from .reduced_pass import StripImage, reduced_sums, to_uint16_matlab
 
 __all__ = ["q2n", "to_uint16_matlab"]
-
-
-def to_uint16_matlab(x: np.ndarray) -> np.ndarray:
-    """MATLAB's ``uint16(x)`` on doubles: round half away from zero, saturate to [0, 65535].
-
-    Returned as float64 (the values are integers).
-    """
-    r = np.floor(x)
-    r += (x - r) >= 0.5
-    return np.clip(r, 0.0, 65535.0)
 
 
 def _block_starts(n: int, block_size: int, shift: int) -> np.ndarray:
@@ -90,21 +80,22 @@ def q2n(
     ----------
     Garzelli & Nencini, IEEE GRSL 6(4), 2009; Vivone et al., IEEE GRSM 2021.
     """
-    ref = as_image("reference", reference)
-    fus = as_image("fused", fused)
-    check_same_shape("reference", ref, "fused", fus)
     block_size, shift = int(block_size), int(shift)
     if block_size < 2 or shift < 1:
         raise InputError(f"block_size must be >= 2 and shift >= 1, got {block_size}, {shift}")
+    ref, fus = checked_pair(reference, fused, dn_what="Q2n")
     check_min_size("reference", ref, block_size)
-    check_dn_scale("reference", reference, ref, what="Q2n")
-    check_dn_scale("fused", fused, fus, what="Q2n")
     return _q2n_core(ref, fus, block_size, shift, return_map)
 
 
 def _q2n_core(
     ref: np.ndarray, fus: np.ndarray, block_size: int, shift: int, return_map: bool
 ) -> float | tuple[float, np.ndarray]:
+    if shift == block_size:  # non-overlapping blocks: the strip pass (no whole-image copies)
+        blocks = reduced_sums(StripImage(ref), StripImage(fus), indexes={"Q2n"},
+                              block_size=block_size).q2n_blocks
+        value = float(blocks.mean())
+        return (value, blocks) if return_map else value
     h, w, nb = ref.shape
     sy, sx = _block_starts(h, block_size, shift), _block_starts(w, block_size, shift)
     est1 = int(sy[-1]) + block_size - h
@@ -130,15 +121,7 @@ def _q2n_core(
             fb = np.concatenate([fb, zeros], axis=2)
         return block_q_values(rb, fb, integer_valued=True)  # uint16-cast values
 
-    if shift == block_size:
-        # non-overlapping blocks: one task per pair of block rows (cache-sized working set)
-        groups = [sy[i : i + 2] for i in range(0, len(sy), 2)]
-        parts = parallel_map(
-            lambda g: blocks_for(slice(int(g[0]), int(g[-1]) + block_size), g - g[0]), groups
-        )
-        values = np.concatenate(parts)
-    else:
-        values = blocks_for(slice(None), sy)
+    values = blocks_for(slice(None), sy)
     value = float(values.mean())
     if return_map:
         return value, values.reshape(len(sy), len(sx))

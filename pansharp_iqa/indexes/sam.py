@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..parallel import parallel_map
-from ..validation import as_image, check_same_shape
+from ..validation import checked_pair
+from .reduced_pass import ReducedSums, StripImage, reduced_sums
 
-__all__ = ["sam"]
+__all__ = ["sam", "sam_degrees"]
 
 
 def sam(
@@ -39,33 +39,20 @@ def sam(
     ----------
     Yuhas et al., 1992; Vivone et al., IEEE GRSM 2021.
     """
-    ref = as_image("reference", reference)
-    fus = as_image("fused", fused)
-    check_same_shape("reference", ref, "fused", fus)
+    ref, fus = checked_pair(reference, fused)
     return _sam_core(ref, fus, return_map)
 
 
-_STRIP_ROWS = 128
+def sam_degrees(sums: ReducedSums) -> float:
+    """Mean angle in degrees from a pass's sums (0 when every pixel has a zero norm)."""
+    return float(sums.sam_sum / sums.sam_count * 180.0 / np.pi) if sums.sam_count else 0.0
 
 
 def _sam_core(ref: np.ndarray, fus: np.ndarray, return_map: bool = False):
-    h = ref.shape[0]
+    """SAM of validated (H, W, B) arrays; with ``return_map`` also the map in degrees."""
     angle_map = np.zeros(ref.shape[:2]) if return_map else None
-
-    def one(r0: int) -> tuple[float, int]:
-        r, f = ref[r0 : r0 + _STRIP_ROWS], fus[r0 : r0 + _STRIP_ROWS]
-        dot = np.einsum("ijk,ijk->ij", r, f)
-        norm = np.sqrt(np.einsum("ijk,ijk->ij", r, r) * np.einsum("ijk,ijk->ij", f, f))
-        valid = norm != 0
-        angle = np.arccos(np.clip(dot[valid] / norm[valid], -1.0, 1.0))
-        if angle_map is not None:
-            angle_map[r0 : r0 + _STRIP_ROWS][valid] = angle
-        return float(angle.sum()), int(valid.sum())
-
-    parts = parallel_map(one, list(range(0, h, _STRIP_ROWS)))
-    total = sum(p[0] for p in parts)
-    n_valid = sum(p[1] for p in parts)
-    value = float(total / n_valid * 180.0 / np.pi) if n_valid else 0.0
+    sums = reduced_sums(StripImage(ref), StripImage(fus), indexes={"SAM"}, sam_map=angle_map)
+    value = sam_degrees(sums)
     if return_map:
         return value, np.degrees(angle_map)
     return value

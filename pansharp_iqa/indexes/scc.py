@@ -14,11 +14,10 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from ..parallel import parallel_map
-from .uiqi import band_planes
-from ..validation import InputError, as_image, check_same_shape
+from ..validation import InputError, checked_pair
+from .reduced_pass import ReducedSums, StripImage, reduced_sums, sobel_rows
 
-__all__ = ["scc", "sobel_magnitude"]
+__all__ = ["scc", "scc_value", "sobel_magnitude"]
 
 _SOBEL = np.array([[1.0, 2.0, 1.0], [0.0, 0.0, 0.0], [-1.0, -2.0, -1.0]])  # fspecial('sobel')
 
@@ -39,49 +38,36 @@ def sobel_magnitude(img: np.ndarray) -> np.ndarray:
     -------
     ndarray, same shape
     """
-    gy = _filter_zero(img, _SOBEL)
-    gx = _filter_zero(img, _SOBEL.T)
-    return np.sqrt(gy * gy + gx * gx).reshape(np.shape(img))
+    arr = np.asarray(img, dtype=np.float64)
+    planes = arr[:, :, None] if arr.ndim == 2 else arr
+    out = np.empty(planes.shape)
+    for b in range(planes.shape[2]):
+        out[:, :, b] = sobel_rows(np.ascontiguousarray(planes[:, :, b]), "2020")
+    return out.reshape(arr.shape)
 
 
-_STRIP_ROWS = 64
+def scc_value(sums: ReducedSums) -> float:
+    """SCC from a pass's sums ``[sum Gf Gr, sum Gf^2, sum Gr^2]``.
 
-
-def _strip_filter(img: np.ndarray, r0: int, r1: int, kernel: np.ndarray, magnitude: bool) -> np.ndarray:
-    """Rows r0..r1 of the zero-padded 3x3 filtering of ``img`` (2-D), using a one-row halo."""
-    a, b = max(r0 - 1, 0), min(r1 + 1, img.shape[0])
-    src = img[a:b]
-    out = sobel_magnitude(src) if magnitude else _filter_zero(src, kernel).reshape(src.shape)
-    return out[r0 - a : r0 - a + (r1 - r0)]
-
-
-def _scc_core(ref: np.ndarray, fus: np.ndarray, variant: str) -> float:
-    if variant == "2020":
-        if min(ref.shape[:2]) < 3:
-            raise InputError("reference: SCC needs images of at least 3x3 pixels")
-        ref, fus, magnitude = ref[1:-1, 1:-1], fus[1:-1, 1:-1], True
-    elif variant == "2015":
-        magnitude = False
-    else:
-        raise InputError(f"variant must be '2020' or '2015', got {variant!r}")
-    h, _, nb = ref.shape
-    ref, fus = band_planes(ref), band_planes(fus)  # (B, H, W)
-    tasks = [(b, r0) for b in range(nb) for r0 in range(0, h, _STRIP_ROWS)]
-
-    def one(task: tuple[int, int]) -> tuple[float, float, float]:
-        b, r0 = task
-        r1 = min(r0 + _STRIP_ROWS, h)
-        gf = _strip_filter(fus[b], r0, r1, _SOBEL, magnitude)
-        gr = _strip_filter(ref[b], r0, r1, _SOBEL, magnitude)
-        # einsum, not np.vdot: BLAS level-1 calls were 100x slower on the measured machine
-        return (float(np.einsum("ij,ij->", gf, gr)), float(np.einsum("ij,ij->", gf, gf)),
-                float(np.einsum("ij,ij->", gr, gr)))
-
-    num, sff, srr = np.array(parallel_map(one, tasks)).sum(axis=0)
+    Raises
+    ------
+    InputError
+        A flat image (no gradient): SCC undefined.
+    """
+    num, sff, srr = sums.scc
     den = float(np.sqrt(sff)) * float(np.sqrt(srr))
     if den == 0:
         raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
     return float(num) / den
+
+
+def check_scc_variant(variant: str, shape: tuple[int, ...]) -> str:
+    """Validate the SCC variant (and the image size the 2020 frame crop needs)."""
+    if variant not in ("2020", "2015"):
+        raise InputError(f"variant must be '2020' or '2015', got {variant!r}")
+    if variant == "2020" and min(shape[:2]) < 3:
+        raise InputError("reference: SCC needs images of at least 3x3 pixels")
+    return variant
 
 
 def scc(
@@ -108,7 +94,6 @@ def scc(
     ----------
     Zhou et al., IJRS 19(4), 1998; Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
     """
-    ref = as_image("reference", reference)
-    fus = as_image("fused", fused)
-    check_same_shape("reference", ref, "fused", fus)
-    return _scc_core(ref, fus, variant)
+    ref, fus = checked_pair(reference, fused)
+    check_scc_variant(variant, ref.shape)
+    return scc_value(reduced_sums(StripImage(ref), StripImage(fus), indexes={"SCC"}, scc_variant=variant))

@@ -8,21 +8,16 @@ Vivone et al., IEEE GRSM 2021 (toolbox ``Q``/``img_qi`` and ``uqi`` in ``D_lambd
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from ..parallel import parallel_map
-from ..validation import as_image, check_min_size, check_same_shape
+from ..validation import check_min_size, checked_pair
+from .reduced_pass import ReducedSums, StripImage, reduced_sums, uiqi_rows
 
 __all__ = [
-    "q_index", "uiqi_map", "blocks_of", "band_planes",
+    "q_index", "q_avg", "uiqi_map", "blocks_of",
     "block_moments", "pair_uiqi", "against_last_uiqi", "uiqi_from_moments",
 ]
-
-
-def band_planes(img: np.ndarray) -> np.ndarray:
-    """(B, H, W) C-contiguous copy of an (H, W, B) image (fast per-band row access)."""
-    return np.ascontiguousarray(np.moveaxis(img, 2, 0))
 
 
 def uiqi_map(
@@ -30,89 +25,30 @@ def uiqi_map(
 ) -> np.ndarray:
     """UIQI map of two 2-D bands on a sliding window (toolbox ``img_qi``), 'valid' windows only.
 
-    Window sums are taken on data shifted by the rounded band means (the UIQI terms are
-    recombined exactly), which keeps sums of integer-valued data exact and avoids cancellation
-    otherwise. Four box filters (Sx, Sy, Sxx + Syy, Sxy) on contiguous planes.
+    Window sums are taken on data shifted by integers near the data (the rounded band means by
+    default), which keeps sums of integer-valued data exact and avoids cancellation otherwise;
+    see :func:`pansharp_iqa.indexes.reduced_pass.uiqi_rows` for the formula and the flat-window
+    rules.
 
     Parameters
     ----------
     x, y : ndarray, shape (H, W)
-        Reference and test band (float64).
+        Reference and test band.
     block_size : int
         Window side.
     shift : (float, float), optional
-        Integer offsets subtracted before summing (default: the rounded band means). Pass the
-        whole band's values when computing the map strip by strip.
+        Integer offsets subtracted before summing (default: the rounded band means).
 
     Returns
     -------
     ndarray, shape (H - block_size + 1, W - block_size + 1)
-        Q per window, with ``img_qi``'s rules for flat windows.
+        Q per window (dimensionless, in [-1, 1]).
     """
-    bs = int(block_size)
-    n = float(bs * bs)
-    cx, cy = (np.round(x.mean()), np.round(y.mean())) if shift is None else shift
-    h_out, w_out = x.shape[0] - bs + 1, x.shape[1] - bs + 1
-
-    def box(plane: np.ndarray) -> np.ndarray:
-        return cv2.boxFilter(plane, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
-                             borderType=cv2.BORDER_CONSTANT)[:h_out, :w_out]
-
-    xs = x - cx  # contiguous planes: no interleaving, one box filter each
-    ys = y - cy
-    sxy = box(xs * ys)
-    sq = xs * xs
-    sq += ys * ys  # only Sxx + Syy is needed
-    sxxyy = box(sq)
-    sx, sy = box(xs), box(ys)
-    cov = sxy * n
-    cov -= sx * sy
-    d1 = sxxyy * n
-    d1 -= sx * sx
-    d1 -= sy * sy
-    sx = sx + n * cx  # window sums of the unshifted data
-    sy = sy + n * cy
-    mul = sx * sy
-    d2 = sx * sx
-    d2 += sy * sy
-    den = d1 * d2
-    num = cov
-    num *= mul
-    num *= 4.0
-    out = np.ones_like(den)
-    flat = d1 == 0
-    if flat.any():
-        flat &= d2 != 0
-        out[flat] = 2.0 * mul[flat] / d2[flat]
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
-_STRIP_ROWS = 64  # output rows per task: keeps each task's temporaries in cache
-
-
-def _q_index_core(ref: np.ndarray, fus: np.ndarray, block_size: int, return_map: bool):
-    h, w, nb = ref.shape
-    out_h, out_w = h - block_size + 1, w - block_size + 1
-    ref, fus = band_planes(ref), band_planes(fus)  # (B, H, W): contiguous rows per band
-    shifts = [(np.round(ref[b].mean()), np.round(fus[b].mean())) for b in range(nb)]
-    tasks = [(b, r0) for b in range(nb) for r0 in range(0, out_h, _STRIP_ROWS)]
-    qmap = np.empty((out_h, out_w, nb)) if return_map else None
-
-    def one(task: tuple[int, int]) -> float:
-        b, r0 = task
-        r1 = min(r0 + _STRIP_ROWS, out_h)
-        rows = slice(r0, r1 + block_size - 1)
-        strip = uiqi_map(ref[b, rows], fus[b, rows], block_size, shift=shifts[b])
-        if qmap is not None:
-            qmap[r0:r1, :, b] = strip
-        return float(strip.sum())
-
-    sums = np.array(parallel_map(one, tasks)).reshape(nb, -1).sum(axis=1)
-    value = float(np.mean(sums / (out_h * out_w)))
-    if return_map:
-        return value, qmap
-    return value
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if shift is None:
+        shift = (float(np.round(x.mean())), float(np.round(y.mean())))
+    return uiqi_rows(x, y, int(block_size), shift)
 
 
 def q_index(
@@ -142,11 +78,18 @@ def q_index(
     ----------
     Wang & Bovik, IEEE SPL 9(3), 2002; Vivone et al., IEEE GRSM 2021.
     """
-    ref = as_image("reference", reference)
-    fus = as_image("fused", fused)
-    check_same_shape("reference", ref, "fused", fus)
-    check_min_size("reference", ref, int(block_size))
-    return _q_index_core(ref, fus, int(block_size), return_map)
+    ref, fus = checked_pair(reference, fused)
+    bs = int(block_size)
+    check_min_size("reference", ref, bs)
+    qmap = np.empty((ref.shape[0] - bs + 1, ref.shape[1] - bs + 1, ref.shape[2])) if return_map else None
+    sums = reduced_sums(StripImage(ref), StripImage(fus), indexes={"Q"}, block_size=bs, q_map=qmap)
+    value = q_avg(sums)
+    return (value, qmap) if return_map else value
+
+
+def q_avg(sums: ReducedSums) -> float:
+    """Q_avg from a pass's per-band UIQI map sums (mean over windows, then over bands)."""
+    return float(np.mean(sums.q_sums / sums.q_count))
 
 
 def blocks_of(img: np.ndarray, block_size: int) -> np.ndarray:
