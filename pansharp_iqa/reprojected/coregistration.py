@@ -22,7 +22,10 @@ from ..parallel import n_threads as n_workers
 from .correlation import IntegralMethod, box_sum, centre_and_energy, clip_sums, rho_from_sums
 from .filtering import filter_replicate
 
-__all__ = ["SEARCH_WINDOW", "search_window_for", "phase_correlations", "coregister"]
+__all__ = [
+    "SEARCH_WINDOW", "search_window_for", "coregistration_half_width", "shifts_from_correlations",
+    "phase_correlations", "coregister",
+]
 
 #: Side of the phase search window of the reference code (fixed, whatever the ratio).
 SEARCH_WINDOW = 4
@@ -44,6 +47,30 @@ def search_window_for(ratio: int) -> int:
     int
     """
     return int(min(SEARCH_WINDOW, int(ratio)))
+
+
+def coregistration_half_width(ratio: int) -> int:
+    """Half width of the coregistration's correlation field: ``max(1, floor(ratio/2))``."""
+    return max(1, int(ratio) // 2)
+
+
+def shifts_from_correlations(rho: np.ndarray) -> np.ndarray:
+    """Per-band phase of the largest mean correlation (first in row-major ``(i, j)`` order on ties).
+
+    Parameters
+    ----------
+    rho : ndarray, shape (S, S, B)
+        Mean correlations (:func:`phase_correlations`).
+
+    Returns
+    -------
+    ndarray, shape (B, 2), int64
+        ``[r_b, c_b]`` per band.
+    """
+    sw = rho.shape[0]
+    flat = np.asarray(rho).reshape(sw * sw, -1)
+    best = np.argmax(flat, axis=0)  # first maximum in row-major (i, j) order
+    return np.stack([best // sw, best % sw], axis=1).astype(np.int64)
 
 
 def phase_correlations(
@@ -80,7 +107,7 @@ def phase_correlations(
     ms = np.asarray(ms, dtype=np.float64)
     h, w, n_bands = ms.shape
     sw = search_window_for(ratio) if search_window is None else int(search_window)
-    hw = max(1, int(ratio) // 2) if half_width is None else int(half_width)
+    hw = coregistration_half_width(ratio) if half_width is None else int(half_width)
     if sw < 1 or sw > ratio:
         raise input_error(f"search_window must be in 1..ratio={ratio}, got {sw}")
     phases = np.stack(
@@ -165,9 +192,7 @@ def coregister(
     pan_lp = filter_replicate(pan_a, kernel)
     rho = phase_correlations(ms_a, pan_lp, ratio, search_window=search_window, integral=integral)
     sw = rho.shape[0]
-    flat = rho.reshape(sw * sw, -1)
-    best = np.argmax(flat, axis=0)  # first maximum in row-major (i, j) order
-    shifts = np.stack([best // sw, best % sw], axis=1).astype(np.int64)
+    shifts = shifts_from_correlations(rho)
     if return_details:
-        return shifts, {"correlations": rho, "search_window": sw, "half_width": max(1, ratio // 2)}
+        return shifts, {"correlations": rho, "search_window": sw, "half_width": coregistration_half_width(ratio)}
     return shifts

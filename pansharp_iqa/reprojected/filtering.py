@@ -21,7 +21,7 @@ from ..mtf import filter_replicate
 from ._common import band_planes, input_error
 from ..parallel import parallel_map
 
-__all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
+__all__ = ["filter_band", "filter_replicate", "filter_replicate_direct", "reproject"]
 
 
 def filter_replicate_direct(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray:
@@ -46,6 +46,29 @@ def filter_replicate_direct(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray
         for v in range(ker.shape[1]):
             out += ker[u, v] * padded[u : u + h, v : v + w]
     return out
+
+
+def filter_band(plane: np.ndarray, kernel: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
+    """One band filtered with one reprojection kernel: same-size correlation, replicate border.
+
+    The operation :func:`reproject` applies to each band (OpenCV ``filter2D``, float64,
+    ``BORDER_REPLICATE``); the tile-wise path applies it to a tile plus a 20-pixel halo.
+
+    Parameters
+    ----------
+    plane : ndarray, shape (H, W), float64, C-contiguous
+    kernel : ndarray, shape (k, k)
+    dst : ndarray, shape (H, W), optional
+        Output buffer.
+
+    Returns
+    -------
+    ndarray, shape (H, W), float64
+    """
+    return cv2.filter2D(
+        plane, cv2.CV_64F, np.ascontiguousarray(kernel), dst=dst,
+        anchor=(-1, -1), delta=0.0, borderType=cv2.BORDER_REPLICATE,
+    )
 
 
 def reproject(
@@ -99,10 +122,7 @@ def reproject(
     dst = np.empty(fused.shape[:2])
 
     def one(b: int) -> np.ndarray:
-        filt = cv2.filter2D(
-            planes[b], cv2.CV_64F, np.ascontiguousarray(kernels[:, :, b]), dst=dst,
-            anchor=(-1, -1), delta=0.0, borderType=cv2.BORDER_REPLICATE,
-        )
+        filt = filter_band(planes[b], kernels[:, :, b], dst=dst)
         r, c = int(sh[b, 0]), int(sh[b, 1])
         return np.array(filt[r::ratio, c::ratio][:h, :w])
 

@@ -61,6 +61,90 @@ def _to_int16_truncated(a: np.ndarray) -> np.ndarray:
     return np.trunc(a).astype(np.int64).astype(np.int16).astype(np.float64)
 
 
+def q2n_layout(h: int, w: int, block_size: int, shift: int) -> tuple[int, int, int, int, bool]:
+    """Block grid of the protocol's Q2n on an ``h x w`` image.
+
+    Returns
+    -------
+    stepx, stepy : int
+        Block rows and columns (``ceil(h/shift)``, ``ceil(w/shift)``).
+    est1, est2 : int
+        ``(stepx-1)*shift + block_size - h`` and the same on the columns.
+    padded : bool
+        Whether both images are reflect-padded and cast to int16 (only if both ``est`` are non-zero).
+    """
+    stepx, stepy = math.ceil(h / shift), math.ceil(w / shift)
+    est1 = (stepx - 1) * shift + block_size - h
+    est2 = (stepy - 1) * shift + block_size - w
+    return stepx, stepy, est1, est2, bool(est1 != 0 and est2 != 0)
+
+
+def reflect_index(idx: np.ndarray, n: int) -> np.ndarray:
+    """Positions that NumPy's ``"reflect"`` padding (mirror without repeating the edge) reads.
+
+    Parameters
+    ----------
+    idx : ndarray of int
+        Positions along one axis, possibly outside ``[0, n)``.
+    n : int
+        Length of the axis.
+
+    Returns
+    -------
+    ndarray of int
+        Positions in ``[0, n)`` (``n -> n-2``, ``-1 -> 1``; periodic with period ``2(n-1)``).
+    """
+    i = np.asarray(idx, dtype=np.int64)
+    if n == 1:
+        return np.zeros_like(i)
+    period = 2 * (n - 1)
+    m = np.mod(i, period)
+    return np.where(m >= n, period - m, m)
+
+
+def to_int16_truncated(a: np.ndarray) -> np.ndarray:
+    """The protocol's Q2n cast: truncation toward zero to int16 (wrapping), returned as float64."""
+    return _to_int16_truncated(a)
+
+
+def q2n_block_values(
+    ref: np.ndarray, fus: np.ndarray, stepx: int, stepy: int, *, block_size: int, shift: int
+) -> np.ndarray:
+    """Per-block hypercomplex moduli of the protocol's Q2n on a grid of blocks starting at (0, 0).
+
+    ``ref`` and ``fus`` are already padded/cast as :func:`q2n_index` does; block ``(j, i)`` covers
+    rows ``j*shift .. j*shift + block_size - 1`` (cut at the end of the arrays: a partial block keeps
+    ``N = block_size**2``). Bands are zero-padded to a power of two here.
+
+    Returns
+    -------
+    ndarray, shape (stepx, stepy)
+    """
+    bs, sh = int(block_size), int(shift)
+    n_bands = ref.shape[2]
+    n_comp = 1 << max(0, (n_bands - 1).bit_length())
+    if n_comp != n_bands:
+        zeros = np.zeros(ref.shape[:2] + (n_comp - n_bands,))
+        ref = np.concatenate([ref, zeros], axis=2)
+        fus = np.concatenate([fus, zeros], axis=2)
+    # Group the blocks by their actual shape (partial blocks at the end of a row/column).
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for j in range(stepx):
+        for i in range(stepy):
+            r0, c0 = j * sh, i * sh
+            nr = min(bs, ref.shape[0] - r0)
+            nc = min(bs, ref.shape[1] - c0)
+            groups.setdefault((nr, nc), []).append((j, i))
+    values = np.empty((stepx, stepy))
+    for (nr, nc), idx in groups.items():
+        rb = np.stack([ref[j * sh : j * sh + nr, i * sh : i * sh + nc].reshape(-1, n_comp) for j, i in idx])
+        fb = np.stack([fus[j * sh : j * sh + nr, i * sh : i * sh + nc].reshape(-1, n_comp) for j, i in idx])
+        q = block_q_values(rb, fb, n_norm=bs * bs, std_floor=Q2N_STD_FLOOR)
+        for (j, i), v in zip(idx, q):
+            values[j, i] = v
+    return values
+
+
 def q2n_index(
     reference: np.ndarray,
     fused: np.ndarray,
@@ -103,34 +187,13 @@ def q2n_index(
     bs, sh = int(block_size), int(shift)
     if bs < 2 or sh < 1:
         raise input_error(f"block_size must be >= 2 and shift >= 1, got {block_size!r}, {shift!r}")
-    h, w, n_bands = ref.shape
-    stepx, stepy = math.ceil(h / sh), math.ceil(w / sh)
-    est1 = (stepx - 1) * sh + bs - h
-    est2 = (stepy - 1) * sh + bs - w
-    if est1 != 0 and est2 != 0:
+    h, w, _ = ref.shape
+    stepx, stepy, est1, est2, padded = q2n_layout(h, w, bs, sh)
+    if padded:
         pad = ((0, max(est1, 0)), (0, max(est2, 0)), (0, 0))
         ref = _to_int16_truncated(np.pad(ref, pad, mode="reflect"))
         fus = _to_int16_truncated(np.pad(fus, pad, mode="reflect"))
-    n_comp = 1 << max(0, (n_bands - 1).bit_length())
-    if n_comp != n_bands:
-        zeros = np.zeros(ref.shape[:2] + (n_comp - n_bands,))
-        ref = np.concatenate([ref, zeros], axis=2)
-        fus = np.concatenate([fus, zeros], axis=2)
-    # Group the blocks by their actual shape (partial blocks at the end of a row/column).
-    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for j in range(stepx):
-        for i in range(stepy):
-            r0, c0 = j * sh, i * sh
-            nr = min(bs, ref.shape[0] - r0)
-            nc = min(bs, ref.shape[1] - c0)
-            groups.setdefault((nr, nc), []).append((j, i))
-    values = np.empty((stepx, stepy))
-    for (nr, nc), idx in groups.items():
-        rb = np.stack([ref[j * sh : j * sh + nr, i * sh : i * sh + nc].reshape(-1, n_comp) for j, i in idx])
-        fb = np.stack([fus[j * sh : j * sh + nr, i * sh : i * sh + nc].reshape(-1, n_comp) for j, i in idx])
-        q = block_q_values(rb, fb, n_norm=bs * bs, std_floor=Q2N_STD_FLOOR)
-        for (j, i), v in zip(idx, q):
-            values[j, i] = v
+    values = q2n_block_values(ref, fus, stepx, stepy, block_size=bs, shift=sh)
     result = float(values.mean())
     return (result, values) if return_blocks else result
 
@@ -143,6 +206,39 @@ def _window_sums(a: np.ndarray, size: int) -> np.ndarray:
     c2 = np.zeros((rows.shape[0], rows.shape[1] + 1) + rows.shape[2:])
     np.cumsum(rows, axis=1, out=c2[:, 1:])
     return c2[:, size:] - c2[:, :-size]
+
+
+def uiqi_valid_map(x: np.ndarray, y: np.ndarray, block_size: int) -> np.ndarray:
+    """UIQI of every valid ``block_size`` window of two already-extended images (R-Q's map).
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (H, W, B), float64
+        Reference and image under test, including any border extension.
+    block_size : int
+
+    Returns
+    -------
+    ndarray, shape (H - block_size + 1, W - block_size + 1, B)
+    """
+    bs = int(block_size)
+    n = float(bs * bs)
+    sx = _window_sums(x, bs)
+    sy = _window_sums(y, bs)
+    sxx = _window_sums(x * x, bs)
+    syy = _window_sums(y * y, bs)
+    sxy = _window_sums(x * y, bs)
+    prod = sx * sy
+    sq = sx * sx + sy * sy
+    num = 4.0 * (n * sxy - prod) * prod
+    d1 = n * (sxx + syy) - sq
+    den = d1 * sq
+    qmap = np.ones_like(num)
+    sel = (d1 == 0) & (sq != 0)
+    qmap[sel] = 2.0 * prod[sel] / sq[sel]
+    sel = den != 0
+    qmap[sel] = num[sel] / den[sel]
+    return qmap
 
 
 def uiqi_index(
@@ -190,24 +286,29 @@ def uiqi_index(
         )
     x = np.pad(ref, ((0, 1), (0, 1), (0, 0)), mode="edge")
     y = np.pad(fus, ((0, 1), (0, 1), (0, 0)), mode="edge")
-    n = float(bs * bs)
-    sx = _window_sums(x, bs)
-    sy = _window_sums(y, bs)
-    sxx = _window_sums(x * x, bs)
-    syy = _window_sums(y * y, bs)
-    sxy = _window_sums(x * y, bs)
-    prod = sx * sy
-    sq = sx * sx + sy * sy
-    num = 4.0 * (n * sxy - prod) * prod
-    d1 = n * (sxx + syy) - sq
-    den = d1 * sq
-    qmap = np.ones_like(num)
-    sel = (d1 == 0) & (sq != 0)
-    qmap[sel] = 2.0 * prod[sel] / sq[sel]
-    sel = den != 0
-    qmap[sel] = num[sel] / den[sel]
+    qmap = uiqi_valid_map(x, y, bs)
     value = float(np.mean(qmap.mean(axis=(0, 1))))
     return (value, qmap) if return_map else value
+
+
+def sam_angles(ref: np.ndarray, fus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel spectral angles (radians, 0 where ``|x| |m| = 0``) and the mask of defined pixels.
+
+    Parameters
+    ----------
+    ref, fus : ndarray, shape (h, w, B), float64
+
+    Returns
+    -------
+    angles : ndarray, shape (h, w)
+    valid : ndarray of bool, shape (h, w)
+    """
+    inner = np.einsum("ijb,ijb->ij", fus, ref)
+    norms = np.sqrt(np.einsum("ijb,ijb->ij", fus, fus)) * np.sqrt(np.einsum("ijb,ijb->ij", ref, ref))
+    valid = norms != 0
+    angles = np.zeros(inner.shape)
+    angles[valid] = np.arccos(np.clip(inner[valid] / norms[valid], -1.0, 1.0))
+    return angles, valid
 
 
 def sam_index(reference: np.ndarray, fused: np.ndarray, *, return_map: bool = False) -> float | tuple[float, np.ndarray]:
@@ -233,11 +334,7 @@ def sam_index(reference: np.ndarray, fused: np.ndarray, *, return_map: bool = Fa
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
     ref, fus = _pair(reference, fused)
-    inner = np.einsum("ijb,ijb->ij", fus, ref)
-    norms = np.sqrt(np.einsum("ijb,ijb->ij", fus, fus)) * np.sqrt(np.einsum("ijb,ijb->ij", ref, ref))
-    valid = norms != 0
-    angles = np.zeros(inner.shape)
-    angles[valid] = np.arccos(np.clip(inner[valid] / norms[valid], -1.0, 1.0))
+    angles, valid = sam_angles(ref, fus)
     value = float(angles[valid].sum() / angles.size * 180.0 / np.pi)
     return (value, np.degrees(angles)) if return_map else value
 

@@ -46,6 +46,44 @@ SETTINGS: dict[str, Any] = {
 }
 
 
+def reprojection_details(
+    *,
+    sensor: str,
+    ratio: int,
+    gnyq: Any,
+    shifts: np.ndarray,
+    correlations: Any,
+    search_window: int,
+    coregistration_half_width: int,
+    d_rho_half_width: int,
+    integral: str,
+) -> dict[str, Any]:
+    """The ``details`` dict of :func:`evaluate_reprojected` (without timings).
+
+    Shared with the tile-wise evaluation (:mod:`pansharp_iqa.tiled.reprojected`), so both paths
+    record the same settings under the same keys.
+    """
+    shifts = np.asarray(shifts, dtype=np.int64).reshape(-1, 2)
+    return {
+        "protocol": PROTOCOL_NAME,
+        "reference": REFERENCE,
+        "sensor": sensor,
+        "ratio": ratio,
+        "ms_gnyq": list(gnyq),
+        "shifts": shifts.tolist(),
+        "shifts_r": shifts[:, 0].tolist(),
+        "shifts_c": shifts[:, 1].tolist(),
+        "coregistration_correlations": np.asarray(correlations).tolist(),
+        **SETTINGS,
+        "search_window": int(search_window),
+        "coregistration_half_width": int(coregistration_half_width),
+        "coregistration_kernel": "MS kernel of band 0",
+        "d_rho_half_width": d_rho_half_width,
+        "d_rho_window": 2 * d_rho_half_width,
+        "integral": integral,
+    }
+
+
 def evaluate_reprojected(
     fused: np.ndarray,
     ms: np.ndarray,
@@ -128,25 +166,12 @@ def evaluate_reprojected(
     t5 = time.perf_counter()
     timings["d_rho"] = t5 - t4
     timings["total"] = t5 - t0
-    details: dict[str, Any] = {
-        "protocol": PROTOCOL_NAME,
-        "reference": REFERENCE,
-        "sensor": inp.sensor,
-        "ratio": r,
-        "ms_gnyq": list(inp.gnyq),
-        "shifts": shifts.tolist(),
-        "shifts_r": shifts[:, 0].tolist(),
-        "shifts_c": shifts[:, 1].tolist(),
-        "coregistration_correlations": np.asarray(coreg["correlations"]).tolist(),
-        **SETTINGS,
-        "search_window": int(coreg["search_window"]),
-        "coregistration_half_width": int(coreg["half_width"]),
-        "coregistration_kernel": "MS kernel of band 0",
-        "d_rho_half_width": hw,
-        "d_rho_window": 2 * hw,
-        "integral": integral,
-        "timings_s": timings,
-    }
+    details = reprojection_details(
+        sensor=inp.sensor, ratio=r, gnyq=inp.gnyq, shifts=shifts, correlations=coreg["correlations"],
+        search_window=int(coreg["search_window"]), coregistration_half_width=int(coreg["half_width"]),
+        d_rho_half_width=hw, integral=integral,
+    )
+    details["timings_s"] = timings
     values["details"] = details
     return values
 
