@@ -10,7 +10,8 @@ of the run's process tree (sampled every 0.2 s with psutil).
 Targets (issue 7): peak RSS under 2 GB at 20000^2; time linear in pixels; two workers faster than
 one (needs two idle cores).
 
-Run: ``python benchmarks/bench_scale.py [--sizes 2048 8192] [--huge] [--resolution reduced full]``.
+Run: ``python benchmarks/bench_scale.py [--sizes 2048 8192] [--huge] [--resolution reduced full]
+[--protocol reprojected2022]`` (``--protocol``: the full-resolution protocol, default toolbox2020).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def _child(args: argparse.Namespace) -> None:
         res = evaluate_reduced_tiled(paths["fused"], paths["reference"], ratio=RATIO, bits=11,
                                      tile_size=args.tile_size, jobs=args.workers[0])
     else:
-        res = evaluate_full_tiled(paths["fused"], paths["ms"], paths["pan"], sensor="WV3",
+        res = evaluate_full_tiled(paths["fused"], paths["ms"], paths["pan"], sensor="WV3", protocol=args.protocol,
                                   tile_size=args.tile_size, jobs=args.workers[0])
     seconds = time.perf_counter() - t0
     stop.set()
@@ -119,6 +120,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--resolution", nargs="+", default=["reduced", "full"], choices=["reduced", "full"])
     parser.add_argument("--tile-size", type=int, default=512)
+    parser.add_argument("--protocol", default="toolbox2020", help="full-resolution protocol (e.g. reprojected2022)")
     parser.add_argument("--tmpdir", default=None, help="where to write the scenes (default: system temp)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--paths", help=argparse.SUPPRESS)
@@ -144,7 +146,8 @@ def main() -> None:
                 results = []
                 for workers in args.workers:
                     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--resolution", resolution,
-                           "--tile-size", str(args.tile_size), "--workers", str(workers), "--paths", json.dumps(paths)]
+                           "--tile-size", str(args.tile_size), "--workers", str(workers), "--protocol", args.protocol,
+                           "--paths", json.dumps(paths)]
                     proc = subprocess.run(cmd, capture_output=True, text=True)
                     if proc.returncode:
                         sys.exit(f"child run failed ({' '.join(cmd[2:8])}):\n{proc.stderr[-3000:]}")

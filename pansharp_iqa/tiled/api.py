@@ -7,6 +7,7 @@ grid (it does not change the numbers).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -143,11 +144,8 @@ def prepare_full(
     nb = fus.shape[2]
     ms_gnyq = list(s.gnyq_for(nb, protocol=proto.name))
     if proto.fr_variant == "reprojected2022":
-        raise InputError(
-            f"protocol {proto.name!r} is in-memory only (its co-registration searches the whole image): "
-            "evaluate it with pansharp_iqa.evaluate_full on arrays (crop the scene to fit in memory), "
-            "or use a toolbox protocol (toolbox2020, toolbox2015, qnr-paper) tile-wise"
-        )
+        return _prepare_reprojected(fus, ms_src, pan_src, proto, s, ms_gnyq, ratio=ratio, bits=bits, scale=scale,
+                                    threshold=threshold, tile_size=tile_size, name=name)
     bs = proto.block_size
     check_multiple_of("fused", fus, bs, why="the toolbox's block-wise QNR indexes require it")
     if nb < 2:
@@ -178,6 +176,65 @@ def prepare_full(
         return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
 
     return TiledJob(name, ctx, tiles, full_tile, finalize)
+
+
+def _prepare_reprojected(
+    fus: Source, ms_src: Source, pan_src: Source, proto: Protocol, s: Sensor, ms_gnyq: list[float], *,
+    ratio: int, bits: int, scale: float, threshold: bool, tile_size: int, name: str,
+) -> TiledJob:
+    """``reprojected2022`` tile-wise: a coregistration pass whose finalize returns the index pass
+    (see :mod:`pansharp_iqa.tiled.reprojected`)."""
+    from ..evaluate import protocol_card
+    from ..reprojected._common import input_error
+    from ..reprojected.protocol import SETTINGS, reprojection_details
+    from . import reprojected as rp
+
+    nb = fus.shape[2]
+    # the in-memory protocol's own checks (resolve_inputs, uiqi_index), before any tile runs
+    gnyq = tuple(float(g) for g in s.gnyq_for(nb))
+    if any(not 0.0 < g < 1.0 for g in gnyq) or len(gnyq) != nb:
+        raise input_error(f"sensor {s.name!r} gives invalid MS GNyq values {gnyq}; need one in (0, 1) per band")
+    bs = int(SETTINGS["block_size"])
+    h, w = ms_src.shape[:2]
+    if bs > min(h, w) + 1:
+        raise input_error(f"block_size {bs} too large for images of {(h, w)} (at most min(h, w) + 1)")
+    ctx = rp.context_for(fus, ms_src, pan_src, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                         gnyq=gnyq, block_size=bs)
+    tile = effective_tile_size(tile_size, bs * ratio)
+    tiles = plan_tiles(*fus.shape[:2], tile)
+    sources = [fus, ms_src, pan_src]
+
+    def finalize_coreg(total: Partial, ctx: rp.ReprojectedContext = ctx) -> TiledJob:
+        _dn_checks(total, [ms_src, pan_src], scale)
+        _check_reference_range("ms", np.array([total.maxima["ms_max"]]), bits)
+        tops = rp.coreg_tops_needed(total, ctx.search_window)
+        if tops is not None and ctx.coreg_tops is None:  # degenerate (all-zero) data: global upper clip
+            again = dataclasses.replace(ctx, coreg_tops=tops)
+            return TiledJob(name, again, tiles, rp.coreg_tile, lambda t: finalize_coreg(t, again))
+        rho, shifts = rp.coreg_result(total, ctx)
+        ctx2 = rp.with_shifts(ctx, shifts)
+        return TiledJob(name, ctx2, tiles, rp.index_tile, lambda t: finalize_indexes(t, ctx2, rho, shifts))
+
+    def finalize_indexes(total: Partial, ctx2: rp.ReprojectedContext, rho: np.ndarray,
+                         shifts: np.ndarray) -> dict[str, Any] | TiledJob:
+        _dn_checks(total, [fus], scale)
+        tops = rp.drho_tops_needed(total)
+        if tops is not None and ctx2.drho_tops is None:
+            again = dataclasses.replace(ctx2, drho_tops=tops)
+            return TiledJob(name, again, tiles, rp.index_tile, lambda t: finalize_indexes(t, again, rho, shifts))
+        values = rp.index_values(total, ctx2)
+        details = reprojection_details(
+            sensor=s.name, ratio=ratio, gnyq=gnyq, shifts=shifts, correlations=rho,
+            search_window=ctx2.search_window, coregistration_half_width=ctx2.coreg_half_width,
+            d_rho_half_width=ctx2.drho_half_width, integral="ordered",
+        )
+        common = fr_common_settings(s, ms_gnyq, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                    image_shape=list(fus.shape))
+        tiling = {**_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"), **rp.describe(ctx2)}
+        card = protocol_card(proto, **common, reprojection=details, tiling=tiling)
+        return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
+
+    return TiledJob(name, ctx, tiles, rp.coreg_tile, finalize_coreg)
 
 
 def evaluate_reduced_tiled(
@@ -264,13 +321,14 @@ def evaluate_full_tiled(
     """Full-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
-    :func:`pansharp_iqa.evaluate.evaluate_full`, plus ``card["tiling"]``. The
-    ``reprojected2022`` protocol is in-memory only (an :class:`InputError` says so).
+    :func:`pansharp_iqa.evaluate.evaluate_full`, plus ``card["tiling"]``. ``reprojected2022``
+    runs two passes over the tiles (coregistration sums, then the indexes with the chosen shifts;
+    see :mod:`pansharp_iqa.tiled.reprojected`).
 
     Parameters
     ----------
     fused : path-like, rasterio dataset, ndarray, np.memmap or array-like, (H, W, B)
-        Fused image at PAN scale (DN); H and W multiples of 32.
+        Fused image at PAN scale (DN); H and W multiples of 32 (toolbox protocols).
     ms : same kinds, (H/ratio, W/ratio, B)
         Low-resolution MS (DN).
     pan : same kinds, (H, W) or one band
@@ -279,13 +337,14 @@ def evaluate_full_tiled(
     ratio, bits : int, optional
         Default to the sensor's nominal values.
     protocol : str or Protocol, default "toolbox2020"
-        ``toolbox2020``, ``toolbox2015`` or ``qnr-paper``.
+        ``toolbox2020``, ``toolbox2015``, ``qnr-paper`` or ``reprojected2022``.
     scale : float, default 1.0
     threshold : bool, default False
     nan_policy : {"raise", "omit", "propagate"}
         Constant blocks, as :func:`~pansharp_iqa.evaluate.evaluate_full` (counts are scene-wide).
     tile_size : int, default 512
-        Tile side at PAN scale, rounded up to a multiple of lcm(32, ratio).
+        Tile side at PAN scale, rounded up to a multiple of lcm(32, ratio) (``reprojected2022``:
+        of 32 ratio, so tiles hold whole 32 x 32 MS-scale blocks).
     jobs : int, default 1
     scheduler : str or distributed.Client, optional
     progress : bool

@@ -39,14 +39,17 @@ class TiledJob:
     tile_fn : callable
         Module-level ``tile_fn(ctx, tile) -> Partial`` (runs in workers).
     finalize : callable
-        ``finalize(total) -> dict`` on the combined partials (runs in the calling process).
+        ``finalize(total) -> dict`` on the combined partials (runs in the calling process). It may
+        instead return another ``TiledJob``: the scene's next pass (e.g. ``reprojected2022``'s
+        coregistration, then its indexes with the shifts found), which :func:`run_jobs` runs once
+        the current pass of every scene is done; the scene's result is its last pass's dict.
     """
 
     name: str
     ctx: Any
     tiles: list[Tile]
     tile_fn: Callable[[Any, Tile], Partial]
-    finalize: Callable[[Partial], dict[str, Any]]
+    finalize: Callable[[Partial], "dict[str, Any] | TiledJob"]
 
 
 @dataclasses.dataclass
@@ -259,14 +262,34 @@ def run_jobs(
     -------
     list of JobOutcome
         In the order of ``jobs``; a failed job has ``error`` set (its exception), others ``result``.
+        A job whose ``finalize`` returns a next-pass ``TiledJob`` is followed through all its passes
+        (each pass is one round over the same executor; rounds run one after the other).
     """
-    from tqdm.auto import tqdm
-
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         from ..validation import InputError
 
         raise InputError(f"jobs must be a positive integer number of worker processes, got {workers!r}")
     start = time.perf_counter()
+    outcomes = _run_round(jobs, workers, scheduler, progress, desc, start)
+    rounds = 1
+    while True:
+        waiting = [i for i, o in enumerate(outcomes) if isinstance(o.result, TiledJob)]
+        if not waiting:
+            return outcomes
+        rounds += 1
+        following = [outcomes[i].result for i in waiting]
+        again = _run_round(following, workers, scheduler, progress, f"{desc} (pass {rounds})",  # type: ignore[arg-type]
+                           start)
+        for i, outcome in zip(waiting, again):
+            outcomes[i] = outcome
+
+
+def _run_round(
+    jobs: Sequence[TiledJob], workers: int, scheduler: Any, progress: bool, desc: str, start: float
+) -> list[JobOutcome]:
+    """One pass over every tile of ``jobs`` (see :func:`run_jobs`)."""
+    from tqdm.auto import tqdm
+
     parts: list[list[Partial | None]] = [[None] * len(job.tiles) for job in jobs]
     remaining = [len(job.tiles) for job in jobs]
     outcomes: list[JobOutcome | None] = [None] * len(jobs)
@@ -277,7 +300,7 @@ def run_jobs(
         events = _pool(jobs, workers)
     else:
         events = _serial(jobs)
-    pixels = 0
+    pixels, round_start = 0, time.perf_counter()
     with tqdm(total=total, unit="tile", desc=desc, disable=not progress, dynamic_ncols=True) as bar:
         for j, t, part in events:
             job = jobs[j]
@@ -291,7 +314,7 @@ def run_jobs(
             remaining[j] -= 1
             pixels += job.tiles[t].pixels
             bar.update(1)
-            elapsed = max(time.perf_counter() - start, 1e-9)
+            elapsed = max(time.perf_counter() - round_start, 1e-9)
             bar.set_postfix_str(f"{pixels / 1e6 / elapsed:.2f} MP/s", refresh=False)
             if remaining[j] == 0:
                 try:

@@ -156,9 +156,3 @@ def test_same_input_errors_as_in_memory():
             fn(s["fused"][:, :, 0], s["gt"][:, :, 0], ratio=4, bits=11)
     with pytest.raises(InputError, match="not a multiple of the block size"):
         evaluate_full_tiled(s["fused"][:200, :200], s["ms"][:50, :50], s["pan"][:200, :200], sensor="QB")
-
-
-def test_reprojected_protocol_is_in_memory_only():
-    s = make_scene(29, 128, 128, bands=4)
-    with pytest.raises(InputError, match="in-memory only"):
-        evaluate_full_tiled(s["fused"], s["ms"], s["pan"], sensor="QB", protocol="reprojected2022")

@@ -1,0 +1,446 @@
+"""Tile-wise ``reprojected2022`` (Scarpa & Ciotola 2022): two passes over the tiles.
+
+The in-memory protocol (:mod:`pansharp_iqa.reprojected`) needs one global decision before its
+indexes: the per-band decimation phase, the argmax over 4 x 4 phases of a **global mean** of a
+local correlation field. Tile-wise this is two passes of the same tile grid (PAN scale, sides
+multiples of ``32 * ratio``, so every tile holds whole 32 x 32 MS-scale Q2n blocks):
+
+1. **Coregistration** (:func:`coreg_tile`): per tile, the MS window plus a ``2 w`` halo
+   (``w = max(1, ratio // 2)``; cut at the image edges, where the field's own zero padding then
+   applies exactly as in memory) and the PAN window that covers it plus the 20-pixel halo of the
+   41 x 41 band-0 kernel (replicate border); the tile returns, per phase and band, the sum of the
+   correlation field over its own MS pixels. Combined (exact ``fsum``) and divided by ``h w``
+   these are the in-memory means; the shifts are their argmax (first on ties).
+2. **Indexes** (:func:`index_tile`), with the shifts: the reprojected image ``x`` is computed on the
+   MS positions the tile needs (its own, the 31 extra rows/columns of R-Q's sliding windows with
+   the edge row repeated, Q2n's reflect-padded last block row/column) from fused windows with the
+   20-pixel replicate halo; sums returned: Q2n block moduli, per-band sums of the R-Q map, spectral
+   angles, squared errors and MS values (R-ERGAS), and per-band sums of ``1 - rho`` for D_rho
+   (fused and PAN windows with a ``2 ceil(ratio/2)`` halo, cut at the image edges).
+
+The upper clip of the correlation sums by "their own maximum" (a no-op unless that maximum is
+below 1e-20) is global: tiles report their maxima, and in the degenerate case (an all-zero image)
+the pass is run again with the global maxima (a third pass).
+
+Numbers equal the in-memory ones to rounding (integral images and cumulative window sums start at
+the tile, not at the image origin; OpenCV's DFT filter has another size): measured <= 1e-14
+relative, R-SAM <= 2e-12. Exactly constant areas are the exception (see ``docs/scale.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from ..reprojected.coregistration import shifts_from_correlations
+from ..reprojected.correlation import SXX_FLOOR, _finish, box_sum, centre_and_energy, clip_sums, rho_from_sums
+from ..reprojected._common import band_planes
+from ..reprojected.filtering import filter_band, filter_replicate
+from ..reprojected.indexes import (
+    q2n_block_values,
+    q2n_layout,
+    reflect_index,
+    sam_angles,
+    to_int16_truncated,
+    uiqi_valid_map,
+)
+from ..reprojected.kernels import KERNEL_SIZE
+from .accumulate import Partial
+from .borders import consecutive_runs, replicate
+from .patch import Patch, fetch
+from .plan import Tile
+from .sources import Source
+
+__all__ = ["ReprojectedContext", "coreg_tile", "index_tile", "index_positions", "KERNEL_HALO"]
+
+#: Halo of the 41 x 41 reprojection kernels (PAN pixels).
+KERNEL_HALO = KERNEL_SIZE // 2
+
+
+@dataclasses.dataclass
+class ReprojectedContext:
+    """Everything a worker needs for either pass (picklable).
+
+    Attributes
+    ----------
+    fused, ms, pan : Source
+    ratio, bits : int
+    scale : float
+    threshold : bool
+    kernels : ndarray, shape (41, 41, B)
+        The protocol's per-band kernels (band 0 also filters the PAN for the coregistration).
+    shape : (int, int)
+        PAN-scale size (pixels).
+    search_window : int
+        Phases per axis searched by the coregistration.
+    coreg_half_width, drho_half_width : int
+        Half widths of the two correlation fields.
+    block_size : int
+        R-Q2n block (and shift) and R-Q window at MS scale.
+    shifts : tuple of (int, int), optional
+        Per-band phases (pass 2).
+    coreg_tops : (float, tuple of float), optional
+        Global maxima of the coregistration's ``Sxx`` (all bands) and ``Syy`` (per phase), given
+        only when one is below 1e-20 (then the upper clip is not a no-op).
+    drho_tops : (float, float), optional
+        Global maxima of D_rho's ``Sxx`` (all bands) and ``Syy``, likewise.
+    """
+
+    fused: Source
+    ms: Source
+    pan: Source
+    ratio: int
+    bits: int
+    scale: float
+    threshold: bool
+    kernels: np.ndarray
+    shape: tuple[int, int]
+    search_window: int
+    coreg_half_width: int
+    drho_half_width: int
+    block_size: int = 32
+    shifts: tuple[tuple[int, int], ...] | None = None
+    coreg_tops: tuple[float, tuple[float, ...]] | None = None
+    drho_tops: tuple[float, float] | None = None
+
+    @property
+    def shape_lr(self) -> tuple[int, int]:
+        """MS-scale size (samples)."""
+        return (self.shape[0] // self.ratio, self.shape[1] // self.ratio)
+
+    @property
+    def n_bands(self) -> int:
+        """Number of bands."""
+        return int(self.kernels.shape[2])
+
+
+def _ms_range(tile: Tile, ratio: int) -> tuple[int, int, int, int]:
+    return tile.rows[0] // ratio, tile.rows[1] // ratio, tile.cols[0] // ratio, tile.cols[1] // ratio
+
+
+def _kernel_support(lo: int, hi: int, ratio: int, n_high: int) -> np.ndarray:
+    """PAN positions (replicate border) whose filtered values at MS samples ``[lo, hi)`` need,
+    for any phase ``0..ratio-1``."""
+    return replicate(np.arange(lo * ratio - KERNEL_HALO, hi * ratio + KERNEL_HALO), n_high)
+
+
+# --------------------------------------------------------------------------- pass 1: coregistration
+
+
+def coreg_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
+    """Sums of the coregistration's correlation field over the tile's own MS pixels.
+
+    Parameters
+    ----------
+    ctx : ReprojectedContext
+    tile : Tile
+        PAN-scale coordinates (multiples of ``32 * ratio``, or the image end).
+
+    Returns
+    -------
+    Partial
+        ``coreg_rho`` (``S*S*B`` sums, phase-major), maxima ``coreg_sxx_max``,
+        ``coreg_syy_max:<phase>`` and the range-check maxima of the MS and the PAN.
+    """
+    r = ctx.ratio
+    big_h, big_w = ctx.shape
+    h, w = ctx.shape_lr
+    a, b, c, d = _ms_range(tile, r)
+    hw = ctx.coreg_half_width
+    # window: own samples plus 2 hw (what one correlation value reads), cut at the image edges
+    ka, kb = max(0, a - 2 * hw), min(h, b + 2 * hw)
+    la, lb = max(0, c - 2 * hw), min(w, d + 2 * hw)
+    rows_k, cols_l = np.arange(ka, kb), np.arange(la, lb)
+    ms_p, m_stats = fetch(ctx.ms, [rows_k], [cols_l], scale=ctx.scale)
+    prow, pcol = _kernel_support(ka, kb, r, big_h), _kernel_support(la, lb, r, big_w)
+    pan_p, p_stats = fetch(ctx.pan, [prow], [pcol], scale=ctx.scale)
+    out = Partial(pixels=tile.pixels)
+    out.maximum("ms_maxabs", m_stats["maxabs"])
+    out.maximum("ms_max", m_stats["max"])
+    out.maximum("pan_maxabs", p_stats["maxabs"])
+
+    k = KERNEL_HALO
+    nr, nc = kb - ka, lb - la
+    pan_lp = filter_replicate(pan_p.take(prow, pcol)[:, :, 0], ctx.kernels[:, :, 0])
+    pan_lp = pan_lp[k : k + nr * r, k : k + nc * r]  # PAN rows [ka*r, kb*r)
+
+    xs = np.ascontiguousarray(np.moveaxis(ms_p.take(rows_k, cols_l), -1, 0))  # (B, nr, nc)
+    own = (slice(None), slice(a - ka, b - ka), slice(c - la, d - la))
+    xc, sxx = centre_and_energy(xs, hw)
+    out.maximum("coreg_sxx_max", float(sxx[own].max()))
+    tops = ctx.coreg_tops
+    clip_sums(sxx, math.inf if tops is None else tops[0])
+    sw = ctx.search_window
+    sums = np.empty((sw * sw, ctx.n_bands))
+    prod = np.empty_like(xc)
+    for p in range(sw * sw):
+        i, j = divmod(p, sw)
+        phase = pan_lp[i::r, j::r][:nr, :nc]
+        yc, syy = centre_and_energy(phase[None], hw)
+        out.maximum(f"coreg_syy_max:{p}", float(syy[own].max()))
+        clip_sums(syy, math.inf if tops is None else tops[1][p])
+        np.multiply(xc, yc, out=prod)
+        sxy = box_sum(prod, hw)
+        rho = rho_from_sums(sxy, sxx, syy)
+        sums[p] = rho[own].sum(axis=(1, 2))
+    out.add("coreg_rho", sums.ravel())
+    return out
+
+
+def coreg_tops_needed(total: Partial, search_window: int) -> tuple[float, tuple[float, ...]] | None:
+    """The global maxima when one of them is below 1e-20 (upper clip active), else None."""
+    sxx = total.maxima["coreg_sxx_max"]
+    syy = tuple(total.maxima[f"coreg_syy_max:{p}"] for p in range(search_window * search_window))
+    if sxx < SXX_FLOOR or min(syy) < SXX_FLOOR:
+        return (sxx, syy)
+    return None
+
+
+def coreg_result(total: Partial, ctx: ReprojectedContext) -> tuple[np.ndarray, np.ndarray]:
+    """Mean correlations ``(S, S, B)`` and the shifts ``(B, 2)`` from the combined sums."""
+    h, w = ctx.shape_lr
+    sw = ctx.search_window
+    rho = total.sums["coreg_rho"].reshape(sw, sw, ctx.n_bands) / float(h * w)
+    return rho, shifts_from_correlations(rho)
+
+
+# --------------------------------------------------------------------------- pass 2: the indexes
+
+
+@dataclasses.dataclass(frozen=True)
+class AxisPlan:
+    """MS-scale positions one tile needs along one axis.
+
+    Attributes
+    ----------
+    own : ndarray
+        The tile's samples ``[lo, hi)``.
+    rq : ndarray
+        Rows of the R-Q windows the tile owns (corners ``[lo, rq_hi)``), edge repeated past the end.
+    rq_windows : int
+        Number of those window positions.
+    q2n : ndarray
+        Rows of the tile's Q2n blocks, reflect-mapped past the end when the protocol pads.
+    """
+
+    own: np.ndarray
+    rq: np.ndarray
+    rq_windows: int
+    q2n: np.ndarray
+
+    def union(self) -> np.ndarray:
+        """Sorted unique positions of all three sets."""
+        return np.unique(np.concatenate([self.own, self.rq, self.q2n]))
+
+
+def _axis_plan(lo: int, hi: int, n: int, bs: int, est: int, padded: bool) -> AxisPlan:
+    own = np.arange(lo, hi)
+    # R-Q map: n - bs + 2 window positions; window k reads rows k..k+bs-1 of the image with its
+    # edge row repeated once (row n = row n-1)
+    rq_hi = min(hi, n - bs + 2)
+    if rq_hi > lo:
+        rq = replicate(np.arange(lo, rq_hi + bs - 1), n)
+    else:
+        rq = np.zeros(0, dtype=np.int64)
+    # Q2n: the tile's block rows; the last tile also holds the padded rows when the protocol pads
+    end = hi if hi < n or not padded else n + est
+    q2n = reflect_index(np.arange(lo, end), n) if padded else np.arange(lo, end)
+    return AxisPlan(own, rq, max(0, rq_hi - lo), q2n)
+
+
+def index_positions(ctx: ReprojectedContext, tile: Tile) -> tuple[AxisPlan, AxisPlan]:
+    """MS-scale row and column plans of a tile (pass 2)."""
+    h, w = ctx.shape_lr
+    a, b, c, d = _ms_range(tile, ctx.ratio)
+    bs = ctx.block_size
+    _, _, est1, est2, padded = q2n_layout(h, w, bs, bs)
+    return _axis_plan(a, b, h, bs, est1, padded), _axis_plan(c, d, w, bs, est2, padded)
+
+
+def _reprojected_at(ctx: ReprojectedContext, fus: Patch, rows: np.ndarray, cols: np.ndarray) -> Patch:
+    """The reprojected image ``x`` (MS scale) at sorted unique positions, from fused windows."""
+    r = ctx.ratio
+    big_h, big_w = ctx.shape
+    k = KERNEL_HALO
+    shifts = ctx.shifts
+    assert shifts is not None
+    data = np.empty((rows.size, cols.size, ctx.n_bands))
+    pos_r = 0
+    for r0, r1 in consecutive_runs(rows):
+        pr = _kernel_support(r0, r1, r, big_h)
+        pos_c = 0
+        for c0, c1 in consecutive_runs(cols):
+            pc = _kernel_support(c0, c1, r, big_w)
+            planes = band_planes(fus.take(pr, pc))
+            dst = np.empty(planes.shape[1:])
+            for band in range(ctx.n_bands):
+                filt = filter_band(planes[band], ctx.kernels[:, :, band], dst=dst)
+                sr, sc = shifts[band]
+                dec = filt[k + sr :: r, k + sc :: r][: r1 - r0, : c1 - c0]
+                data[pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0, band] = dec
+            pos_c += c1 - c0
+        pos_r += r1 - r0
+    return Patch(rows, cols, data)
+
+
+def _d_rho_sums(ctx: ReprojectedContext, fus: Patch, pan: Patch, tile: Tile, out: Partial) -> None:
+    """Per-band sums of ``1 - clip(rho, -1, 1)`` over the tile's own PAN pixels."""
+    big_h, big_w = ctx.shape
+    hw = ctx.drho_half_width
+    (r0, r1), (c0, c1) = tile.rows, tile.cols
+    wr0, wr1 = max(0, r0 - 2 * hw), min(big_h, r1 + 2 * hw)
+    wc0, wc1 = max(0, c0 - 2 * hw), min(big_w, c1 + 2 * hw)
+    rows, cols = np.arange(wr0, wr1), np.arange(wc0, wc1)
+    own = (slice(None), slice(r0 - wr0, r1 - wr0), slice(c0 - wc0, c1 - wc0))
+    area = float(4 * hw * hw)
+    y = np.ascontiguousarray(pan.take(rows, cols)[:, :, 0])[None]
+    yc, syy = centre_and_energy(y, hw)
+    out.maximum("drho_syy_max", float(syy[own].max()))
+    tops = ctx.drho_tops
+    clip_sums(syy, math.inf if tops is None else tops[1])
+    syy_own = np.ascontiguousarray(syy[own])
+    planes = band_planes(fus.take(rows, cols))
+    sums = np.empty(ctx.n_bands)
+    for band in range(ctx.n_bands):
+        xb = planes[band : band + 1]
+        s = box_sum(xb, hw)
+        s /= area
+        xc = xb - s
+        sxx = box_sum(xc * xc, hw)
+        sxy = box_sum(xc * yc, hw)
+        sxx_own = np.ascontiguousarray(sxx[own])
+        out.maximum("drho_sxx_max", float(sxx_own.max()))
+        sums[band] = _finish(np.ascontiguousarray(sxy[own]), sxx_own, syy_own, None if tops is None else tops[0])
+    out.add("drho", sums)
+
+
+def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
+    """Sums of every index over one tile, with the coregistration's shifts (pass 2).
+
+    Parameters
+    ----------
+    ctx : ReprojectedContext
+        With ``shifts`` set.
+    tile : Tile
+
+    Returns
+    -------
+    Partial
+        ``rq2n`` (sum and count of block moduli), ``rq_sum`` (per band) and ``rq_n`` (windows),
+        ``rsam`` (sum of angles, radians), ``rergas_se`` / ``rergas_ms`` (per band), ``drho``
+        (per band), maxima ``drho_sxx_max``, ``drho_syy_max`` and ``fused_maxabs``.
+    """
+    r = ctx.ratio
+    big_h, big_w = ctx.shape
+    h, w = ctx.shape_lr
+    bs = ctx.block_size
+    prow, pcol = index_positions(ctx, tile)
+    rows, cols = prow.union(), pcol.union()
+    hw = ctx.drho_half_width
+    (r0, r1), (c0, c1) = tile.rows, tile.cols
+    d_rows = np.arange(max(0, r0 - 2 * hw), min(big_h, r1 + 2 * hw))
+    d_cols = np.arange(max(0, c0 - 2 * hw), min(big_w, c1 + 2 * hw))
+    f_rows = [_kernel_support(a, b, r, big_h) for a, b in consecutive_runs(rows)] + [d_rows]
+    f_cols = [_kernel_support(a, b, r, big_w) for a, b in consecutive_runs(cols)] + [d_cols]
+
+    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=ctx.scale)
+    ms_p, _ = fetch(ctx.ms, [rows], [cols], scale=ctx.scale)
+    pan_p, _ = fetch(ctx.pan, [d_rows], [d_cols], scale=ctx.scale)
+    out = Partial(pixels=tile.pixels)
+    out.maximum("fused_maxabs", f_stats["maxabs"])
+    if ctx.threshold:
+        np.clip(fus_p.data, 0.0, float(2**ctx.bits), out=fus_p.data)
+
+    x_p = _reprojected_at(ctx, fus_p, rows, cols)
+    _, _, _, _, padded = q2n_layout(h, w, bs, bs)
+
+    # R-Q2n: the tile's blocks (the MS is the reference)
+    mq, xq = ms_p.take(prow.q2n, pcol.q2n), x_p.take(prow.q2n, pcol.q2n)
+    if padded:
+        mq, xq = to_int16_truncated(mq), to_int16_truncated(xq)
+    blocks = q2n_block_values(mq, xq, -(-prow.q2n.size // bs), -(-pcol.q2n.size // bs), block_size=bs, shift=bs)
+    out.add("rq2n", [blocks.sum(), blocks.size])
+
+    # R-Q: the sliding windows whose corner lies in the tile
+    if prow.rq_windows and pcol.rq_windows:
+        qmap = uiqi_valid_map(ms_p.take(prow.rq, pcol.rq), x_p.take(prow.rq, pcol.rq), bs)
+        out.add("rq_sum", qmap.sum(axis=(0, 1)))
+        out.add("rq_n", [qmap.shape[0] * qmap.shape[1]])
+    else:
+        out.add("rq_sum", np.zeros(ctx.n_bands))
+        out.add("rq_n", [0])
+
+    # R-SAM, R-ERGAS: per pixel
+    m_own, x_own = ms_p.take(prow.own, pcol.own), x_p.take(prow.own, pcol.own)
+    angles, valid = sam_angles(m_own, x_own)
+    out.add("rsam", [angles[valid].sum()])
+    diff = x_own - m_own
+    out.add("rergas_se", (diff * diff).sum(axis=(0, 1)))
+    out.add("rergas_ms", m_own.sum(axis=(0, 1)))
+
+    _d_rho_sums(ctx, fus_p, pan_p, tile, out)
+    return out
+
+
+def drho_tops_needed(total: Partial) -> tuple[float, float] | None:
+    """D_rho's global maxima when one is below 1e-20 (upper clip active), else None."""
+    sxx, syy = total.maxima["drho_sxx_max"], total.maxima["drho_syy_max"]
+    return (sxx, syy) if min(sxx, syy) < SXX_FLOOR else None
+
+
+def index_values(total: Partial, ctx: ReprojectedContext) -> dict[str, float]:
+    """R-Q2n, R-Q, R-SAM (degrees), R-ERGAS and D_rho from the combined sums (the in-memory formulas)."""
+    big_h, big_w = ctx.shape
+    h, w = ctx.shape_lr
+    s = total.sums
+    n_pix = float(h * w)
+    q_sum, q_n = s["rq2n"]
+    mse = s["rergas_se"] / n_pix
+    mu = s["rergas_ms"] / n_pix
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ergas = 100.0 / int(ctx.ratio) * np.sqrt(np.mean(mse / (mu * mu)))
+    return {
+        "R-Q2n": float(q_sum / q_n),
+        "R-Q": float(np.mean(s["rq_sum"] / s["rq_n"][0])),
+        "R-SAM": float(s["rsam"][0] / n_pix * 180.0 / np.pi),
+        "R-ERGAS": float(ergas),
+        "D_rho": math.fsum(s["drho"].tolist()) / float(big_h * big_w * ctx.n_bands),
+    }
+
+
+def context_for(
+    fused: Source, ms: Source, pan: Source, *, ratio: int, bits: int, scale: float, threshold: bool,
+    gnyq: tuple[float, ...], block_size: int,
+) -> ReprojectedContext:
+    """Pass-1 context (kernels and half widths as the in-memory protocol chooses them)."""
+    from ..reprojected.coregistration import coregistration_half_width, search_window_for
+    from ..reprojected.indexes import d_rho_half_width
+    from ..reprojected.kernels import reprojection_kernels
+
+    return ReprojectedContext(
+        fused, ms, pan, int(ratio), int(bits), float(scale), bool(threshold),
+        np.ascontiguousarray(reprojection_kernels(gnyq, ratio)), tuple(fused.shape[:2]),  # type: ignore[arg-type]
+        search_window_for(ratio), coregistration_half_width(ratio), d_rho_half_width(ratio), int(block_size),
+    )
+
+
+def with_shifts(ctx: ReprojectedContext, shifts: np.ndarray) -> ReprojectedContext:
+    """Pass-2 context."""
+    sh = tuple((int(a), int(b)) for a, b in np.asarray(shifts).reshape(-1, 2))
+    return dataclasses.replace(ctx, shifts=sh)
+
+
+def describe(ctx: ReprojectedContext) -> dict[str, Any]:
+    """Halo sizes for the tiling card."""
+    return {
+        "passes": ["coregistration (per-tile correlation sums)", "indexes (with the chosen shifts)"],
+        "halos_pan_px": {
+            "kernel": KERNEL_HALO,
+            "coregistration_ms_samples": 2 * ctx.coreg_half_width,
+            "r_q_ms_samples_after": ctx.block_size - 1,
+            "d_rho": 2 * ctx.drho_half_width,
+        },
+    }
