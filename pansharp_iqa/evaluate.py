@@ -346,7 +346,12 @@ def evaluate_full(
     proto = get_protocol(protocol)
     s, ratio, bits = _resolve_fr_settings(sensor, ratio, bits)
     scale = _check_scale(scale)
-    fus = _scaled("fused", fused, scale)
+    if scale == 1.0 and not threshold and proto.fr_variant != "reprojected2022":
+        fus = image_array("fused", fused)  # read-only below: no whole-image copy
+        lo, hi = finite_range("fused", fus)
+        check_dn_range("fused", fus.dtype, max(abs(lo), abs(hi)), what="this protocol (Q2n and D_lambda_K)")
+    else:
+        fus = _scaled("fused", fused, scale)
     ms_arr = _scaled("ms", ms, scale)
     pan_arr = _scaled("pan", pan, scale, pan=True)
     check_pan_ratio(fus, ms_arr, pan_arr, ratio)

@@ -26,7 +26,7 @@ from .parallel import map_bands
 from .sensors import Sensor, resolve_sensor
 from .validation import InputError, check_ratio
 
-__all__ = ["mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate"]
+__all__ = ["mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate", "filter_planes"]
 
 SigmaForm = Literal["2020", "2015"]
 
@@ -101,7 +101,7 @@ def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm
     return _kernel_cached(float(gnyq), ratio, int(size), sigma_form)
 
 
-def filter_replicate(band: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """2-D correlation, same size, edge-replicate border (MATLAB ``imfilter(I, h, 'replicate')``).
 
     Uses OpenCV's ``filter2D`` in float64 (DFT-based for large kernels); the difference from a direct
@@ -111,6 +111,8 @@ def filter_replicate(band: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     ----------
     band : ndarray, shape (H, W)
     kernel : ndarray, shape (k, k), k odd
+    out : ndarray, shape (H, W), float64, C-contiguous, optional
+        Destination.
 
     Returns
     -------
@@ -118,7 +120,9 @@ def filter_replicate(band: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     """
     src = np.ascontiguousarray(band, dtype=np.float64)
     ker = np.ascontiguousarray(kernel, dtype=np.float64)
-    return cv2.filter2D(src, cv2.CV_64F, ker, borderType=cv2.BORDER_REPLICATE)
+    if out is None:
+        return cv2.filter2D(src, cv2.CV_64F, ker, borderType=cv2.BORDER_REPLICATE)
+    return cv2.filter2D(src, cv2.CV_64F, ker, dst=out, borderType=cv2.BORDER_REPLICATE)
 
 
 def mtf_filter(
@@ -158,13 +162,33 @@ def mtf_filter(
     if len(gains) != n:
         raise InputError(f"gnyq has {len(gains)} values but the image has {n} bands")
     kernels = [mtf_kernel(g, ratio, size, sigma_form=sigma_form) for g in gains]
-    out = np.empty(bands.shape, dtype=np.float64)
+    out = filter_planes(np.ascontiguousarray(np.moveaxis(bands, 2, 0)), kernels)
+    return out[0] if arr.ndim == 2 else np.ascontiguousarray(np.moveaxis(out, 0, 2))
+
+
+def filter_planes(planes: np.ndarray, kernels: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`filter_replicate` of each band plane with its own kernel, bands in threads.
+
+    Parameters
+    ----------
+    planes : ndarray, shape (B, H, W)
+        Float64 band planes (contiguous rows).
+    kernels : sequence of B ndarrays
+        Correlation kernels (odd sides).
+
+    Returns
+    -------
+    ndarray, shape (B, H, W), float64, C-contiguous
+    """
+    if len(kernels) != planes.shape[0]:
+        raise InputError(f"{len(kernels)} kernels for {planes.shape[0]} bands")
+    out = np.empty(planes.shape, dtype=np.float64)
 
     def one(b: int) -> None:
-        out[:, :, b] = filter_replicate(bands[:, :, b], kernels[b])
+        filter_replicate(planes[b], kernels[b], out=out[b])
 
-    map_bands(one, n)
-    return out[:, :, 0] if arr.ndim == 2 else out
+    map_bands(one, planes.shape[0])
+    return out
 
 
 def mtf_filter_sensor(

@@ -19,7 +19,7 @@ from scipy import sparse
 from .parallel import map_bands
 from .validation import InputError, check_ratio
 
-__all__ = ["interp23tap", "imresize", "EXP_HALF_TAPS"]
+__all__ = ["interp23tap", "interp23tap_planes", "imresize", "EXP_HALF_TAPS"]
 
 #: Half of the symmetric 23-tap EXP filter (centre first), as in the toolbox's ``interp23tap``.
 EXP_HALF_TAPS = 2.0 * np.array(
@@ -33,7 +33,7 @@ _ODD_TAPS = EXP_HALF_TAPS[1::2]
 _POLYPHASE = np.concatenate([_ODD_TAPS[::-1], _ODD_TAPS])  # c6..c1 c1..c6
 
 
-def _upsample2_axis(x: np.ndarray, axis: int, samples_at_odd: bool) -> np.ndarray:
+def _upsample2_axis(x: np.ndarray, axis: int, samples_at_odd: bool, dst: np.ndarray | None = None) -> np.ndarray:
     """One x2 step along one axis of a 2-D array: zero-stuff, circular 23-tap filtering.
 
     Polyphase form: the centre tap is exactly 1 and the other even-distance taps are 0, so the
@@ -47,7 +47,7 @@ def _upsample2_axis(x: np.ndarray, axis: int, samples_at_odd: bool) -> np.ndarra
     # d[y] = sum_j P[j] * padded[y + j] along the axis (correlation anchored at the first tap)
     d = cv2.filter2D(padded, cv2.CV_64F, kernel, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
     shape = (2 * n, x.shape[1]) if axis == 0 else (x.shape[0], 2 * n)
-    out = np.empty(shape, dtype=np.float64)
+    out = np.empty(shape, dtype=np.float64) if dst is None else dst
     # samples at odd positions: new sample 2i lies between old i-1 and i (old neighbours i-6..i+5);
     # samples at even positions: new sample 2i+1 lies between old i and i+1 (old i-5..i+6)
     keep, new, first = (slice(1, None, 2), slice(0, None, 2), 1) if samples_at_odd else (
@@ -87,20 +87,41 @@ def interp23tap(image: np.ndarray, ratio: int) -> np.ndarray:
     arr = np.asarray(image, dtype=np.float64)
     if arr.ndim not in (2, 3):
         raise InputError(f"image must be (h, w) or (h, w, B), got shape {arr.shape}")
-    steps = ratio.bit_length() - 1
     bands = arr[:, :, None] if arr.ndim == 2 else arr
-    result = np.empty((bands.shape[0] << steps, bands.shape[1] << steps, bands.shape[2]))
+    planes = interp23tap_planes(np.moveaxis(bands, 2, 0), ratio)
+    return planes[0] if arr.ndim == 2 else np.ascontiguousarray(np.moveaxis(planes, 0, 2))
+
+
+def interp23tap_planes(planes: np.ndarray, ratio: int) -> np.ndarray:
+    """:func:`interp23tap` on band planes: (B, h, w) in, C-contiguous (B, ratio*h, ratio*w) out.
+
+    The band-first layout keeps every filtering step on contiguous rows (no strided band access).
+
+    Parameters
+    ----------
+    planes : ndarray, shape (B, h, w)
+        Any real dtype, any strides; not modified.
+    ratio : int
+        Power of two.
+
+    Returns
+    -------
+    ndarray, shape (B, ratio*h, ratio*w), float64
+    """
+    ratio = check_ratio(ratio, power_of_two=True)
+    steps = ratio.bit_length() - 1
+    nb, h, w = planes.shape
+    result = np.empty((nb, h << steps, w << steps))
 
     def one(b: int) -> None:
-        out = np.ascontiguousarray(bands[:, :, b])
+        out = np.ascontiguousarray(planes[b], dtype=np.float64)
         for step in range(steps):
             first = step == 0
             out = _upsample2_axis(out, 0, samples_at_odd=first)
-            out = _upsample2_axis(out, 1, samples_at_odd=first)
-        result[:, :, b] = out
+            out = _upsample2_axis(out, 1, samples_at_odd=first, dst=result[b] if step == steps - 1 else None)
 
-    map_bands(one, bands.shape[2])
-    return result[:, :, 0] if arr.ndim == 2 else result
+    map_bands(one, nb)
+    return result
 
 
 def _cubic(x: np.ndarray) -> np.ndarray:

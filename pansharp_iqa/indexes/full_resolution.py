@@ -27,8 +27,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..mtf import mtf_filter
-from ..resample import imresize, interp23tap
+from ..mtf import filter_planes, mtf_filter, mtf_kernel
+from ..resample import imresize, interp23tap, interp23tap_planes
 from ..sensors import Sensor, resolve_sensor
 from ..validation import (
     InputError,
@@ -39,7 +39,7 @@ from ..validation import (
     check_pan_ratio,
     check_ratio,
 )
-from .q2n import _q2n_core
+from .reduced_pass import StripImage, reduced_sums
 from .uiqi import against_last_uiqi, block_moments, pair_uiqi
 
 __all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "ConstantBlockError", "FR_VARIANTS"]
@@ -96,14 +96,15 @@ def _prepare(fused, ms, ratio, block_size, ms_exp, *, pan=None):
     return ratio, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape), block_size
 
 
-def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> np.ndarray:
-    """The EXP-upsampled MS: ``interp23tap(ms, ratio)``, or the caller's precomputed one, checked."""
+def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> StripImage:
+    """The EXP-upsampled MS: ``interp23tap(ms, ratio)`` (kept as band planes), or the caller's
+    precomputed one, checked."""
     if ms_exp is None:
-        return interp23tap(ms_arr, ratio)
+        return StripImage(interp23tap_planes(np.moveaxis(ms_arr, 2, 0), ratio), bands_first=True)
     exp = as_image("ms_exp", ms_exp)
     if exp.shape != tuple(shape):
         raise InputError(f"ms_exp {exp.shape} must have the fused image's shape {tuple(shape)}")
-    return exp
+    return StripImage(exp)
 
 
 def _low_res_block(block_size: int, ratio: int) -> int:
@@ -161,10 +162,12 @@ def _d_s_from(blocks: dict[str, np.ndarray], q: float, nan_policy: str) -> float
     return float(np.mean(np.abs(q_high - q_low) ** q) ** (1.0 / q))
 
 
-def _d_lambda_k(fus, exp, sensor: Sensor, ratio, block_size, protocol_name=None) -> float:
+def _d_lambda_k(fus, exp: StripImage, sensor: Sensor, ratio, block_size, protocol_name=None) -> float:
     gains = sensor.gnyq_for(fus.shape[2], protocol=protocol_name)
-    fused_lp = mtf_filter(fus, gains, ratio)
-    return 1.0 - float(_q2n_core(exp, fused_lp, block_size, block_size, False))
+    kernels = [mtf_kernel(g, ratio) for g in gains]
+    fused_lp = filter_planes(np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64), kernels)
+    sums = reduced_sums(exp, StripImage(fused_lp, bands_first=True), indexes={"Q2n"}, block_size=block_size)
+    return 1.0 - float(sums.q2n_blocks.mean())
 
 
 def d_lambda(

@@ -62,25 +62,35 @@ def to_uint16_matlab(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndar
 
 @dataclass(frozen=True)
 class StripImage:
-    """An (H, W, B) array of any real dtype read as float64 band planes, strip by strip.
+    """An image of any real dtype read as float64 band planes or blocks, strip by strip.
 
     Parameters
     ----------
-    array : ndarray, shape (H, W, B)
+    array : ndarray, shape (H, W, B), or (B, H, W) with ``bands_first``
         The caller's data (never modified; may be a strided view, e.g. after a border cut).
     scale : float
         Multiplier to DN applied to each strip.
     clip_max : float, optional
         Values clipped to [0, clip_max] after scaling (the toolbox's threshold option).
+    bands_first : bool
+        ``array`` holds band planes (B, H, W), e.g. the EXP or MTF-filtered images computed
+        internally; strips of float64 planes are then views, not copies.
     """
 
     array: np.ndarray
     scale: float = 1.0
     clip_max: float | None = None
+    bands_first: bool = False
 
     @property
     def shape(self) -> tuple[int, int, int]:
-        return self.array.shape  # type: ignore[return-value]
+        """(H, W, B) whatever the storage order."""
+        a = self.array.shape
+        return (a[1], a[2], a[0]) if self.bands_first else a  # type: ignore[return-value]
+
+    @property
+    def _identity(self) -> bool:
+        return self.scale == 1.0 and self.clip_max is None and self.array.dtype == np.float64
 
     def _to_dn(self, out: np.ndarray) -> np.ndarray:
         if self.scale != 1.0:
@@ -89,30 +99,59 @@ class StripImage:
             np.clip(out, 0.0, self.clip_max, out=out)
         return out
 
-    def blocks(self, rows: slice | np.ndarray, bs: int) -> np.ndarray:
-        """Non-overlapping bs x bs blocks of the given rows, as (n_blocks, B, bs*bs) float64.
+    def _rows(self, rows: slice | np.ndarray) -> np.ndarray:
+        """Rows of the image as (B, k, W) (a view where the storage allows)."""
+        return self.array[:, rows] if self.bands_first else self.array[rows].transpose(2, 0, 1)
+
+    def blocks(self, rows: slice | np.ndarray, bs: int, *, extra: np.ndarray | None = None) -> np.ndarray:
+        """Non-overlapping bs x bs blocks of the given rows, as (n_blocks, C, bs*bs) float64.
 
         ``rows`` covers whole block rows (an index array for mirror-extended rows); columns are
         mirror-extended at the right to whole blocks (MATLAB 'symmetric', edge pixel included).
+        ``extra`` (H, W) is appended as one more channel (e.g. the PAN), unscaled.
         """
-        part = self.array[rows]
-        k, w, c = part.shape
-        ny, nx_full = k // bs, w // bs
-        nx = -(-w // bs)
-        out = np.empty((ny, nx, c, bs, bs))
-        full = part[:, : nx_full * bs].reshape(ny, bs, nx_full, bs, c)
-        out[:, :nx_full] = full.transpose(0, 2, 4, 1, 3)
-        if nx != nx_full:
-            last = part[:, _symmetric(np.arange(nx_full * bs, nx * bs), w)].reshape(ny, bs, bs, c)
-            out[:, nx_full] = last.transpose(0, 3, 1, 2)
-        return self._to_dn(out.reshape(ny * nx, c, bs * bs))
+        part = self._rows(rows)  # (B, k, W)
+        if extra is not None:
+            part = (part, extra[rows][None])
+        return self._to_dn_blocks(_gather_blocks(part, bs), extra is not None)
+
+    def _to_dn_blocks(self, blocks: np.ndarray, with_extra: bool) -> np.ndarray:
+        if self.scale == 1.0 and self.clip_max is None:
+            return blocks
+        self._to_dn(blocks[:, : blocks.shape[1] - 1] if with_extra else blocks)
+        return blocks
 
     def planes(self, r0: int, r1: int) -> np.ndarray:
-        """Rows ``r0:r1`` as a C-contiguous (B, r1 - r0, W) float64 array."""
-        part = self.array[r0:r1]
-        out = np.empty((part.shape[2], part.shape[0], part.shape[1]))
-        out[...] = part.transpose(2, 0, 1)
+        """Rows ``r0:r1`` as (B, r1 - r0, W) float64 planes with contiguous rows (do not modify)."""
+        if self.bands_first and self._identity:
+            return self.array[:, r0:r1]
+        part = self._rows(slice(r0, r1))
+        out = np.empty(part.shape)
+        out[...] = part
         return self._to_dn(out)
+
+
+def _gather_blocks(parts: np.ndarray | tuple[np.ndarray, ...], bs: int) -> np.ndarray:
+    """(n_blocks, C, bs*bs) float64 blocks of (C_i, k, W) row sets (channels concatenated).
+
+    Columns are mirror-extended at the right to whole blocks (MATLAB 'symmetric').
+    """
+    parts = parts if isinstance(parts, tuple) else (parts,)
+    k, w = parts[0].shape[1:]
+    c = sum(p.shape[0] for p in parts)
+    ny, nx_full = k // bs, w // bs
+    nx = -(-w // bs)
+    out = np.empty((ny, nx, c, bs, bs))
+    c0 = 0
+    for p in parts:
+        c1 = c0 + p.shape[0]
+        full = p[:, :, : nx_full * bs].reshape(p.shape[0], ny, bs, nx_full, bs)
+        out[:, :nx_full, c0:c1] = full.transpose(1, 3, 0, 2, 4)
+        if nx != nx_full:
+            last = p[:, :, _symmetric(np.arange(nx_full * bs, nx * bs), w)].reshape(p.shape[0], ny, bs, bs)
+            out[:, nx_full, c0:c1] = last.transpose(1, 0, 2, 3)
+        c0 = c1
+    return out.reshape(ny * nx, c, bs * bs)
 
 
 def uiqi_rows(x: np.ndarray, y: np.ndarray, block_size: int, shift: tuple[float, float]) -> np.ndarray:

@@ -15,7 +15,7 @@ from ..validation import check_min_size, checked_pair
 from .reduced_pass import ReducedSums, StripImage, reduced_sums, uiqi_rows
 
 __all__ = [
-    "q_index", "q_avg", "uiqi_map", "blocks_of",
+    "q_index", "q_avg", "uiqi_map",
     "block_moments", "pair_uiqi", "against_last_uiqi", "uiqi_from_moments",
 ]
 
@@ -92,22 +92,15 @@ def q_avg(sums: ReducedSums) -> float:
     return float(np.mean(sums.q_sums / sums.q_count))
 
 
-def blocks_of(img: np.ndarray, block_size: int) -> np.ndarray:
-    """(n_blocks, block_size**2, C) contiguous copy of the non-overlapping blocks, row-major."""
-    h, w, c = img.shape
-    ny, nx = h // block_size, w // block_size
-    blk = img[: ny * block_size, : nx * block_size].reshape(ny, block_size, nx, block_size, c)
-    return np.ascontiguousarray(blk.transpose(0, 2, 1, 3, 4)).reshape(ny * nx, block_size * block_size, c)
-
-
 def block_moments(
-    img: np.ndarray, block_size: int, *, extra: np.ndarray | None = None
+    img: np.ndarray | StripImage, block_size: int, *, extra: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-block means and sample (N-1) covariance matrices of all channels.
 
     Parameters
     ----------
-    img : ndarray, shape (H, W, C), H and W multiples of ``block_size``
+    img : ndarray, shape (H, W, C), or StripImage
+        H and W multiples of ``block_size``; a :class:`StripImage` may hold band planes.
     block_size : int
     extra : ndarray, shape (H, W), optional
         One more channel (e.g. the PAN), appended last, without concatenating whole images.
@@ -118,17 +111,16 @@ def block_moments(
     cov : ndarray, shape (n_blocks, C, C)
         As MATLAB's ``cov`` (centred, divided by N-1).
     """
-    ny = img.shape[0] // block_size
+    src = img if isinstance(img, StripImage) else StripImage(np.asarray(img))
+    bs = int(block_size)
+    ny = src.shape[0] // bs
+    n_pix = bs * bs
 
     def rows(i0: int) -> tuple[np.ndarray, np.ndarray]:
-        rows_ = slice(i0 * block_size, min(i0 + 2, ny) * block_size)
-        blocks = blocks_of(img[rows_], block_size)
-        if extra is not None:
-            blocks = np.concatenate([blocks, blocks_of(extra[rows_, :, None], block_size)], axis=2)
-        mean = blocks.mean(axis=1)
-        blocks -= mean[:, None, :]
-        cov = np.matmul(np.swapaxes(blocks, 1, 2), blocks) / (blocks.shape[1] - 1)
-        return mean, cov
+        blocks = src.blocks(slice(i0 * bs, min(i0 + 2, ny) * bs), bs, extra=extra)  # (n, C, N)
+        mean = blocks.mean(axis=2)
+        blocks -= mean[:, :, None]
+        return mean, np.matmul(blocks, blocks.transpose(0, 2, 1)) / (n_pix - 1)
 
     # two block rows per task: a cache-sized working set, in threads
     parts = parallel_map(rows, list(range(0, ny, 2)))
