@@ -28,7 +28,7 @@ from ..parallel import parallel_map
 
 __all__ = ["StripImage", "ReducedSums", "reduced_sums", "uiqi_rows", "to_uint16_matlab", "sobel_rows"]
 
-STRIP_ROWS = 64  # rows per task (a multiple of the 32-pixel block): the strip stays in cache
+STRIP_ROWS = 128  # rows per task (a multiple of the 32-pixel block; 32-128 measured, 128 fastest)
 
 
 _HALF_BELOW = 0.49999999999999994  # the largest double below 0.5
@@ -188,10 +188,8 @@ def uiqi_rows(x: np.ndarray, y: np.ndarray, block_size: int, shift: tuple[float,
         return f(plane, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
                  borderType=cv2.BORDER_CONSTANT)[:h_out]
 
-    p = x + y
-    p -= c_sum
-    m = x - y
-    m -= c_diff
+    p = cv2.addWeighted(x, 1.0, y, 1.0, -c_sum)  # x + y - c_sum in one pass
+    m = cv2.addWeighted(x, 1.0, y, -1.0, -c_diff)
     ps, pp, ms, mm = sums(p, False), sums(p, True), sums(m, False), sums(m, True)
     del p, m
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -366,10 +364,15 @@ def reduced_sums(
                 dot = np.einsum("bij,bij->ij", x, y)
                 norm = np.sqrt(np.einsum("bij,bij->ij", x, x) * np.einsum("bij,bij->ij", y, y))
                 valid = norm != 0
-                angle = np.arccos(np.clip(dot[valid] / norm[valid], -1.0, 1.0))
+                n_valid = int(np.count_nonzero(valid))
+                if n_valid == valid.size:  # the usual case: no masked copies
+                    dot /= norm
+                    angle = np.arccos(np.clip(dot, -1.0, 1.0, out=dot), out=dot)
+                else:
+                    angle = np.arccos(np.clip(dot[valid] / norm[valid], -1.0, 1.0))
                 if sam_map is not None:
-                    sam_map[r0:r1][valid] = angle
-                out["sam"] = (float(angle.sum()), int(np.count_nonzero(valid)))
+                    sam_map[r0:r1][valid] = angle.ravel()
+                out["sam"] = (float(angle.sum()), n_valid)
             if "ERGAS" in want:
                 sse, tot = np.empty(nb), np.empty(nb)
                 for b in range(nb):
