@@ -22,10 +22,12 @@ import dataclasses
 
 import numpy as np
 
+from ..indexes.ergas import ergas_value
 from ..indexes.q2n import _q2n_core
-from ..indexes.sam import _sam_core
-from ..indexes.scc import _SOBEL, _filter_zero, sobel_magnitude
-from ..indexes.uiqi import uiqi_map
+from ..indexes.reduced_pass import ReducedSums
+from ..indexes.sam import _sam_core, sam_degrees
+from ..indexes.scc import _SOBEL, _filter_zero, scc_value, sobel_magnitude
+from ..indexes.uiqi import q_avg, uiqi_map
 from ..validation import InputError
 from .accumulate import Partial
 from .borders import constant, symmetric
@@ -195,24 +197,16 @@ def reduced_values(total: Partial, ratio: int) -> dict[str, float]:
     """
     s = total.sums
     q2n_sum, q2n_n = s["q2n"]
-    q_value = float(np.mean(s["q_sum"] / s["q_count"][0]))
-    sam_sum, sam_n = s["sam"]
-    sam_value = float(sam_sum / sam_n) if sam_n else 0.0
-    n = s["ergas_n"][0]
-    mse, mu = s["ergas_sse"] / n, s["ergas_ref"] / n
-    if np.any(mu == 0):
-        raise InputError(
-            f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"
-        )
-    ergas_value = float(100.0 / ratio * np.sqrt(np.mean(mse / mu**2)))
-    num, ff, rr = s["scc"]
-    den = float(np.sqrt(ff)) * float(np.sqrt(rr))
-    if den == 0:
-        raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
+    sums = ReducedSums(
+        q_sums=s["q_sum"], q_count=int(s["q_count"][0]),
+        sam_sum=float(np.radians(s["sam"][0])), sam_count=int(s["sam"][1]),  # tiles sum degrees
+        ergas_sse=s["ergas_sse"], ergas_ref=s["ergas_ref"], ergas_n=int(s["ergas_n"][0]),
+        scc=np.asarray(s["scc"], dtype=np.float64),
+    )
     return {
         "Q2n": float(q2n_sum / q2n_n),
-        "Q": q_value,
-        "SAM": sam_value,
-        "ERGAS": ergas_value,
-        "SCC": float(num) / den,
+        "Q": q_avg(sums),
+        "SAM": sam_degrees(sums),
+        "ERGAS": ergas_value(sums, float(ratio)),
+        "SCC": scc_value(sums),
     }
