@@ -27,7 +27,6 @@ from .indexes.sam import sam_degrees
 from .indexes.scc import check_scc_variant, scc_value
 from .indexes.uiqi import q_avg
 from .protocols import Protocol, get_protocol
-from .resample import interp23tap
 from .sensors import Sensor, resolve_sensor
 from .validation import (
     InputError,
@@ -343,6 +342,19 @@ def evaluate_full(
 
         return evaluate_full_tiled(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol,
                                    scale=scale, threshold=threshold, nan_policy=nan_policy)
+    return _evaluate_full_arrays(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol,
+                                 scale=scale, threshold=threshold, nan_policy=nan_policy, ms_exp=ms_exp)
+
+
+def _evaluate_full_arrays(
+    fused, ms, pan, *, sensor, ratio, bits, protocol, scale, threshold, nan_policy, ms_exp,
+    shared: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """:func:`evaluate_full` on in-memory arrays; ``shared`` carries sensor-independent work
+    (block UIQIs of D_lambda/D_s outside toolbox2015, the fused band planes) between the sensors of
+    :func:`sensor_sensitivity`."""
+
+
     proto = get_protocol(protocol)
     s, ratio, bits = _resolve_fr_settings(sensor, ratio, bits)
     scale = _check_scale(scale)
@@ -372,15 +384,23 @@ def evaluate_full(
 
     bs = proto.block_size
     check_multiple_of("fused", fus, bs, why="the toolbox's block-wise QNR indexes require it")
-    exp = expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
+    shared = {} if shared is None else shared
+    if "exp" not in shared:
+        shared["exp"] = expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
+    exp = shared["exp"]
     variant = proto.fr_variant
     values: dict[str, float] = {}
-    blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, bs, variant, s)
+    sensor_free = variant != "toolbox2015"  # only the 2015 D_s low-pass PAN uses the sensor's MTF
+    blocks = shared.get("blocks") if sensor_free else None
+    if blocks is None:
+        blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, bs, variant, s)
+        if sensor_free:
+            shared["blocks"] = blocks
     values["D_lambda"] = _d_lambda_from(blocks, fus.shape[2], 1.0, nan_policy)
     values["D_s"] = _d_s_from(blocks, 1.0, nan_policy)
     values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
     if "D_lambda_K" in proto.full_indexes:
-        values["D_lambda_K"] = _d_lambda_k(fus, exp, s, ratio, bs, proto.name)
+        values["D_lambda_K"] = _d_lambda_k(fus, exp, s, ratio, bs, proto.name, shared=shared)
         values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
     card = full_card(proto, s, common, nan_policy=nan_policy)
     return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
@@ -433,14 +453,20 @@ def sensor_sensitivity(
                 )
     ratio = ratio if ratio is not None else next(s.ratio for s in resolved if s.ratio is not None)
     bits = bits if bits is not None else next(s.bits for s in resolved if s.bits is not None)
-    ms_exp = None
     proto = get_protocol(protocol)
-    if proto.fr_variant != "reprojected2022":
-        ms_exp = interp23tap(_scaled("ms", ms, _check_scale(scale)), check_ratio(ratio))
+    from .tiled.sources import is_lazy_input
+
+    if any(is_lazy_input(x) for x in (fused, ms, pan)):
+        return {
+            s.name: evaluate_full(fused, ms, pan, sensor=s, ratio=ratio, bits=bits, protocol=proto,
+                                  scale=scale, nan_policy=nan_policy)
+            for s in resolved
+        }
+    shared: dict[str, Any] = {}  # sensor-independent work (EXP, block statistics), computed once
     return {
-        s.name: evaluate_full(
+        s.name: _evaluate_full_arrays(
             fused, ms, pan, sensor=s, ratio=ratio, bits=bits, protocol=proto, scale=scale,
-            nan_policy=nan_policy, ms_exp=ms_exp,
+            threshold=False, nan_policy=nan_policy, ms_exp=None, shared=shared,
         )
         for s in resolved
     }

@@ -162,10 +162,15 @@ def _d_s_from(blocks: dict[str, np.ndarray], q: float, nan_policy: str) -> float
     return float(np.mean(np.abs(q_high - q_low) ** q) ** (1.0 / q))
 
 
-def _d_lambda_k(fus, exp: StripImage, sensor: Sensor, ratio, block_size, protocol_name=None) -> float:
+def _d_lambda_k(fus, exp: StripImage, sensor: Sensor, ratio, block_size, protocol_name=None, *,
+                shared: dict | None = None) -> float:
+    """1 - Q2n(EXP, MTF(fused)); ``shared`` may keep the fused band planes for the next sensor."""
     gains = sensor.gnyq_for(fus.shape[2], protocol=protocol_name)
     kernels = [mtf_kernel(g, ratio) for g in gains]
-    fused_lp = filter_planes(np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64), kernels)
+    shared = {} if shared is None else shared
+    if "fused_planes" not in shared:
+        shared["fused_planes"] = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
+    fused_lp = filter_planes(shared["fused_planes"], kernels)
     sums = reduced_sums(exp, StripImage(fused_lp, bands_first=True), indexes={"Q2n"}, block_size=block_size)
     return 1.0 - float(sums.q2n_blocks.mean())
 

@@ -18,7 +18,7 @@ order, so results do not depend on the thread count. The formulas are the toolbo
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np

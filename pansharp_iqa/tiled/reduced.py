@@ -28,7 +28,6 @@ from ..indexes.reduced_pass import ReducedSums
 from ..indexes.sam import _sam_core, sam_degrees
 from ..indexes.scc import _SOBEL, _filter_zero, scc_value, sobel_magnitude
 from ..indexes.uiqi import q_avg, uiqi_map
-from ..validation import InputError
 from .accumulate import Partial
 from .borders import constant, symmetric
 from .patch import fetch

@@ -44,3 +44,19 @@ def test_given_exp_equals_computed_exp(scene):
     # and D_lambda vanishes for fused = EXP through either path
     exp = pi.interp23tap(ms, 4)
     assert pi.evaluate_full(exp, ms, pan, sensor="QB")["D_lambda"] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("protocol", ["toolbox2020", "toolbox2015", "qnr-paper"])
+def test_sensor_sensitivity_shares_only_sensor_independent_work(scene, protocol):
+    """Each sensor's entry equals a separate evaluate_full call (the shared EXP and block
+    statistics must not carry one sensor's MTF into another's numbers)."""
+    fused, ms, pan = scene
+    sensors = ["QB", "IKONOS", "GeoEye1"]
+    table = pi.sensor_sensitivity(fused, ms, pan, sensors=sensors, protocol=protocol)
+    for name in sensors:
+        alone = pi.evaluate_full(fused, ms, pan, sensor=name, protocol=protocol)
+        canon = pi.get_sensor(name).name
+        for k in alone:
+            if k != "protocol":
+                assert table[canon][k] == alone[k], (name, k)
+        assert table[canon]["protocol"]["ms_gnyq"] == alone["protocol"]["ms_gnyq"]
