@@ -337,8 +337,9 @@ def reduced_sums(
 
     def task(r0: int) -> dict[str, object]:
         r1 = min(r0 + t, h)
-        lo, hi = max(r0 - 1, 0), min(h, r1 + bs - 1)
-        ref, fus = reference.planes(lo, hi), fused.planes(lo, hi)
+        lo, hi = max(r0 - 1, 0), min(h, r1 + bs - 1)  # halos: SCC one row, Q bs - 1 rows
+        if want & {"Q", "SAM", "ERGAS", "SCC"}:
+            ref, fus = reference.planes(lo, hi), fused.planes(lo, hi)
         out: dict[str, object] = {}
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             if "Q2n" in want:
