@@ -353,8 +353,6 @@ def _evaluate_full_arrays(
     """:func:`evaluate_full` on in-memory arrays; ``shared`` carries sensor-independent work
     (block UIQIs of D_lambda/D_s outside toolbox2015, the fused band planes) between the sensors of
     :func:`sensor_sensitivity`."""
-
-
     proto = get_protocol(protocol)
     s, ratio, bits = _resolve_fr_settings(sensor, ratio, bits)
     scale = _check_scale(scale)
