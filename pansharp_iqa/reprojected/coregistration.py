@@ -12,6 +12,7 @@ row-major order). Deterministic.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,13 @@ from .filtering import filter_replicate
 
 __all__ = [
     "SEARCH_WINDOW", "search_window_for", "coregistration_half_width", "shifts_from_correlations",
-    "phase_correlations", "coregister",
+    "phase_correlations", "coregister", "CorrelationNoiseWarning",
 ]
+
+class CorrelationNoiseWarning(UserWarning):
+    """The coregistration's correlations are dominated by rounding noise (see
+    :func:`shifts_from_correlations`)."""
+
 
 #: Side of the phase search window of the reference code (fixed, whatever the ratio).
 SEARCH_WINDOW = 4
@@ -66,7 +72,25 @@ def shifts_from_correlations(rho: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape (B, 2), int64
         ``[r_b, c_b]`` per band.
+
+    Warns
+    -----
+    CorrelationNoiseWarning
+        A mean correlation outside [-1, 1]: impossible in exact arithmetic, so rounding noise from
+        exactly constant windows (no-data fill, saturation) dominates and the shifts are arbitrary,
+        as in the reference code; mask or crop such areas.
     """
+    worst = float(np.max(np.abs(rho))) if np.size(rho) else 0.0
+    if not worst <= 1.0 + 1e-9:
+        bands = sorted({int(b) for b in np.nonzero(~(np.abs(rho) <= 1.0 + 1e-9))[2]})
+        warnings.warn(
+            f"coregistration: mean local correlation {worst:.3g} outside [-1, 1] for band(s) {bands}: "
+            "exactly constant areas (no-data fill, saturation) make the correlation field rounding "
+            "noise, so the chosen shifts are arbitrary (the reference code behaves the same). Crop or "
+            "mask constant areas before evaluating with 'reprojected2022'.",
+            CorrelationNoiseWarning,
+            stacklevel=2,
+        )
     sw = rho.shape[0]
     flat = np.asarray(rho).reshape(sw * sw, -1)
     best = np.argmax(flat, axis=0)  # first maximum in row-major (i, j) order

@@ -8,6 +8,7 @@ are not multiples of the tile nor of the 32-sample block at MS scale.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -331,3 +332,24 @@ def test_same_input_errors_as_in_memory():
     bad[100, 90, 2] = np.nan
     with pytest.raises(InputError, match="non-finite"):
         evaluate_full_tiled(bad, s["ms"], s["pan"], sensor="QB", protocol=PROTO, tile_size=128)
+
+
+def test_constant_no_data_area_warns_that_shifts_are_noise():
+    """An exactly constant corner (no-data fill) turns the correlation field into rounding noise
+    (mean correlations far outside [-1, 1]); both paths say so instead of silently picking shifts,
+    while the clean scene gives no such warning."""
+    from pansharp_iqa.reprojected.coregistration import CorrelationNoiseWarning
+
+    s = shifted_scene(3, 300, 280, "QB", PHASES_4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CorrelationNoiseWarning)
+        clean = evaluate_full(s["fused"], s["ms"], s["pan"], sensor="QB", protocol=PROTO)
+    assert [tuple(x) for x in clean["protocol"]["reprojection"]["shifts"]] == PHASES_4
+    yy, xx = np.mgrid[:300, :280]
+    corner = (yy / 300 + xx / 280) > 1.3
+    fused, pan, ms = s["fused"].copy(), s["pan"].copy(), s["ms"].copy()
+    fused[corner], pan[corner], ms[corner[::4, ::4]] = 0, 0, 0
+    with pytest.warns(CorrelationNoiseWarning, match="constant areas"):
+        evaluate_full(fused, ms, pan, sensor="QB", protocol=PROTO)
+    with pytest.warns(CorrelationNoiseWarning, match="constant areas"):
+        evaluate_full_tiled(fused, ms, pan, sensor="QB", protocol=PROTO, tile_size=128)
