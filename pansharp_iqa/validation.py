@@ -121,6 +121,17 @@ def check_dn_range(name: str, dtype: np.dtype, maxabs: float, *, what: str) -> N
     """Refuse float data whose largest magnitude ``maxabs`` is <= 1 where ``what`` rounds to DN.
 
     See :func:`check_dn_scale`; this form takes the precomputed maximum of ``|data|``.
+
+    Parameters
+    ----------
+    name : str
+        Argument name for the message.
+    dtype : numpy dtype
+        The data's dtype (integer data are DN by definition and pass).
+    maxabs : float
+        Largest absolute value of the data.
+    what : str
+        The index or protocol that rounds to DN.
     """
     if np.issubdtype(dtype, np.floating) and maxabs <= 1.0:
         raise InputError(

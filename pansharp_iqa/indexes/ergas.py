@@ -43,6 +43,18 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
 def ergas_value(sums: ReducedSums, ratio: float) -> float:
     """ERGAS from a pass's per-band sums of squared errors and of the reference.
 
+    Parameters
+    ----------
+    sums : ReducedSums
+        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"ERGAS"``.
+    ratio : float
+        PAN/MS resolution ratio.
+
+    Returns
+    -------
+    float
+        Dimensionless, >= 0 (0 = identical).
+
     Raises
     ------
     InputError

@@ -44,7 +44,18 @@ def sam(
 
 
 def sam_degrees(sums: ReducedSums) -> float:
-    """Mean angle in degrees from a pass's sums (0 when every pixel has a zero norm)."""
+    """Mean spectral angle in degrees from a pass's sums (0 when every pixel has a zero norm).
+
+    Parameters
+    ----------
+    sums : ReducedSums
+        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"SAM"`` (radians).
+
+    Returns
+    -------
+    float
+        Degrees (0 = identical spectra up to a gain).
+    """
     return float(sums.sam_sum / sums.sam_count * 180.0 / np.pi) if sums.sam_count else 0.0
 
 

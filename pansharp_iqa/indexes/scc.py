@@ -49,6 +49,16 @@ def sobel_magnitude(img: np.ndarray) -> np.ndarray:
 def scc_value(sums: ReducedSums) -> float:
     """SCC from a pass's sums ``[sum Gf Gr, sum Gf^2, sum Gr^2]``.
 
+    Parameters
+    ----------
+    sums : ReducedSums
+        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"SCC"``.
+
+    Returns
+    -------
+    float
+        In [-1, 1] (1 = identical gradients up to a gain).
+
     Raises
     ------
     InputError
@@ -62,7 +72,19 @@ def scc_value(sums: ReducedSums) -> float:
 
 
 def check_scc_variant(variant: str, shape: tuple[int, ...]) -> str:
-    """Validate the SCC variant (and the image size the 2020 frame crop needs)."""
+    """Validate the SCC variant (and the image size the 2020 frame crop needs).
+
+    Parameters
+    ----------
+    variant : {"2020", "2015"}
+    shape : tuple of int
+        Image shape (H, W, ...).
+
+    Returns
+    -------
+    str
+        The variant.
+    """
     if variant not in ("2020", "2015"):
         raise InputError(f"variant must be '2020' or '2015', got {variant!r}")
     if variant == "2020" and min(shape[:2]) < 3:

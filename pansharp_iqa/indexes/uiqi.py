@@ -88,7 +88,22 @@ def q_index(
 
 
 def q_avg(sums: ReducedSums) -> float:
-    """Q_avg from a pass's per-band UIQI map sums (mean over windows, then over bands)."""
+    """Q_avg from a pass's per-band UIQI map sums (mean over windows, then over bands).
+
+    Parameters
+    ----------
+    sums : ReducedSums
+        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"Q"``.
+
+    Returns
+    -------
+    float
+        Dimensionless, in [-1, 1] (1 = identical).
+
+    References
+    ----------
+    Wang & Bovik, IEEE SPL 9(3), 2002; Vivone et al., IEEE GRSM 2021.
+    """
     return float(np.mean(sums.q_sums / sums.q_count))
 
 
