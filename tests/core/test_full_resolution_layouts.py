@@ -60,3 +60,13 @@ def test_sensor_sensitivity_shares_only_sensor_independent_work(scene, protocol)
             if k != "protocol":
                 assert table[canon][k] == alone[k], (name, k)
         assert table[canon]["protocol"]["ms_gnyq"] == alone["protocol"]["ms_gnyq"]
+
+
+@pytest.mark.parametrize("layout", ["fortran", "big-endian"])
+def test_full_resolution_reads_any_memory_layout(scene, layout):
+    fused, ms, pan = scene
+    view = np.asfortranarray(fused) if layout == "fortran" else fused.astype(">f8")
+    got = pi.evaluate_full(view, ms, pan, sensor="QB")
+    want = pi.evaluate_full(fused, ms, pan, sensor="QB")
+    for k in FR:
+        assert got[k] == pytest.approx(want[k], rel=1e-13, abs=1e-15), k

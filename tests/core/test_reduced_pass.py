@@ -130,3 +130,30 @@ def test_non_finite_values_in_the_cut_border_are_refused():
     fus[3, 5, 1] = np.nan  # inside the 20-pixel border that the protocol cuts away
     with pytest.raises(pi.InputError, match=r"fused: contains 1 non-finite"):
         pi.evaluate_reduced(fus, ref, ratio=4, bits=11)
+
+
+@pytest.mark.parametrize("layout", ["fortran", "flipped", "big-endian", "band-view"])
+def test_any_memory_layout_gives_the_same_numbers(layout):
+    """Strips are read through views: Fortran order, negative strides, non-native byte order and
+    band-subset views must give the numbers of a plain C-ordered float64 copy."""
+    rng = np.random.default_rng(8)
+    ref = rng.integers(1, 2048, (110, 100, 4)).astype(np.float64)
+    fus = np.clip(ref + rng.normal(0, 25, ref.shape), 0, None)
+    if layout == "fortran":
+        views = np.asfortranarray(ref), np.asfortranarray(fus)
+        plain = ref, fus
+    elif layout == "flipped":
+        views = ref[::-1, ::-1], fus[::-1, ::-1]
+        plain = np.ascontiguousarray(ref[::-1, ::-1]), np.ascontiguousarray(fus[::-1, ::-1])
+    elif layout == "big-endian":
+        views = ref.astype(">f8"), fus.astype(">f8")
+        plain = ref, fus
+    else:
+        wide_r = np.concatenate([ref, ref[:, :, :1]], axis=2)
+        wide_f = np.concatenate([fus, fus[:, :, :1]], axis=2)
+        views = wide_r[:, :, :4], wide_f[:, :, :4]
+        plain = ref, fus
+    got = pi.evaluate_reduced(views[1], views[0], ratio=4, bits=11)
+    want = pi.evaluate_reduced(plain[1], plain[0], ratio=4, bits=11)
+    for k in ALL:
+        assert got[k] == pytest.approx(want[k], rel=1e-13), k
