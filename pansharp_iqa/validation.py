@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .parallel import chunks, parallel_map
+
 __all__ = [
     "InputError",
     "as_image",
@@ -100,8 +102,6 @@ def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
     (float, float)
         ``(min, max)``.
     """
-    from .parallel import chunks, parallel_map
-
     parts = parallel_map(lambda sl: (np.min(arr[sl]), np.max(arr[sl])), chunks(arr.shape[0], 4))
     lo = float(min(p[0] for p in parts))
     hi = float(max(p[1] for p in parts))

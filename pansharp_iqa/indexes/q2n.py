@@ -110,18 +110,13 @@ def _q2n_core(
         fus = np.pad(fus, pad, mode="symmetric")
     n_comp = 1 << (nb - 1).bit_length()
 
-    def blocks_for(rows: slice, starts_y: np.ndarray) -> np.ndarray:
-        r = to_uint16_matlab(ref[rows])
-        f = to_uint16_matlab(fus[rows])
-        rb = _gather_blocks(r, starts_y, sx, block_size)
-        fb = _gather_blocks(f, starts_y, sx, block_size)
-        if n_comp != nb:
-            zeros = np.zeros(rb.shape[:2] + (n_comp - nb,))
-            rb = np.concatenate([rb, zeros], axis=2)
-            fb = np.concatenate([fb, zeros], axis=2)
-        return block_q_values(rb, fb, integer_valued=True)  # uint16-cast values
-
-    values = blocks_for(slice(None), sy)
+    rb = _gather_blocks(to_uint16_matlab(ref), sy, sx, block_size)
+    fb = _gather_blocks(to_uint16_matlab(fus), sy, sx, block_size)
+    if n_comp != nb:
+        zeros = np.zeros(rb.shape[:2] + (n_comp - nb,))
+        rb = np.concatenate([rb, zeros], axis=2)
+        fb = np.concatenate([fb, zeros], axis=2)
+    values = block_q_values(rb, fb, integer_valued=True)  # uint16-cast values
     value = float(values.mean())
     if return_map:
         return value, values.reshape(len(sy), len(sx))

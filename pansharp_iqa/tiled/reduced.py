@@ -24,8 +24,8 @@ import numpy as np
 
 from ..indexes.ergas import ergas_value
 from ..indexes.q2n import _q2n_core
-from ..indexes.reduced_pass import ReducedSums
-from ..indexes.sam import _sam_core, sam_degrees
+from ..indexes.reduced_pass import ReducedSums, StripImage, reduced_sums
+from ..indexes.sam import sam_degrees
 from ..indexes.scc import _SOBEL, _filter_zero, scc_value, sobel_magnitude
 from ..indexes.uiqi import q_avg, uiqi_map
 from .accumulate import Partial
@@ -150,15 +150,12 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
         out.add("q_sum", [m.sum() for m in maps])
         out.add("q_count", maps[0].size)
 
-    ref, fus = both("pix")
-    _, angle = _sam_core(ref, fus, True)
-    norm2 = np.einsum("ijk,ijk->ij", ref, ref) * np.einsum("ijk,ijk->ij", fus, fus)
-    out.add("sam", [angle.sum(), np.count_nonzero(norm2)])
-    diff = ref - fus
-    out.add("ergas_sse", np.einsum("ijk,ijk->k", diff, diff))
-    out.add("ergas_ref", ref.sum(axis=(0, 1)))
-    out.add("ergas_n", ref.shape[0] * ref.shape[1])
-    del diff
+    ref, fus = both("pix")  # the in-memory pass's SAM/ERGAS sums of the tile's own pixels
+    pix = reduced_sums(StripImage(ref), StripImage(fus), indexes={"SAM", "ERGAS"})
+    out.add("sam", [pix.sam_sum, pix.sam_count])  # radians
+    out.add("ergas_sse", pix.ergas_sse)
+    out.add("ergas_ref", pix.ergas_ref)
+    out.add("ergas_n", pix.ergas_n)
 
     if rn["scc"] is not None and cn["scc"] is not None:
         ref, fus = both("scc")
@@ -198,7 +195,7 @@ def reduced_values(total: Partial, ratio: int) -> dict[str, float]:
     q2n_sum, q2n_n = s["q2n"]
     sums = ReducedSums(
         q_sums=s["q_sum"], q_count=int(s["q_count"][0]),
-        sam_sum=float(np.radians(s["sam"][0])), sam_count=int(s["sam"][1]),  # tiles sum degrees
+        sam_sum=float(s["sam"][0]), sam_count=int(s["sam"][1]),
         ergas_sse=s["ergas_sse"], ergas_ref=s["ergas_ref"], ergas_n=int(s["ergas_n"][0]),
         scc=np.asarray(s["scc"], dtype=np.float64),
     )
