@@ -24,27 +24,40 @@ KAISER_BETA = 0.5
 
 
 def kaiser_window(length: int, beta: float) -> np.ndarray:
-    """Kaiser window, MATLAB ``kaiser(length, beta)`` formula.
+    """Kaiser window, MATLAB ``kaiser(length, beta)``, exactly symmetric by construction.
+
+    ``np.kaiser`` computes ``I0(beta sqrt(1 - ((k - a)/a)^2)) / I0(beta)`` with ``a = (length-1)/2``;
+    the window is then averaged with its mirror image, which leaves a symmetric window unchanged
+    and makes any rounding asymmetry of a NumPy release impossible (the protocol's kernels must be
+    exactly 180-degree symmetric, so correlation and convolution agree).
 
     Parameters
     ----------
     length : int
         Number of taps (>= 1).
     beta : float
-        Shape parameter.
+        Shape parameter (dimensionless).
 
     Returns
     -------
     ndarray, shape (length,), float64
-        ``I0(beta sqrt(1 - (2k/(length-1) - 1)^2)) / I0(beta)``, ``k = 0..length-1`` (dimensionless).
+        Window values (dimensionless, peak 1 at the centre for odd lengths).
+
+    References
+    ----------
+    J. F. Kaiser, "Nonrecursive digital filter design using the I0-sinh window function",
+    Proc. IEEE ISCAS, 1974; MATLAB ``kaiser``.
+
+    Examples
+    --------
+    >>> w = kaiser_window(41, 0.5)
+    >>> bool(w[20] == 1.0 and (w == w[::-1]).all())
+    True
     """
-    if length < 1:
-        raise input_error(f"length must be >= 1, got {length}")
-    if length == 1:
-        return np.ones(1)
-    k = np.arange(length, dtype=np.float64)
-    ratio = 2.0 * k / (length - 1) - 1.0
-    return np.i0(beta * np.sqrt(np.clip(1.0 - ratio * ratio, 0.0, None))) / np.i0(beta)
+    if int(length) != length or length < 1:
+        raise input_error(f"length must be an integer >= 1, got {length!r}")
+    w = np.kaiser(int(length), float(beta))
+    return 0.5 * (w + w[::-1])
 
 
 def _check_ratio(ratio: int) -> int:

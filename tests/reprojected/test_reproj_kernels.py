@@ -61,8 +61,27 @@ def test_kernel_properties(name: str, ratio: int) -> None:
 
 def test_kaiser_window_matches_matlab_formula() -> None:
     w = kaiser_window(41, 0.5)
-    assert np.allclose(w, np.kaiser(41, 0.5), rtol=0, atol=1e-15)
+    n = np.arange(41)
+    matlab = np.i0(0.5 * np.sqrt(1.0 - (2.0 * n / 40 - 1.0) ** 2)) / np.i0(0.5)  # kaiser.m formula
+    assert np.allclose(w, matlab, rtol=0, atol=1e-15)
     assert w[20] == 1.0 and np.array_equal(w, w[::-1])
+
+
+@pytest.mark.parametrize("length", [1, 2, 40, 41, 97])
+def test_kaiser_window_symmetric_even_if_numpy_rounds_asymmetrically(monkeypatch, length: int) -> None:
+    # numpy 2.3/2.4 made the hand-written MATLAB formula 1 ulp asymmetric; the window must be
+    # symmetric by construction, whatever the library's rounding
+    real = np.kaiser
+
+    def lopsided(m: int, beta: float) -> np.ndarray:
+        w = real(m, beta)
+        w[: m // 2] *= 1.0 + 2.0**-52
+        return w
+
+    monkeypatch.setattr(np, "kaiser", lopsided)
+    w = kaiser_window(length, 0.5)
+    assert np.array_equal(w, w[::-1])
+    assert np.allclose(w, real(length, 0.5), rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, -0.2, 1.5])
