@@ -14,7 +14,7 @@ import numpy as np
 from .mtf import mtf_filter
 from .resample import imresize
 from .sensors import Sensor, resolve_sensor
-from .validation import InputError, as_image, as_pan, check_ratio
+from .validation import ShapeError, as_image, as_pan, check_ratio, check_sensor_bands, check_values, image_facts
 
 __all__ = ["wald_degrade", "decimate"]
 
@@ -70,18 +70,20 @@ def wald_degrade(
     """
     s = resolve_sensor(sensor)
     ratio = ratio if ratio is not None else s.ratio
-    ratio = check_ratio(ratio, power_of_two=False)
+    ratio = check_ratio(ratio, exp=False)
     ms_arr = as_image("ms", ms)
     pan_arr = as_pan("pan", pan)
     if pan_arr.shape != (ms_arr.shape[0] * ratio, ms_arr.shape[1] * ratio):
-        raise InputError(
+        raise ShapeError(
             f"pan must be ratio={ratio} times the MS size: pan {pan_arr.shape}, ms {ms_arr.shape[:2]}"
         )
     if ms_arr.shape[0] % ratio or ms_arr.shape[1] % ratio:
         h, w = ms_arr.shape[0] - ms_arr.shape[0] % ratio, ms_arr.shape[1] - ms_arr.shape[1] % ratio
-        raise InputError(
+        raise ShapeError(
             f"ms size {ms_arr.shape[:2]} is not a multiple of ratio={ratio}; crop ms to {h}x{w} "
             f"and pan to {h * ratio}x{w * ratio}"
         )
-    ms_lp = mtf_filter(ms_arr, s.gnyq_for(ms_arr.shape[2]), ratio)
+    gnyq = check_sensor_bands(s, ms_arr.shape[2])
+    check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr))
+    ms_lp = mtf_filter(ms_arr, gnyq, ratio)
     return decimate(ms_lp, ratio), imresize(pan_arr, 1.0 / ratio)

@@ -2,183 +2,61 @@
 
 Every result is a dict of Python floats plus ``"protocol"``: a JSON-serialisable card naming the
 protocol, the library version and every setting that affects the numbers.
+
+Flow of :func:`evaluate_reduced` / :func:`evaluate_full`:
+
+1. the settings are validated once into a :class:`~pansharp_iqa.settings.ReducedSettings` /
+   :class:`~pansharp_iqa.settings.FullSettings` (:mod:`pansharp_iqa.settings`);
+2. **dispatch on the input kind** (explicit): file paths, rasterio datasets and lazy array-likes
+   (:func:`pansharp_iqa.tiled.is_lazy_input`) go to the tile engine
+   (:mod:`pansharp_iqa.tiled`), which never holds a whole image; in-memory numpy arrays are
+   evaluated here;
+3. the inputs are checked against the settings by the rules of :mod:`pansharp_iqa.validation`
+   (shapes, layout, finite values, scales, ranges, sensor band count);
+4. the protocol's engine computes its indexes: the reduced-resolution strip pass
+   (:mod:`pansharp_iqa.indexes.reduced_pass`), the toolbox-family full-resolution indexes
+   (:mod:`pansharp_iqa.indexes.full_resolution`) or the reprojected protocol
+   (:mod:`pansharp_iqa.reprojected`), chosen by ``protocol.full_engine``.
 """
 
 from __future__ import annotations
 
-import platform
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ._version import __version__
-from .indexes.ergas import ergas_value
 from .indexes.full_resolution import (
     NanPolicy,
-    _d_lambda_from,
-    _d_lambda_k,
-    _d_s_from,
-    _fr_block_uiqi,
+    d_lambda_from_means,
+    d_lambda_k_from_sums,
+    d_s_from_means,
     expanded_ms,
+    fr_block_uiqi,
+    khan_q2n_sums,
+    mean_block_uiqi,
+    block_sums,
+    BLOCK_FAMILIES,
 )
-from .indexes.reduced_pass import StripImage, reduced_sums
-from .indexes.sam import sam_degrees
-from .indexes.scc import check_scc_variant, scc_value
-from .indexes.uiqi import q_avg
-from .protocols import Protocol, get_protocol
+from .indexes.reduced_pass import reduced_sums, reduced_values
+from .indexes.scc import check_gradient
+from .indexes.strips import StripImage
+from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
+from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
+from .tiled.sources import is_lazy_input
 from .validation import (
-    InputError,
-    as_image,
-    as_pan,
-    check_bits,
-    check_dn_range,
-    check_dn_scale,
+    SensorMismatchError,
+    SettingError,
     check_multiple_of,
     check_pan_ratio,
-    check_ratio,
     check_same_shape,
-    finite_range,
     image_array,
+    image_facts,
+    pan_array,
 )
 
 __all__ = ["evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card"]
-
-_Q2N_CAST = "uint16 (MATLAB: round half away from zero, saturate to [0, 65535]) before Q2n"
-
-
-def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
-    """Provenance card: protocol, library version and the settings behind a result.
-
-    Parameters
-    ----------
-    protocol : Protocol
-    **settings
-        Run settings (ratio, bits, scale, sensor, ...), stored as given (JSON-serialisable).
-
-    Returns
-    -------
-    dict
-    """
-    card: dict[str, Any] = {
-        "name": protocol.name,
-        "library": "pansharp_iqa",
-        "version": __version__,
-        "numpy": np.__version__,
-        "python": platform.python_version(),
-        "description": protocol.description,
-    }
-    card.update(protocol.settings())
-    card.update(settings)
-    return card
-
-
-def reduced_card(
-    proto: Protocol, *, ratio: int, bits: int, scale: float, threshold: bool,
-    image_shape: list[int], evaluated_shape: list[int], **extra: Any,
-) -> dict[str, Any]:
-    """Card of a reduced-resolution result (shared by the in-memory and tile-wise paths)."""
-    return protocol_card(
-        proto,
-        resolution="reduced",
-        ratio=ratio,
-        bits=bits,
-        scale=scale,
-        threshold=bool(threshold),
-        shift=proto.block_size,
-        q2n_cast=_Q2N_CAST,
-        q_window="sliding, stride 1, valid windows",
-        sam_units="degrees",
-        image_shape=list(image_shape),
-        evaluated_shape=list(evaluated_shape),
-        **extra,
-    )
-
-
-def full_card(proto: Protocol, sensor: Sensor, common: dict[str, Any], *, nan_policy: str,
-              **extra: Any) -> dict[str, Any]:
-    """Card of a toolbox-family full-resolution result (in-memory and tile-wise paths)."""
-    ratio, bs, variant = common["ratio"], proto.block_size, proto.fr_variant
-    notes: dict[str, Any] = {}
-    if "D_lambda_K" in proto.full_indexes:
-        notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + _Q2N_CAST
-    if variant == "toolbox2015":
-        notes["pan_gnyq"] = sensor.pan_gnyq_for(protocol=proto.name)
-        notes["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
-    elif variant == "qnr-paper":
-        notes["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
-    else:
-        notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
-    return protocol_card(proto, **common, p=1, q=1, alpha=1, beta=1, nan_policy=nan_policy, shift=bs,
-                         **notes, **extra)
-
-
-def fr_common_settings(sensor: Sensor, ms_gnyq: list[float], *, ratio: int, bits: int, scale: float,
-                       threshold: bool, image_shape: list[int]) -> dict[str, Any]:
-    """The card entries every full-resolution protocol records."""
-    return dict(
-        resolution="full",
-        sensor=sensor.to_dict(),
-        ms_gnyq=list(ms_gnyq),
-        ratio=ratio,
-        bits=bits,
-        scale=scale,
-        threshold=bool(threshold),
-        image_shape=list(image_shape),
-    )
-
-
-def _scaled(name: str, value: object, scale: float, *, pan: bool = False) -> np.ndarray:
-    arr = as_pan(name, value) if pan else as_image(name, value)
-    if scale != 1.0:
-        arr *= scale
-    elif not np.issubdtype(np.asarray(value).dtype, np.integer):
-        check_dn_scale(name, value, arr, what="this protocol (Q2n and D_lambda_K)")
-    return arr
-
-
-def _check_scale(scale: object) -> float:
-    if isinstance(scale, (bool, np.bool_)) or scale is None or not float(scale) > 0:
-        raise InputError(f"scale must be a positive number (multiplier to DN), got {scale!r}")
-    return float(scale)
-
-
-def _reduced_settings(protocol, ratio, bits, scale) -> tuple[Protocol, int, int, float]:
-    """Validated (protocol, ratio, bits, scale) of a reduced-resolution evaluation."""
-    proto = get_protocol(protocol)
-    if not proto.reduced_indexes:
-        raise InputError(
-            f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
-            "reduced resolution, or evaluate_full for this protocol"
-        )
-    return proto, check_ratio(ratio, power_of_two=False), check_bits(bits), _check_scale(scale)
-
-
-def cut_bounds(proto: Protocol, shape: tuple[int, ...]) -> tuple[int, int]:
-    """(leading, trailing) rows/columns the protocol cuts; refuses images left with no whole block."""
-    lead, trail = proto.dim_cut or (0, 0)
-    h, w = shape[:2]
-    bs = proto.block_size
-    if h - lead - trail < bs or w - lead - trail < bs:
-        raise InputError(
-            f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
-            f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
-        )
-    return lead, trail
-
-
-def _check_reference_range(name: str, arr: np.ndarray, bits: int) -> None:
-    _check_range_max(name, float(arr.max()), bits)
-
-
-def _check_range_max(name: str, top: float, bits: int) -> None:
-    if top > 2**bits - 1:
-        needed = int(np.ceil(np.log2(top + 1)))
-        raise InputError(
-            f"{name}: maximum {top:g} exceeds the {bits}-bit range [0, {2**bits - 1}]; give the right "
-            f"bits (at least {needed}) or the right scale, so thresholds and casts match the data"
-        )
 
 
 def evaluate_reduced(
@@ -200,14 +78,15 @@ def evaluate_reduced(
 
     Parameters
     ----------
-    fused : ndarray, shape (H, W, B)
-        Fused image at reference scale, in DN (or multiplied to DN by ``scale``). File paths
-        (GeoTIFF, .npy), rasterio datasets and lazy array-likes are evaluated tile by tile in
-        bounded memory with the same numbers (:mod:`pansharp_iqa.tiled`).
-    reference : ndarray, shape (H, W, B)
+    fused : ndarray, shape (H, W, B), or a file path / rasterio dataset / lazy array-like
+        Fused image at reference scale, in DN (or multiplied to DN by ``scale``). Numpy arrays are
+        evaluated in memory (one strip pass, no whole-image copies); file paths (GeoTIFF, .npy),
+        rasterio datasets and lazy array-likes are evaluated tile by tile in bounded memory with
+        the same numbers (:mod:`pansharp_iqa.tiled`).
+    reference : same kinds, shape (H, W, B)
         Ground truth (the original MS of the Wald protocol), in DN.
     ratio : int
-        Resolution ratio (used by ERGAS); required.
+        Resolution ratio (used by ERGAS); required, an integer >= 2.
     bits : int
         Radiometric resolution (for the threshold and the range check); required.
     protocol : str or Protocol, default "toolbox2020"
@@ -224,62 +103,67 @@ def evaluate_reduced(
         ``"Q2n"``, ``"Q"``, ``"SAM"`` (degrees), ``"ERGAS"``, ``"SCC"`` as floats and
         ``"protocol"`` (the card).
 
+    Raises
+    ------
+    InputError
+        Any rule of :mod:`pansharp_iqa.validation`: shapes or layout, NaN/Inf, a fused image on
+        another scale than the reference, a reference out of ``[0, 2**bits - 1]``, [0, 1] data,
+        an invalid ratio, bits or protocol.
+
     References
     ----------
     Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315; Wald et al., PE&RS 63(6), 1997.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> gt = rng.integers(1, 2048, (96, 96, 4)).astype(float)
+    >>> r = evaluate_reduced(gt, gt, ratio=4, bits=11)
+    >>> r["Q2n"], r["SAM"], r["protocol"]["name"]
+    (1.0, 0.0, 'toolbox2020')
     """
-    from .tiled.sources import is_lazy_input
-
+    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold)
     if is_lazy_input(fused) or is_lazy_input(reference):
-        # file paths / rasterio datasets / lazy array-likes: same numbers, tile by tile
-        from .tiled.api import evaluate_reduced_tiled
+        from .tiled.api import reduced_job
+        from .tiled.executor import run_jobs
 
-        return evaluate_reduced_tiled(fused, reference, ratio=ratio, bits=bits, protocol=protocol,
-                                      scale=scale, threshold=threshold)
-    proto, ratio, bits, scale = _reduced_settings(protocol, ratio, bits, scale)
+        return run_jobs([reduced_job(fused, reference, settings)])[0].unwrap()
+    return reduced_in_memory(fused, reference, settings)
+
+
+def reduced_in_memory(fused: object, reference: object, settings: ReducedSettings) -> dict[str, Any]:
+    """:func:`evaluate_reduced` on in-memory arrays with validated settings.
+
+    Parameters
+    ----------
+    fused, reference : array_like, shape (H, W, B)
+    settings : ReducedSettings
+
+    Returns
+    -------
+    dict
+        As :func:`evaluate_reduced`.
+    """
     fus = image_array("fused", fused)
     ref = image_array("reference", reference)
     check_same_shape("reference", ref, "fused", fus)
-    for name, arr in (("fused", fus), ("reference", ref)):
-        lo, hi = finite_range(name, arr)
-        if scale == 1.0:
-            check_dn_range(name, arr.dtype, max(abs(lo), abs(hi)), what="this protocol (Q2n and D_lambda_K)")
-        if name == "reference":
-            _check_range_max(name, hi * scale, bits)
-    lead, trail = cut_bounds(proto, ref.shape)
+    settings.check_values(image_facts("fused", fus, scale=settings.scale),
+                          image_facts("reference", ref, scale=settings.scale))
+    lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
     ref_c = ref[lead : h - trail, lead : w - trail]  # views: strips are converted in the pass
     fus_c = fus[lead : h - trail, lead : w - trail]
+    proto = settings.protocol
     sums = reduced_sums(
-        StripImage(ref_c, scale),
-        StripImage(fus_c, scale, clip_max=float(2**bits) if threshold else None),
+        StripImage(ref_c, settings.scale),
+        StripImage(fus_c, settings.scale, clip_max=settings.clip_max),
         indexes=proto.reduced_indexes,
         block_size=proto.block_size,
-        scc_variant=check_scc_variant(proto.scc_variant, ref_c.shape),
+        scc_gradient=check_gradient(proto.scc_gradient, ref_c.shape),
     )
-    values = {
-        "Q2n": lambda: float(sums.q2n_blocks.mean()),
-        "Q": lambda: q_avg(sums),
-        "SAM": lambda: sam_degrees(sums),
-        "ERGAS": lambda: ergas_value(sums, float(ratio)),
-        "SCC": lambda: scc_value(sums),
-    }
-    card = reduced_card(
-        proto, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-        image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape),
-    )
-    return {**{k: values[k]() for k in proto.reduced_indexes}, "protocol": card}
-
-
-def _resolve_fr_settings(sensor, ratio, bits) -> tuple[Sensor, int, int]:
-    s = resolve_sensor(sensor)
-    ratio = ratio if ratio is not None else s.ratio
-    if ratio is None:
-        raise InputError(f"ratio is required: sensor {s.name!r} has no nominal ratio")
-    bits = bits if bits is not None else s.bits
-    if bits is None:
-        raise InputError(f"bits is required: sensor {s.name!r} has no nominal bit depth")
-    return s, check_ratio(ratio, power_of_two=True), check_bits(bits)
+    values = reduced_values(sums, proto.reduced_indexes, ratio=float(settings.ratio))
+    card = settings.card(image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape))
+    return {**values, "protocol": card}
 
 
 def evaluate_full(
@@ -300,12 +184,13 @@ def evaluate_full(
 
     Parameters
     ----------
-    fused : ndarray, shape (H, W, B)
-        Fused image at PAN scale, DN; H and W multiples of 32 (toolbox requirement). File paths,
-        rasterio datasets and lazy array-likes (for all three images) are evaluated tile by tile.
-    ms : ndarray, shape (H/ratio, W/ratio, B)
+    fused : ndarray, shape (H, W, B), or a file path / rasterio dataset / lazy array-like
+        Fused image at PAN scale, DN; H and W multiples of 32 (toolbox requirement). Numpy arrays
+        are evaluated in memory; if any of the three inputs is a path, rasterio dataset or lazy
+        array-like, all are evaluated tile by tile (:mod:`pansharp_iqa.tiled`, same numbers).
+    ms : same kinds, shape (H/ratio, W/ratio, B)
         Original low-resolution MS, DN.
-    pan : ndarray, shape (H, W)
+    pan : same kinds, shape (H, W)
         PAN, DN.
     sensor : str or Sensor
         Required; its MTF drives D_lambda_K (and D_s under toolbox2015). Band count must match
@@ -320,7 +205,7 @@ def evaluate_full(
     nan_policy : {"raise", "omit", "propagate"}
         Treatment of constant blocks (UIQI 0/0); see :func:`pansharp_iqa.d_lambda`.
     ms_exp : ndarray, optional
-        Precomputed ``interp23tap(ms, ratio)`` in DN (after scaling).
+        Precomputed ``interp23tap(ms, ratio)`` in DN (after scaling); in-memory inputs only.
 
     Returns
     -------
@@ -329,79 +214,120 @@ def evaluate_full(
         ``D_lambda_K``, ``HQNR``) and ``"protocol"``: the card, with the sensor and the exact GNyq
         values used.
 
+    Raises
+    ------
+    InputError
+        Any rule of :mod:`pansharp_iqa.validation` (geometry, layout, NaN/Inf, mixed scales among
+        the fused image, MS and PAN, out-of-range MS/PAN, sensor band count, ...).
+
     References
     ----------
     Vivone et al., IEEE GRSM 2021; Alparone et al., PE&RS 74(2), 2008; Khan et al., IEEE TGRS 2009.
-    """
-    from .tiled.sources import is_lazy_input
 
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> r = evaluate_full(interp23tap(ms, 4), ms, pan, sensor="QB")
+    >>> r["D_lambda"], r["protocol"]["sensor"]["name"]
+    (0.0, 'QB')
+    """
+    settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
+                             threshold=threshold, nan_policy=nan_policy)
     if any(is_lazy_input(x) for x in (fused, ms, pan)):
         if ms_exp is not None:
-            raise InputError("ms_exp cannot be combined with file/lazy inputs (tile-wise evaluation)")
-        from .tiled.api import evaluate_full_tiled
+            raise SettingError("ms_exp cannot be combined with file/lazy inputs (tile-wise evaluation)")
+        from .tiled.api import full_job
+        from .tiled.executor import run_jobs
 
-        return evaluate_full_tiled(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol,
-                                   scale=scale, threshold=threshold, nan_policy=nan_policy)
-    return _evaluate_full_arrays(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol,
-                                 scale=scale, threshold=threshold, nan_policy=nan_policy, ms_exp=ms_exp)
+        return run_jobs([full_job(fused, ms, pan, settings)])[0].unwrap()
+    return full_in_memory(fused, ms, pan, settings, ms_exp=ms_exp)
 
 
-def _evaluate_full_arrays(
-    fused, ms, pan, *, sensor, ratio, bits, protocol, scale, threshold, nan_policy, ms_exp,
-    shared: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """:func:`evaluate_full` on in-memory arrays; ``shared`` carries sensor-independent work
-    (block UIQIs of D_lambda/D_s outside toolbox2015, the fused band planes) between the sensors of
-    :func:`sensor_sensitivity`."""
-    proto = get_protocol(protocol)
-    s, ratio, bits = _resolve_fr_settings(sensor, ratio, bits)
-    scale = _check_scale(scale)
-    if scale == 1.0 and not threshold and proto.fr_variant != "reprojected2022":
-        fus = image_array("fused", fused)  # read-only below: no whole-image copy
-        lo, hi = finite_range("fused", fus)
-        check_dn_range("fused", fus.dtype, max(abs(lo), abs(hi)), what="this protocol (Q2n and D_lambda_K)")
-    else:
-        fus = _scaled("fused", fused, scale)
-    ms_arr = _scaled("ms", ms, scale)
-    pan_arr = _scaled("pan", pan, scale, pan=True)
-    check_pan_ratio(fus, ms_arr, pan_arr, ratio)
-    ms_gnyq = list(s.gnyq_for(fus.shape[2], protocol=proto.name))
-    _check_reference_range("ms", ms_arr, bits)
-    if threshold:
-        np.clip(fus, 0.0, float(2**bits), out=fus)
-    common = fr_common_settings(s, ms_gnyq, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                image_shape=list(fus.shape))
-    if proto.fr_variant == "reprojected2022":
-        from .reprojected.protocol import evaluate_reprojected
+def full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
+                   ms_exp: object = None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """:func:`evaluate_full` on in-memory arrays with validated settings.
 
-        result = evaluate_reprojected(fus, ms_arr, pan_arr, sensor=s, ratio=ratio)
-        details = result.pop("details", {})
-        details.pop("timings_s", None)  # run-dependent; not part of a reproducible card
-        card = protocol_card(proto, **common, reprojection=details)
-        return {**{k: float(result[k]) for k in proto.full_indexes}, "protocol": card}
+    Parameters
+    ----------
+    fused, ms, pan : array_like
+    settings : FullSettings
+    ms_exp : array_like, optional
+    shared : dict, optional
+        Sensor-independent work (the EXP, block UIQIs of D_lambda/D_s where D_s does not use the
+        sensor, the fused band planes) kept between the sensors of :func:`sensor_sensitivity`.
 
+    Returns
+    -------
+    dict
+        As :func:`evaluate_full`.
+    """
+    fus = image_array("fused", fused)
+    ms_a = image_array("ms", ms)
+    pan_a = pan_array("pan", pan)
+    check_pan_ratio(fus, ms_a, pan_a, settings.ratio)
+    ms_gnyq = settings.ms_gnyq(fus.shape[2])
+    sc = settings.scale
+    settings.check_values(image_facts("fused", fus, scale=sc), image_facts("ms", ms_a, scale=sc),
+                          image_facts("pan", pan_a, scale=sc))
+    if sc != 1.0 or settings.threshold or fus.dtype != np.float64:
+        fus = np.multiply(fus, sc, dtype=np.float64)  # a scaled float64 copy; read-only otherwise
+        if settings.threshold:
+            np.clip(fus, 0.0, settings.clip_max, out=fus)
+    ms_a = np.multiply(ms_a, sc, dtype=np.float64)
+    pan_a = np.multiply(pan_a, sc, dtype=np.float64)
+    engine = _FULL_ENGINES[settings.protocol.full_engine]
+    return engine(fus, ms_a, pan_a, settings, ms_gnyq, ms_exp, {} if shared is None else shared)
+
+
+def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
+                  ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
+    """The toolbox family: D_lambda, D_s, QNR (and Khan's D_lambda_K, HQNR)."""
+    proto, ratio = settings.protocol, settings.ratio
     bs = proto.block_size
-    check_multiple_of("fused", fus, bs, why="the toolbox's block-wise QNR indexes require it")
-    shared = {} if shared is None else shared
+    check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
     if "exp" not in shared:
-        shared["exp"] = expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
+        shared["exp"] = expanded_ms(ms, ratio, ms_exp, fus.shape)
     exp = shared["exp"]
-    variant = proto.fr_variant
-    values: dict[str, float] = {}
-    sensor_free = variant != "toolbox2015"  # only the 2015 D_s low-pass PAN uses the sensor's MTF
+    sensor_free = not proto.d_s_uses_sensor
     blocks = shared.get("blocks") if sensor_free else None
     if blocks is None:
-        blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, bs, variant, s)
+        blocks = fr_block_uiqi(fus, ms, pan, exp, ratio, bs, proto, settings.sensor)
         if sensor_free:
             shared["blocks"] = blocks
-    values["D_lambda"] = _d_lambda_from(blocks, fus.shape[2], 1.0, nan_policy)
-    values["D_s"] = _d_s_from(blocks, 1.0, nan_policy)
+    means = {k: mean_block_uiqi(block_sums(blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=settings.nan_policy)
+             for k in BLOCK_FAMILIES}
+    values = {"D_lambda": d_lambda_from_means(means["pairs_high"], means["pairs_low"], fus.shape[2]),
+              "D_s": d_s_from_means(means["pan_high"], means["pan_low"])}
     values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
-    if "D_lambda_K" in proto.full_indexes:
-        values["D_lambda_K"] = _d_lambda_k(fus, exp, s, ratio, bs, proto.name, shared=shared)
+    if proto.khan:
+        if "fused_planes" not in shared:
+            shared["fused_planes"] = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
+        values["D_lambda_K"] = d_lambda_k_from_sums(*khan_q2n_sums(shared["fused_planes"], exp, ms_gnyq, ratio, bs))
         values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
-    card = full_card(proto, s, common, nan_policy=nan_policy)
+    card = settings.card(ms_gnyq, list(fus.shape))
     return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
+
+
+def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
+                      ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
+    """The reprojected protocol (Scarpa & Ciotola 2022)."""
+    from .reprojected.protocol import evaluate_reprojected
+
+    result = evaluate_reprojected(fus, ms, pan, sensor=settings.sensor, ratio=settings.ratio)
+    details = result.pop("details", {})
+    details.pop("timings_s", None)  # run-dependent; not part of a reproducible card
+    card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)), reprojection=details)
+    return {**{k: float(result[k]) for k in settings.protocol.full_indexes}, "protocol": card}
+
+
+#: In-memory evaluator of each ``Protocol.full_engine``.
+_FULL_ENGINES: dict[str, Callable[..., dict[str, Any]]] = {
+    "toolbox": _toolbox_full,
+    "reprojected": _reprojected_full,
+}
 
 
 def sensor_sensitivity(
@@ -420,51 +346,67 @@ def sensor_sensitivity(
 
     Shows how much a wrong sensor choice moves the numbers: under ``toolbox2020`` D_lambda and D_s
     do not depend on the sensor while D_lambda_K and HQNR do; under ``toolbox2015`` D_s does.
+    A sensor that does not apply to the image (another band count, no MTF values for this
+    protocol) gets a reason instead of numbers; the others are still evaluated.
 
     Parameters
     ----------
     fused, ms, pan : ndarray
         As for :func:`evaluate_full`.
     sensors : sequence of str or Sensor
-        Sensors to try (band counts must fit the image, e.g. ``"WV3[4band]"`` for 4 bands; the
-        generic ``"none"`` fits any).
+        Sensors to try (e.g. ``"WV3[4band]"`` for 4 bands; the generic ``"none"`` fits any).
     protocol : str or Protocol
     ratio, bits : int, optional
-        Applied to every sensor; when omitted, all sensors must share their nominal values.
+        Applied to every sensor; when omitted, the sensors' nominal values (which must agree).
     scale : float
     nan_policy : {"raise", "omit", "propagate"}
 
     Returns
     -------
     dict
-        ``{sensor name: evaluate_full result}`` in the order given.
+        ``{sensor name: evaluate_full result}`` in the order given; for a sensor that does not
+        apply, ``{"reason": "..."}`` (no index keys).
+
+    Raises
+    ------
+    InputError
+        Problems of the images themselves (they concern every sensor), an unknown sensor name,
+        or no common ratio/bits.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> out = sensor_sensitivity(interp23tap(ms, 4), ms, pan, sensors=["QB", "WV2"])
+    >>> sorted(out["QB"])[:2], out["WV2"]["reason"][:38]
+    (['D_lambda', 'D_lambda_K'], "WV2 does not apply: ms has 4 bands, wh")
     """
     resolved = [resolve_sensor(s) for s in sensors]
     if not resolved:
-        raise InputError("sensors: give at least one sensor name")
+        raise SettingError("sensors: give at least one sensor name")
     for attr, given in (("ratio", ratio), ("bits", bits)):
         if given is None:
             nominal = {getattr(s, attr) for s in resolved} - {None}
             if len(nominal) != 1:
-                raise InputError(
+                raise SettingError(
                     f"{attr} is required: the sensors' nominal values differ or are unknown ({sorted(nominal)})"
                 )
     ratio = ratio if ratio is not None else next(s.ratio for s in resolved if s.ratio is not None)
     bits = bits if bits is not None else next(s.bits for s in resolved if s.bits is not None)
-    proto = get_protocol(protocol)
-    from .tiled.sources import is_lazy_input
-
-    if any(is_lazy_input(x) for x in (fused, ms, pan)):
-        return {
-            s.name: evaluate_full(fused, ms, pan, sensor=s, ratio=ratio, bits=bits, protocol=proto,
-                                  scale=scale, nan_policy=nan_policy)
-            for s in resolved
-        }
+    lazy = any(is_lazy_input(x) for x in (fused, ms, pan))
     shared: dict[str, Any] = {}  # sensor-independent work (EXP, block statistics), computed once
-    return {
-        s.name: _evaluate_full_arrays(
-            fused, ms, pan, sensor=s, ratio=ratio, bits=bits, protocol=proto, scale=scale,
-            threshold=False, nan_policy=nan_policy, ms_exp=None, shared=shared,
-        )
-        for s in resolved
-    }
+    out: dict[str, dict[str, Any]] = {}
+    for s in resolved:
+        settings = full_settings(sensor=s, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
+                                 nan_policy=nan_policy)
+        try:
+            if lazy:
+                out[s.name] = evaluate_full(fused, ms, pan, sensor=s, ratio=ratio, bits=bits, protocol=protocol,
+                                            scale=scale, nan_policy=nan_policy)
+            else:
+                out[s.name] = full_in_memory(fused, ms, pan, settings, shared=shared)
+        except SensorMismatchError as exc:
+            out[s.name] = {"reason": f"{s.name} does not apply: {exc}"}
+    return out

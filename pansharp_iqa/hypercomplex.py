@@ -100,7 +100,7 @@ def block_q_values(
     std_floor: float = float(np.finfo(np.float64).eps),
     integer_valued: bool = False,
 ) -> np.ndarray:
-    """Modulus of the hypercomplex quality index on each block.
+    """Modulus of the hypercomplex quality index on each block (Q2n's block value).
 
     Implements the toolbox's ``onions_quality`` (per block): each reference band is normalised by
     its block mean ``m`` and sample standard deviation ``s`` (N-1), ``(x - m)/s + 1`` (``s`` replaced
@@ -109,15 +109,17 @@ def block_q_values(
     ``q = (n/(n-1) mean(z1 z2) - n/(n-1) m1 m2) * 2 mean_bias / term3`` with
     ``mean_bias = 2 |m1||m2| / (|m1|^2 + |m2|^2)`` and
     ``term3 = n/(n-1) (mean|z1|^2 + mean|z2|^2 - |m1|^2 - |m2|^2)``; ``q = (0, ..., 0, mean_bias)``
-    when ``term3 == 0``.
+    when ``term3 == 0``. Bands are zero-padded to the next power of two (through their zero
+    moments), as the toolbox pads the images.
 
     Parameters
     ----------
-    reference_blocks, fused_blocks : ndarray, shape (n_blocks, n_pixels, n_components)
-        Pixels of each block; ``n_components`` must be a power of two (zero-pad the bands first).
+    reference_blocks, fused_blocks : ndarray, shape (n_blocks, C, n_pixels)
+        Pixels of each block, band by band (any band count ``C``).
     n_norm : int, optional
-        The ``n`` in the ``n/(n-1)`` factors. Defaults to ``n_pixels``; the reference code uses the
-        nominal block area even for partial blocks, which callers reproduce by passing it.
+        The ``n`` in the ``n/(n-1)`` factors. Defaults to ``n_pixels``; the reprojected protocol's
+        code uses the nominal block area even for partial blocks, which callers reproduce by
+        passing it.
     std_floor : float
         Replacement for a zero standard deviation (toolbox: machine epsilon; Scarpa & Ciotola's
         code: 1e-10).
@@ -129,15 +131,23 @@ def block_q_values(
     -------
     ndarray, shape (n_blocks,)
         ``|q|`` per block (dimensionless, in [0, 1] for typical data).
+
+    References
+    ----------
+    Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650; Vivone et al., IEEE
+    GRSM 2021 (``onions_quality``).
+
+    Examples
+    --------
+    >>> x = np.arange(32.0).reshape(1, 2, 16)
+    >>> float(block_q_values(x, x)[0])
+    1.0
     """
     ref = np.asarray(reference_blocks, dtype=np.float64)
     fus = np.asarray(fused_blocks, dtype=np.float64)
     if ref.shape != fus.shape or ref.ndim != 3:
-        raise ValueError(f"block arrays must both be (n_blocks, n_pixels, C); got {ref.shape}, {fus.shape}")
-    n_pix, n_comp = ref.shape[1:]
-    if n_comp & (n_comp - 1):
-        raise ValueError(f"component count must be a power of two, got {n_comp}")
-
+        raise ValueError(f"block arrays must both be (n_blocks, C, n_pixels); got {ref.shape}, {fus.shape}")
+    n_blocks, c, n_pix = ref.shape
     # Block moments. With z1_i = a_i r_i + b_i and w_j = a'_j f_j + b'_j (z2 = conj(w)), every term
     # of the index reduces to means and (biased) covariances of the raw blocks; the m1*m2 parts of
     # mean(z1 z2) - m1 m2 cancel exactly, leaving the cross-covariance (better conditioned).
@@ -145,21 +155,24 @@ def block_q_values(
     if integer_valued:
         top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
         exact = float(n_pix) ** 2 * top * top < 2.0**53
-    if exact:
-        # integer data (Q2n after its uint16 cast): raw sums are exact in float64
+    if exact:  # integer data: raw sums are exact in float64
         moments = integer_block_moments(
-            ref.sum(axis=1), fus.sum(axis=1), np.einsum("bpc,bpc->bc", ref, ref),
-            np.einsum("bpc,bpc->bc", fus, fus), np.matmul(np.swapaxes(ref, 1, 2), fus), n_pix,
+            ref.sum(axis=2), fus.sum(axis=2), np.einsum("bcp,bcp->bc", ref, ref),
+            np.einsum("bcp,bcp->bc", fus, fus), np.matmul(ref, fus.transpose(0, 2, 1)), n_pix,
         )
     else:
-        mean_r = ref.mean(axis=1)  # (nb, C)
-        mean_f = fus.mean(axis=1)
-        rc = ref - mean_r[:, None, :]
-        fc = fus - mean_f[:, None, :]
-        var_r = np.einsum("bpc,bpc->bc", rc, rc) / n_pix  # biased (1/n) variances
-        var_f = np.einsum("bpc,bpc->bc", fc, fc) / n_pix
-        cross = np.matmul(np.swapaxes(rc, 1, 2), fc) / n_pix  # (nb, C, C) biased cross-covariance
+        mean_r = ref.mean(axis=2)  # (nb, C)
+        mean_f = fus.mean(axis=2)
+        rc = ref - mean_r[:, :, None]
+        fc = fus - mean_f[:, :, None]
+        var_r = np.einsum("bcp,bcp->bc", rc, rc) / n_pix  # biased (1/n) variances
+        var_f = np.einsum("bcp,bcp->bc", fc, fc) / n_pix
+        cross = np.matmul(rc, fc.transpose(0, 2, 1)) / n_pix  # (nb, C, C) biased cross-covariance
         moments = (mean_r, mean_f, var_r, var_f, cross)
+    n_comp = 1 << (c - 1).bit_length()
+    if n_comp != c:  # zero bands: zero moments
+        pad = n_comp - c
+        moments = tuple(np.pad(m, [(0, 0)] + [(0, pad)] * (m.ndim - 1)) for m in moments)
     return block_q_from_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .parallel import map_bands
 from .sensors import Sensor, resolve_sensor
-from .validation import InputError, check_ratio
+from .validation import SettingError, ShapeError, check_choice, check_gnyq, check_kernel_size, check_ratio
 
 __all__ = ["mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate", "filter_planes"]
 
@@ -91,14 +91,11 @@ def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm
     ----------
     Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315.
     """
-    if not 0.0 < float(gnyq) < 1.0:
-        raise InputError(f"gnyq must be in (0, 1), got {gnyq!r}")
-    ratio = check_ratio(ratio, power_of_two=False)
-    if int(size) != size or size < 3 or size % 2 == 0:
-        raise InputError(f"size must be an odd integer >= 3, got {size!r}")
-    if sigma_form not in ("2020", "2015"):
-        raise InputError(f"sigma_form must be '2020' or '2015', got {sigma_form!r}")
-    return _kernel_cached(float(gnyq), ratio, int(size), sigma_form)
+    gnyq = check_gnyq(gnyq)
+    ratio = check_ratio(ratio, exp=False)
+    size = check_kernel_size(size)
+    check_choice("sigma_form", sigma_form, ("2020", "2015"))
+    return _kernel_cached(gnyq, ratio, size, sigma_form)
 
 
 def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
@@ -155,12 +152,12 @@ def mtf_filter(
     """
     arr = np.asarray(image, dtype=np.float64)
     if arr.ndim not in (2, 3):
-        raise InputError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
+        raise ShapeError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
     bands = arr[:, :, None] if arr.ndim == 2 else arr
     n = bands.shape[2]
     gains = [float(gnyq)] * n if np.isscalar(gnyq) else [float(g) for g in gnyq]  # type: ignore[union-attr]
     if len(gains) != n:
-        raise InputError(f"gnyq has {len(gains)} values but the image has {n} bands")
+        raise ShapeError(f"gnyq has {len(gains)} values but the image has {n} bands")
     kernels = [mtf_kernel(g, ratio, size, sigma_form=sigma_form) for g in gains]
     out = filter_planes(np.ascontiguousarray(np.moveaxis(bands, 2, 0)), kernels)
     return out[0] if arr.ndim == 2 else np.ascontiguousarray(np.moveaxis(out, 0, 2))
@@ -181,7 +178,7 @@ def filter_planes(planes: np.ndarray, kernels: Sequence[np.ndarray]) -> np.ndarr
     ndarray, shape (B, H, W), float64, C-contiguous
     """
     if len(kernels) != planes.shape[0]:
-        raise InputError(f"{len(kernels)} kernels for {planes.shape[0]} bands")
+        raise ShapeError(f"{len(kernels)} kernels for {planes.shape[0]} bands")
     out = np.empty(planes.shape, dtype=np.float64)
 
     def one(b: int) -> None:
@@ -222,7 +219,7 @@ def mtf_filter_sensor(
     s = resolve_sensor(sensor)
     ratio = ratio if ratio is not None else s.ratio
     if ratio is None:
-        raise InputError(f"ratio is required for sensor {s.name!r} (it has no nominal ratio)")
+        raise SettingError(f"ratio is required for sensor {s.name!r} (it has no nominal ratio)")
     arr = np.asarray(image)
     if pan:
         return mtf_filter(arr, s.pan_gnyq_for(protocol=protocol), ratio, sigma_form=sigma_form)

@@ -1,17 +1,24 @@
 """Named evaluation protocols: which index definitions and settings produce a table's numbers.
 
 A protocol fixes everything that changes the numbers (definitions, border cut, block size, MTF
-sigma form, D_s's low-pass PAN, ...). Results always carry a card naming the protocol and its
-settings (:func:`pansharp_iqa.evaluate.evaluate_reduced`, ``evaluate_full``).
+sigma form, D_s's low-pass PAN, ...). It is an object that carries its behaviour as named
+fields, so that no module compares protocol names: the reduced-resolution pass reads
+``protocol.scc_gradient``, D_s reads ``protocol.d_s_low_pass``, the full-resolution entry points
+dispatch on ``protocol.full_engine``. Results always carry a card naming the protocol and its
+settings (:mod:`pansharp_iqa.settings`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal
 
-from .validation import InputError
+from .validation import SettingError
 
-__all__ = ["Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL", "INDEX_DIRECTIONS"]
+__all__ = [
+    "Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL", "INDEX_DIRECTIONS",
+    "LowPassPan", "LowResTerms", "FullEngine", "SccGradient",
+]
 
 DEFAULT_PROTOCOL = "toolbox2020"
 
@@ -21,10 +28,25 @@ _QNR2008 = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193 (QNR)
 _KHAN2009 = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009 (MTF-based spectral distortion)"
 _REPRO2022 = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
 
+#: How the full-resolution indexes are computed: the toolbox family (block UIQIs at PAN scale,
+#: Khan's D_lambda_K) or the reprojection protocol (:mod:`pansharp_iqa.reprojected`).
+FullEngine = Literal["toolbox", "reprojected"]
+#: What D_lambda and D_s compare the fused image's block UIQIs with: the EXP-upsampled MS on the
+#: same blocks (``"exp"``, toolbox) or the low-resolution MS itself on ``block/ratio`` blocks
+#: (``"ms"``, the QNR paper).
+LowResTerms = Literal["exp", "ms"]
+#: The low-pass PAN of D_s: ``interp23tap(imresize(PAN, 1/ratio))`` (``"exp-imresize"``, toolbox
+#: 2020), the PAN filtered with the sensor's PAN MTF (``"pan-mtf"``, toolbox 2015,
+#: sensor-dependent) or ``imresize(PAN, 1/ratio)`` at MS scale (``"imresize"``, QNR paper).
+LowPassPan = Literal["exp-imresize", "pan-mtf", "imresize"]
+#: SCC's gradients: Sobel magnitude of the frame-cropped image (``"magnitude"``, toolbox 2020) or
+#: the vertical Sobel response of the whole image (``"vertical"``, toolbox 2015).
+SccGradient = Literal["magnitude", "vertical"]
+
 
 @dataclasses.dataclass(frozen=True)
 class Protocol:
-    """Definition of a named protocol.
+    """Definition of a named protocol, with the behaviour the evaluation code reads from it.
 
     Attributes
     ----------
@@ -36,12 +58,15 @@ class Protocol:
         Keys returned by ``evaluate_reduced`` (empty: no reduced-resolution part).
     full_indexes : tuple of str
         Keys returned by ``evaluate_full``.
-    fr_variant : str
-        D_lambda/D_s variant (``"toolbox2020"``, ``"toolbox2015"``, ``"qnr-paper"``) or
-        ``"reprojected2022"``.
-    scc_variant : str
-        ``"2020"`` (Sobel magnitude) or ``"2015"`` (vertical Sobel).
-    sigma_form : str
+    full_engine : {"toolbox", "reprojected"}
+        Which full-resolution evaluator computes ``full_indexes``.
+    low_res_terms : {"exp", "ms"}
+        Reference terms of D_lambda and D_s (see :data:`LowResTerms`).
+    d_s_low_pass : {"exp-imresize", "pan-mtf", "imresize"}
+        D_s's low-pass PAN (see :data:`LowPassPan`).
+    scc_gradient : {"magnitude", "vertical"}
+        SCC's gradients (see :data:`SccGradient`).
+    sigma_form : {"2020", "2015"}
         MTF Gaussian width form (``"2020"``: N-1; ``"2015"``: N).
     dim_cut : tuple of int or None
         Rows/columns cut (leading, trailing) before the reduced-resolution indexes.
@@ -54,17 +79,57 @@ class Protocol:
     sources: tuple[str, ...]
     reduced_indexes: tuple[str, ...]
     full_indexes: tuple[str, ...]
-    fr_variant: str
-    scc_variant: str = "2020"
+    full_engine: FullEngine = "toolbox"
+    low_res_terms: LowResTerms = "exp"
+    d_s_low_pass: LowPassPan = "exp-imresize"
+    scc_gradient: SccGradient = "magnitude"
     sigma_form: str = "2020"
     dim_cut: tuple[int, int] | None = (20, 21)
     block_size: int = 32
 
+    @property
+    def khan(self) -> bool:
+        """Whether the full-resolution table has Khan's D_lambda_K (and HQNR)."""
+        return "D_lambda_K" in self.full_indexes
+
+    @property
+    def uses_exp(self) -> bool:
+        """Whether its full-resolution indexes use the 23-tap EXP (then the ratio is a power of two)."""
+        return self.full_engine == "toolbox"
+
+    @property
+    def d_s_uses_sensor(self) -> bool:
+        """Whether D_s depends on the sensor (its low-pass PAN uses the sensor's PAN MTF)."""
+        return self.d_s_low_pass == "pan-mtf"
+
+    @property
+    def low_res_block(self) -> str:
+        """How the low-resolution block side relates to ``block_size`` (for messages)."""
+        return "block_size / ratio" if self.low_res_terms == "ms" else "block_size"
+
+    def indexes(self, resolution: str) -> tuple[str, ...]:
+        """The protocol's index keys at ``"reduced"`` or ``"full"`` resolution.
+
+        Examples
+        --------
+        >>> get_protocol("toolbox2015").indexes("full")
+        ('D_lambda', 'D_s', 'QNR')
+        """
+        return self.reduced_indexes if resolution == "reduced" else self.full_indexes
+
     def settings(self) -> dict:
-        """JSON-serialisable settings for the provenance card."""
+        """JSON-serialisable settings for the provenance card.
+
+        ``fr_variant`` and ``scc_variant`` are the names earlier releases wrote (kept so that
+        readers of older cards keep working); the named behaviour fields say what they mean.
+        """
         return {
-            "fr_variant": self.fr_variant,
-            "scc_variant": self.scc_variant,
+            "fr_variant": self.name,
+            "scc_variant": "2020" if self.scc_gradient == "magnitude" else "2015",
+            "full_engine": self.full_engine,
+            "low_res_terms": self.low_res_terms,
+            "d_s_low_pass": self.d_s_low_pass,
+            "scc_gradient": self.scc_gradient,
             "mtf_sigma_form": self.sigma_form,
             "dim_cut": list(self.dim_cut) if self.dim_cut else None,
             "block_size": self.block_size,
@@ -96,7 +161,6 @@ _PROTOCOLS: dict[str, Protocol] = {
             sources=(_TOOLBOX2020, _QNR2008, _KHAN2009),
             reduced_indexes=_RR,
             full_indexes=("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"),
-            fr_variant="toolbox2020",
         ),
         Protocol(
             name="toolbox2015",
@@ -109,8 +173,8 @@ _PROTOCOLS: dict[str, Protocol] = {
             sources=(_TOOLBOX2015, _QNR2008),
             reduced_indexes=_RR,
             full_indexes=("D_lambda", "D_s", "QNR"),
-            fr_variant="toolbox2015",
-            scc_variant="2015",
+            d_s_low_pass="pan-mtf",
+            scc_gradient="vertical",
             sigma_form="2015",
         ),
         Protocol(
@@ -124,7 +188,8 @@ _PROTOCOLS: dict[str, Protocol] = {
             sources=(_QNR2008, _TOOLBOX2020),
             reduced_indexes=_RR,
             full_indexes=("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"),
-            fr_variant="qnr-paper",
+            low_res_terms="ms",
+            d_s_low_pass="imresize",
         ),
         Protocol(
             name="reprojected2022",
@@ -138,7 +203,7 @@ _PROTOCOLS: dict[str, Protocol] = {
             sources=(_REPRO2022,),
             reduced_indexes=(),
             full_indexes=("R-Q2n", "R-Q", "R-SAM", "R-ERGAS", "D_rho"),
-            fr_variant="reprojected2022",
+            full_engine="reprojected",
             dim_cut=None,
         ),
     )
@@ -151,12 +216,17 @@ def list_protocols() -> list[str]:
     Returns
     -------
     list of str
+
+    Examples
+    --------
+    >>> list_protocols()
+    ['toolbox2020', 'toolbox2015', 'qnr-paper', 'reprojected2022']
     """
     return list(_PROTOCOLS)
 
 
 def get_protocol(name: str | Protocol) -> Protocol:
-    """Look a protocol up by name.
+    """Look a protocol up by name (case-insensitive), or pass a :class:`Protocol` through.
 
     Parameters
     ----------
@@ -168,12 +238,17 @@ def get_protocol(name: str | Protocol) -> Protocol:
 
     Raises
     ------
-    InputError
+    SettingError
         Unknown name; the message lists the known ones.
+
+    Examples
+    --------
+    >>> get_protocol("TOOLBOX2015").scc_gradient
+    'vertical'
     """
     if isinstance(name, Protocol):
         return name
     key = str(name).strip().lower() if name is not None else ""
     if key not in _PROTOCOLS:
-        raise InputError(f"unknown protocol {name!r}; known protocols: {', '.join(_PROTOCOLS)}")
+        raise SettingError(f"unknown protocol {name!r}; known protocols: {', '.join(_PROTOCOLS)}")
     return _PROTOCOLS[key]

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from .parallel import map_bands
-from .validation import InputError, check_ratio
+from .validation import SettingError, ShapeError, check_ratio
 
 __all__ = ["interp23tap", "interp23tap_planes", "imresize", "EXP_HALF_TAPS"]
 
@@ -83,10 +83,10 @@ def interp23tap(image: np.ndarray, ratio: int) -> np.ndarray:
     ----------
     Aiazzi et al., IEEE TGRS 40(10), 2002; Vivone et al., IEEE GRSM 2021.
     """
-    ratio = check_ratio(ratio, power_of_two=True)
+    ratio = check_ratio(ratio, exp=True)
     arr = np.asarray(image, dtype=np.float64)
     if arr.ndim not in (2, 3):
-        raise InputError(f"image must be (h, w) or (h, w, B), got shape {arr.shape}")
+        raise ShapeError(f"image must be (h, w) or (h, w, B), got shape {arr.shape}")
     bands = arr[:, :, None] if arr.ndim == 2 else arr
     planes = interp23tap_planes(np.moveaxis(bands, 2, 0), ratio)
     return planes[0] if arr.ndim == 2 else np.ascontiguousarray(np.moveaxis(planes, 0, 2))
@@ -108,7 +108,7 @@ def interp23tap_planes(planes: np.ndarray, ratio: int) -> np.ndarray:
     -------
     ndarray, shape (B, ratio*h, ratio*w), float64
     """
-    ratio = check_ratio(ratio, power_of_two=True)
+    ratio = check_ratio(ratio, exp=True)
     steps = ratio.bit_length() - 1
     nb, h, w = planes.shape
     result = np.empty((nb, h << steps, w << steps))
@@ -180,9 +180,9 @@ def imresize(image: np.ndarray, scale: float) -> np.ndarray:
     """
     arr = np.asarray(image, dtype=np.float64)
     if arr.ndim not in (2, 3):
-        raise InputError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
+        raise ShapeError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
     if not scale > 0:
-        raise InputError(f"scale must be positive, got {scale!r}")
+        raise SettingError(f"scale must be positive, got {scale!r}")
     rows = _resize_matrix(arr.shape[0], float(scale))
     cols = _resize_matrix(arr.shape[1], float(scale))
     h, w = arr.shape[:2]

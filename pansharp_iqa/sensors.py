@@ -20,10 +20,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from .validation import SensorMismatchError, SettingError
+
 __all__ = ["Sensor", "UnknownSensorError", "get_sensor", "list_sensors", "resolve_sensor"]
 
 
-class UnknownSensorError(ValueError):
+class UnknownSensorError(SettingError):
     """Raised when a sensor name (or alias) is not in the registry."""
 
 
@@ -108,7 +110,7 @@ class Sensor:
 
         Raises
         ------
-        ValueError
+        SensorMismatchError
             If the band count does not match the sensor's (select a band subset first).
         """
         override = dict(self.protocol_overrides.get(protocol or "", {}))
@@ -117,7 +119,7 @@ class Sensor:
             return (float(value),) * int(n_bands)
         if n_bands != self.n_bands:
             subsets = ", ".join(f"{k}={list(v)}" for k, v in self.subsets.items()) or "none recorded"
-            raise ValueError(
+            raise SensorMismatchError(
                 f"sensor {self.name!r} has {self.n_bands} bands {list(self.band_names or ())}, "
                 f"but the image has {n_bands}. Select the bands the product carries with "
                 f"get_sensor({self.name!r}).select_bands([...]) (named subsets: {subsets}), "
@@ -130,7 +132,7 @@ class Sensor:
         override = dict(self.protocol_overrides.get(protocol or "", {}))
         value = override.get("pan_gnyq", self.pan_gnyq)
         if value is None:
-            raise ValueError(
+            raise SensorMismatchError(
                 f"sensor {self.name!r} has no PAN GNyq in the registry (see its notes: {self.notes!r}); "
                 "this index needs the PAN MTF. Use a protocol that does not (e.g. 'toolbox2020') "
                 "or pass a Sensor with pan_gnyq set (dataclasses.replace(sensor, pan_gnyq=...))."
@@ -152,12 +154,12 @@ class Sensor:
             A new sensor whose ``band_names`` and ``ms_gnyq`` follow the selection.
         """
         if self.is_generic:
-            raise ValueError("the generic sensor 'none' has no named bands to select")
+            raise SensorMismatchError("the generic sensor 'none' has no named bands to select")
         assert self.band_names is not None
         if isinstance(bands, str):
             key = {k.lower(): k for k in self.subsets}.get(bands.lower())
             if key is None:
-                raise ValueError(
+                raise SensorMismatchError(
                     f"sensor {self.name!r} has no band subset {bands!r}; known subsets: "
                     f"{sorted(self.subsets)}; or pass band names from {list(self.band_names)}"
                 )
@@ -170,7 +172,7 @@ class Sensor:
         idx = []
         for b in names:
             if b.lower() not in lookup:
-                raise ValueError(
+                raise SensorMismatchError(
                     f"sensor {self.name!r} has no band {b!r}; its bands are {list(self.band_names)}"
                 )
             idx.append(lookup[b.lower()])
@@ -280,7 +282,7 @@ def get_sensor(name: str) -> Sensor:
         If the name is not registered; the message lists the known names.
     """
     if not isinstance(name, str):
-        raise TypeError(f"sensor name must be a str, got {type(name).__name__}")
+        raise SettingError(f"sensor name must be a str, got {type(name).__name__}")
     base, subset = name.strip(), None
     if base.endswith("]") and "[" in base:
         base, subset = base[:-1].split("[", 1)
@@ -306,7 +308,7 @@ def resolve_sensor(sensor: str | Sensor) -> Sensor:
     if isinstance(sensor, Sensor):
         return sensor
     if sensor is None:
-        raise ValueError(
+        raise SettingError(
             "sensor is required (no silent default): pass a name from list_sensors(), e.g. 'WV2', "
             "or 'none' for the generic MTF"
         )

@@ -1,8 +1,17 @@
-"""Input checks shared by the baseline fusion methods."""
+"""Input checks shared by the baseline fusion methods (the package's rules, applied once)."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..validation import (
+    ShapeError,
+    as_image,
+    as_pan,
+    check_ratio,
+    check_values,
+    image_facts,
+)
 
 __all__ = ["check_pair"]
 
@@ -17,7 +26,7 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
     pan : numpy.ndarray
         PAN, ``(ratio*h, ratio*w)`` in DN.
     ratio : int
-        PAN/MS resolution ratio (power of two, >= 2).
+        PAN/MS resolution ratio (a power of two: the baselines use the 23-tap EXP).
 
     Returns
     -------
@@ -26,22 +35,22 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
 
     Raises
     ------
-    ValueError
-        Wrong dimensionality, sizes that do not match the ratio, or a bad ratio.
+    InputError
+        Wrong dimensionality or layout, sizes that do not fit the ratio, a bad ratio, NaN/Inf,
+        negative values or a PAN on another scale than the MS (:mod:`pansharp_iqa.validation`).
+
+    Examples
+    --------
+    >>> ms, pan, r = check_pair(np.ones((4, 4, 3)), np.ones((16, 16)), 4)
+    >>> ms.shape, pan.shape, r
+    ((4, 4, 3), (16, 16), 4)
     """
-    if ratio is None or int(ratio) != ratio or int(ratio) < 2 or int(ratio) & (int(ratio) - 1):
-        raise ValueError(f"ratio must be a power of two >= 2, got {ratio!r}")
-    ratio = int(ratio)
-    ms_arr = np.asarray(ms, dtype=np.float64)
-    pan_arr = np.asarray(pan, dtype=np.float64)
-    if ms_arr.ndim == 2:
-        ms_arr = ms_arr[:, :, None]
-    if ms_arr.ndim != 3:
-        raise ValueError(f"ms must be (h, w, B), got shape {np.shape(ms)}")
-    if pan_arr.ndim != 2:
-        raise ValueError(f"pan must be (H, W), got shape {np.shape(pan)}")
+    ratio = check_ratio(ratio, exp=True)
+    ms_arr = as_image("ms", ms, allow_2d=True)
+    pan_arr = as_pan("pan", pan)
     if pan_arr.shape != (ms_arr.shape[0] * ratio, ms_arr.shape[1] * ratio):
-        raise ValueError(
+        raise ShapeError(
             f"pan must be ratio={ratio} times the MS size: pan {pan_arr.shape}, ms {ms_arr.shape[:2]}"
         )
+    check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr))
     return ms_arr, pan_arr, ratio

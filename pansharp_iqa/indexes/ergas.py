@@ -1,5 +1,9 @@
 """ERGAS: relative dimensionless global error in synthesis.
 
+The formula's home: per-chunk sums (:func:`ergas_sums`), the finalize step
+(:func:`ergas_from_sums`, used by the toolbox protocols in memory and tile-wise and by the
+reprojected protocol's R-ERGAS) and :func:`ergas`.
+
 References
 ----------
 Wald, "Quality of high resolution synthesised images: is there a simple criterion?", Proc. Fusion of
@@ -10,43 +14,47 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import InputError, checked_pair
-from .reduced_pass import ReducedSums, StripImage, reduced_sums
+from ..validation import InputError, check_ratio, checked_pair
+from .strips import StripImage, map_strips
 
-__all__ = ["ergas", "ergas_value"]
+__all__ = ["ergas", "ergas_sums", "ergas_from_sums"]
 
 
-def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: float) -> float:
-    """ERGAS = ``100/ratio * sqrt(mean_b(MSE_b / mean(reference_b)^2))`` (toolbox ``ERGAS``).
+def ergas_sums(ref_planes: np.ndarray, fus_planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-band sums of squared errors and of the reference over a chunk of pixels.
 
     Parameters
     ----------
-    reference, fused : ndarray, shape (H, W, B)
-    ratio : float
-        PAN/MS resolution ratio (e.g. 4); required, no default.
+    ref_planes, fus_planes : ndarray, shape (B, h, w), float64
 
     Returns
     -------
-    float
-        Dimensionless, >= 0 (0 = identical).
+    (ndarray, ndarray), each shape (B,)
+        ``sum (ref - fus)^2`` and ``sum ref`` (DN^2 and DN).
 
-    References
-    ----------
-    Wald, 2000; Vivone et al., IEEE GRSM 2021.
+    Examples
+    --------
+    >>> [a.tolist() for a in ergas_sums(np.ones((1, 2, 2)), np.zeros((1, 2, 2)))]
+    [[4.0], [4.0]]
     """
-    ref, fus = checked_pair(reference, fused)
-    if ratio is None or not float(ratio) > 0:
-        raise InputError(f"ratio must be a positive number (the PAN/MS resolution ratio), got {ratio!r}")
-    return ergas_value(reduced_sums(StripImage(ref), StripImage(fus), indexes={"ERGAS"}), float(ratio))
+    nb = ref_planes.shape[0]
+    sse, tot = np.empty(nb), np.empty(nb)
+    for b in range(nb):
+        d = ref_planes[b] - fus_planes[b]
+        sse[b] = np.einsum("ij,ij->", d, d)
+        tot[b] = ref_planes[b].sum()
+    return sse, tot
 
 
-def ergas_value(sums: ReducedSums, ratio: float) -> float:
-    """ERGAS from a pass's per-band sums of squared errors and of the reference.
+def ergas_from_sums(sse: np.ndarray, ref_sum: np.ndarray, n_pixels: int, ratio: float) -> float:
+    """``100/ratio * sqrt(mean_b(MSE_b / mean(reference_b)^2))`` from chunk sums.
 
     Parameters
     ----------
-    sums : ReducedSums
-        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"ERGAS"``.
+    sse, ref_sum : ndarray, shape (B,)
+        Summed squared errors and summed reference values per band.
+    n_pixels : int
+        Pixels per band.
     ratio : float
         PAN/MS resolution ratio.
 
@@ -59,10 +67,47 @@ def ergas_value(sums: ReducedSums, ratio: float) -> float:
     ------
     InputError
         A reference band with zero mean (ERGAS undefined).
+
+    Examples
+    --------
+    >>> ergas_from_sums(np.array([4.0]), np.array([8.0]), 4, 4)
+    12.5
     """
-    mse, mu = sums.ergas_sse / sums.ergas_n, sums.ergas_ref / sums.ergas_n
+    mse, mu = np.asarray(sse) / n_pixels, np.asarray(ref_sum) / n_pixels
     if np.any(mu == 0):
         raise InputError(
             f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"
         )
     return float(100.0 / ratio * np.sqrt(np.mean(mse / mu**2)))
+
+
+def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
+    """ERGAS = ``100/ratio * sqrt(mean_b(MSE_b / mean(reference_b)^2))`` (toolbox ``ERGAS``).
+
+    Parameters
+    ----------
+    reference, fused : ndarray, shape (H, W, B)
+    ratio : int
+        PAN/MS resolution ratio (an integer >= 2); required, no default.
+
+    Returns
+    -------
+    float
+        Dimensionless, >= 0 (0 = identical).
+
+    References
+    ----------
+    Wald, 2000; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> ref = np.full((8, 8, 2), 100.0)
+    >>> ergas(ref, ref * 1.1, ratio=4)
+    2.5
+    """
+    r = check_ratio(ratio, exp=False)
+    ref, fus = checked_pair(reference, fused)
+    rs, fs = StripImage(ref), StripImage(fus)
+    parts = map_strips(lambda r0, r1: ergas_sums(rs.planes(r0, r1), fs.planes(r0, r1)), ref.shape[0], 1)
+    return ergas_from_sums(np.sum([p[0] for p in parts], axis=0), np.sum([p[1] for p in parts], axis=0),
+                           ref.shape[0] * ref.shape[1], float(r))

@@ -1,17 +1,18 @@
 """Full-resolution (no reference) indexes: D_lambda, D_s, QNR, Khan's D_lambda_K and HQNR.
 
-Three variants of D_lambda/D_s are selectable:
+The formulas' home, split as chunk statistics and finalize steps that the in-memory entry points
+here, :func:`pansharp_iqa.evaluate_full` and the tile engine (:mod:`pansharp_iqa.tiled.full`)
+share:
 
-``"toolbox2020"``
-    Toolbox 2020 defaults: D_lambda compares band-pair block UIQIs of the fused image with those of
-    the EXP-upsampled MS; D_s compares ``Q(F_b, PAN)`` with ``Q(EXP_b, interp23tap(imresize(PAN,
-    1/ratio)))``. Sensor-independent.
-``"toolbox2015"``
-    As 2020 but D_s's low-pass PAN is the PAN filtered with the sensor's PAN MTF (2015 sigma form,
-    not decimated): depends on the sensor.
-``"qnr-paper"``
-    Alparone et al. 2008: the low-resolution terms are computed on the low-resolution MS (and the
-    bicubic-shrunk PAN for D_s) with (S/ratio)-pixel blocks.
+* :func:`fr_block_uiqi`: block UIQIs of a region (band pairs for D_lambda, band vs PAN for D_s);
+* :class:`BlockSums` / :func:`block_sums` / :func:`mean_block_uiqi`: their per-family sums and
+  the mean over blocks under the constant-block policy;
+* :func:`d_lambda_from_means`, :func:`d_s_from_means`: the distortions from the block means;
+* :func:`khan_q2n_sums` and :func:`d_lambda_k_from_sums`: D_lambda_K.
+
+The protocol decides the reference terms (``protocol.low_res_terms``: the EXP-upsampled MS on
+the same blocks, or the MS itself on ``block/ratio`` blocks) and D_s's low-pass PAN
+(``protocol.d_s_low_pass``); see :mod:`pansharp_iqa.protocols`.
 
 References
 ----------
@@ -23,124 +24,228 @@ doi:10.1109/TGRS.2009.2022650. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from typing import Literal
 
 import numpy as np
 
 from ..mtf import filter_planes, mtf_filter, mtf_kernel
+from ..protocols import Protocol, get_protocol
 from ..resample import imresize, interp23tap, interp23tap_planes
 from ..sensors import Sensor, resolve_sensor
 from ..validation import (
-    InputError,
+    ConstantBlockError,
+    SensorMismatchError,
+    SettingError,
+    ShapeError,
     as_image,
-    as_pan,
-    check_dn_scale,
+    check_block_size,
+    check_choice,
     check_multiple_of,
     check_pan_ratio,
     check_ratio,
+    check_values,
+    image_array,
+    image_facts,
+    pan_array,
 )
-from .reduced_pass import StripImage, reduced_sums
+from .q2n import q2n_strip
+from .strips import StripImage, map_strips
 from .uiqi import against_last_uiqi, block_moments, pair_uiqi
 
-__all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "ConstantBlockError", "FR_VARIANTS"]
+__all__ = [
+    "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "ConstantBlockError",
+    "BlockSums", "block_sums", "mean_block_uiqi", "fr_block_uiqi", "d_lambda_from_means",
+    "d_s_from_means", "khan_q2n_sums", "d_lambda_k_from_sums", "expanded_ms", "low_res_block",
+    "BLOCK_FAMILIES",
+]
 
-Variant = Literal["toolbox2020", "toolbox2015", "qnr-paper"]
 NanPolicy = Literal["raise", "omit", "propagate"]
-FR_VARIANTS = ("toolbox2020", "toolbox2015", "qnr-paper")
+
+#: Block-UIQI families of D_lambda and D_s, and what each compares (for messages).
+BLOCK_FAMILIES = {
+    "pairs_high": "D_lambda (fused band pairs)",
+    "pairs_low": "D_lambda (MS band pairs)",
+    "pan_high": "D_s (fused vs PAN)",
+    "pan_low": "D_s (MS vs low-pass PAN)",
+}
+_DN_WHAT = "D_lambda_K (Q2n)"
 
 
-class ConstantBlockError(InputError):
-    """A block UIQI is undefined (0/0) because a block is constant: the toolbox would give NaN."""
+# --------------------------------------------------------------------------- block statistics
 
 
-def _check_variant(variant: str) -> None:
-    if variant not in FR_VARIANTS:
-        raise InputError(f"variant must be one of {FR_VARIANTS}, got {variant!r}")
+@dataclasses.dataclass
+class BlockSums:
+    """Sums of one family of block UIQIs, per band pair or band (combinable across tiles).
+
+    Attributes
+    ----------
+    total : ndarray, shape (K,)
+        Sum over blocks (NaN if any block is undefined).
+    defined_total : ndarray, shape (K,)
+        Sum over the blocks where the UIQI is defined.
+    defined : ndarray, shape (K,)
+        Number of such blocks.
+    n_blocks : int
+    n_bad : int
+        Blocks where some UIQI of the family is undefined (a constant block, 0/0).
+    """
+
+    total: np.ndarray
+    defined_total: np.ndarray
+    defined: np.ndarray
+    n_blocks: int
+    n_bad: int
 
 
-def _block_mean(values: np.ndarray, *, what: str, nan_policy: str) -> np.ndarray:
-    """Mean over blocks (axis 0) with the NaN policy applied to undefined (constant) blocks."""
+def block_sums(values: np.ndarray) -> BlockSums:
+    """Sums of block UIQIs ``(n_blocks, K)`` for :func:`mean_block_uiqi`.
+
+    Examples
+    --------
+    >>> s = block_sums(np.array([[1.0], [np.nan], [0.5]]))
+    >>> (s.defined_total.tolist(), s.defined.tolist(), s.n_blocks, s.n_bad)
+    ([1.5], [2], 3, 1)
+    """
     bad = np.isnan(values)
-    if not bad.any():
-        return values.mean(axis=0)
-    if nan_policy == "propagate":
-        return values.mean(axis=0)
+    return BlockSums(values.sum(axis=0), np.where(bad, 0.0, values).sum(axis=0), (~bad).sum(axis=0),
+                     int(values.shape[0]), int(bad.any(axis=1).sum()))
+
+
+def mean_block_uiqi(sums: BlockSums, *, what: str, nan_policy: str) -> np.ndarray:
+    """Mean block UIQI per band pair/band with the constant-block policy applied.
+
+    Parameters
+    ----------
+    sums : BlockSums
+    what : str
+        The family, for the message (see :data:`BLOCK_FAMILIES`).
+    nan_policy : {"raise", "omit", "propagate"}
+        Constant blocks make UIQI 0/0: raise (default), average only defined blocks, or return NaN
+        as the toolbox does.
+
+    Returns
+    -------
+    ndarray, shape (K,)
+
+    Raises
+    ------
+    ConstantBlockError
+        Under ``"raise"`` when a block is undefined.
+    """
+    if sums.n_bad == 0 or nan_policy == "propagate":
+        return sums.total / sums.n_blocks
     if nan_policy == "omit":
-        with np.errstate(invalid="ignore"):
-            return np.nanmean(values, axis=0)
-    n_blocks = int(bad.reshape(bad.shape[0], -1).any(axis=1).sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums.defined_total / sums.defined
     raise ConstantBlockError(
-        f"{what}: {n_blocks} of {values.shape[0]} blocks are constant (zero variance in both images, "
+        f"{what}: {sums.n_bad} of {sums.n_blocks} blocks are constant (zero variance in both images, "
         "or zero means), where UIQI is 0/0 and the reference toolbox returns NaN. Crop the flat area "
         "(e.g. no-data borders), or pass nan_policy='omit' to average the defined blocks only "
         "(a documented deviation from the toolbox) or nan_policy='propagate' for the toolbox's NaN."
     )
 
 
-def _prepare(fused, ms, ratio, block_size, ms_exp, *, pan=None):
-    ratio = check_ratio(ratio, power_of_two=True)
-    fus = as_image("fused", fused)
-    ms_arr = as_image("ms", ms)
-    pan_arr = None if pan is None else as_pan("pan", pan)
-    if pan_arr is not None:
-        check_pan_ratio(fus, ms_arr, pan_arr, ratio)
-    else:
-        if (ms_arr.shape[0] * ratio, ms_arr.shape[1] * ratio) != fus.shape[:2]:
-            raise InputError(
-                f"fused {fus.shape[:2]} must be exactly ratio={ratio} times the MS size {ms_arr.shape[:2]}"
-            )
-        if ms_arr.shape[2] != fus.shape[2]:
-            raise InputError(f"ms has {ms_arr.shape[2]} bands but fused has {fus.shape[2]}")
-    block_size = int(block_size)
-    check_multiple_of("fused", fus, block_size, why="the toolbox's block-wise indexes require it")
-    return ratio, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape), block_size
+def d_lambda_from_means(q_high: np.ndarray, q_low: np.ndarray, n_bands: int, p: float = 1.0) -> float:
+    """D_lambda from mean block UIQIs of the band pairs: ``(sum |Qh - Ql|^p / (B(B-1)/2))^(1/p)``.
+
+    Examples
+    --------
+    >>> d_lambda_from_means(np.array([0.9]), np.array([0.8]), 2)
+    0.09999999999999998
+    """
+    if n_bands < 2:
+        raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
+    return float((np.sum(np.abs(q_high - q_low) ** p) / (n_bands * (n_bands - 1) / 2)) ** (1.0 / p))
 
 
-def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> StripImage:
-    """The EXP-upsampled MS: ``interp23tap(ms, ratio)`` (kept as band planes), or the caller's
-    precomputed one, checked."""
-    if ms_exp is None:
-        return StripImage(interp23tap_planes(np.moveaxis(ms_arr, 2, 0), ratio), bands_first=True)
-    exp = as_image("ms_exp", ms_exp)
-    if exp.shape != tuple(shape):
-        raise InputError(f"ms_exp {exp.shape} must have the fused image's shape {tuple(shape)}")
-    return StripImage(exp)
+def d_s_from_means(q_high: np.ndarray, q_low: np.ndarray, q: float = 1.0) -> float:
+    """D_s from mean block UIQIs of each band vs the PAN: ``(mean |Qh - Ql|^q)^(1/q)``.
+
+    Examples
+    --------
+    >>> d_s_from_means(np.array([0.9, 0.7]), np.array([0.8, 0.8]))
+    0.09999999999999998
+    """
+    return float(np.mean(np.abs(q_high - q_low) ** q) ** (1.0 / q))
 
 
-def _low_res_block(block_size: int, ratio: int) -> int:
+def low_res_block(block_size: int, ratio: int) -> int:
+    """Block side at MS scale for ``low_res_terms="ms"`` (the QNR paper): ``block_size / ratio``."""
     if block_size % ratio:
-        raise InputError(f"block_size={block_size} must be a multiple of ratio={ratio} for 'qnr-paper'")
+        raise SettingError(f"block_size={block_size} must be a multiple of ratio={ratio} for the MS-scale blocks")
     return block_size // ratio
 
 
-def _pan_low_pass(pan_arr, ratio, variant, sensor) -> np.ndarray:
-    """The low-pass PAN that D_s compares the MS with (toolbox variants)."""
-    if variant == "toolbox2015":
+def pan_low_pass(pan: np.ndarray, ratio: int, protocol: Protocol, sensor: Sensor | None) -> np.ndarray:
+    """D_s's low-pass PAN at PAN scale (``d_s_low_pass`` ``"exp-imresize"`` or ``"pan-mtf"``).
+
+    Parameters
+    ----------
+    pan : ndarray, shape (H, W), float64
+    ratio : int
+    protocol : Protocol
+    sensor : Sensor or None
+        Required for ``"pan-mtf"``.
+
+    Returns
+    -------
+    ndarray, shape (H, W)
+    """
+    if protocol.d_s_low_pass == "pan-mtf":
         if sensor is None:
-            raise InputError(
-                "sensor is required for D_s under 'toolbox2015' (its low-pass PAN uses the sensor's "
+            raise SensorMismatchError(
+                f"sensor is required for D_s under {protocol.name!r} (its low-pass PAN uses the sensor's "
                 "PAN MTF); pass sensor='WV2' etc."
             )
-        s = resolve_sensor(sensor)
-        return mtf_filter(pan_arr, s.pan_gnyq_for(protocol="toolbox2015"), ratio, sigma_form="2015")
-    return interp23tap(imresize(pan_arr, 1.0 / ratio), ratio)
+        return mtf_filter(pan, sensor.pan_gnyq_for(protocol=protocol.name), ratio, sigma_form=protocol.sigma_form)
+    return interp23tap(imresize(pan, 1.0 / ratio), ratio)
 
 
-def _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, variant, sensor) -> dict[str, np.ndarray]:
-    """Block UIQIs behind D_lambda (band pairs) and, when ``pan_arr`` is given, D_s (band vs PAN).
+def fr_block_uiqi(fus: np.ndarray | StripImage, ms: np.ndarray, pan: np.ndarray | None, exp: StripImage | None,
+                  ratio: int, block_size: int, protocol: Protocol, sensor: Sensor | None,
+                  *, low_pan: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Block UIQIs behind D_lambda (band pairs) and, when ``pan`` is given, D_s (band vs PAN).
 
     One moment pass per image: the PAN (or its low-pass version) rides along as an extra channel.
+
+    Parameters
+    ----------
+    fus : ndarray (H, W, B) or StripImage
+        Fused image, DN.
+    ms : ndarray, shape (H/ratio, W/ratio, B)
+        Low-resolution MS, DN.
+    pan : ndarray, shape (H, W), or None
+        PAN (D_s only).
+    exp : StripImage or None
+        EXP-upsampled MS (``low_res_terms="exp"``).
+    ratio, block_size : int
+    protocol : Protocol
+    sensor : Sensor or None
+    low_pan : ndarray, optional
+        A precomputed low-pass PAN.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``pairs_high``/``pairs_low`` (n_blocks, B(B-1)/2) and ``pan_high``/``pan_low`` (n_blocks, B).
     """
-    nb = fus.shape[2]
-    with_pan = pan_arr is not None
-    if variant == "qnr-paper":
-        low_bs = _low_res_block(block_size, ratio)
-        low, low_pan = ms_arr, (imresize(pan_arr, 1.0 / ratio) if with_pan else None)
+    nb = ms.shape[2]
+    with_pan = pan is not None
+    if protocol.low_res_terms == "ms":
+        low_bs = low_res_block(block_size, ratio)
+        low = ms
+        if with_pan and low_pan is None:
+            low_pan = imresize(pan, 1.0 / ratio)
     else:
         low_bs = block_size
-        low, low_pan = exp, (_pan_low_pass(pan_arr, ratio, variant, sensor) if with_pan else None)
-    hm, hc = block_moments(fus, block_size, extra=pan_arr)
-    lm, lc = block_moments(low, low_bs, extra=low_pan)
+        low = exp
+        if with_pan and low_pan is None:
+            low_pan = pan_low_pass(pan, ratio, protocol, sensor)
+    hm, hc = block_moments(fus, block_size, extra=pan)
+    lm, lc = block_moments(low, low_bs, extra=low_pan if with_pan else None)  # type: ignore[arg-type]
     out = {"pairs_high": pair_uiqi(hm, hc, nb), "pairs_low": pair_uiqi(lm, lc, nb)}
     if with_pan:
         out["pan_high"] = against_last_uiqi(hm, hc, nb)
@@ -148,31 +253,112 @@ def _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, variant, sensor
     return out
 
 
-def _d_lambda_from(blocks: dict[str, np.ndarray], n_bands: int, p: float, nan_policy: str) -> float:
-    if n_bands < 2:
-        raise InputError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    q_high = _block_mean(blocks["pairs_high"], what="D_lambda (fused band pairs)", nan_policy=nan_policy)
-    q_low = _block_mean(blocks["pairs_low"], what="D_lambda (MS band pairs)", nan_policy=nan_policy)
-    return float((np.sum(np.abs(q_high - q_low) ** p) / (n_bands * (n_bands - 1) / 2)) ** (1.0 / p))
+def khan_q2n_sums(fused_planes: np.ndarray, exp: StripImage, gnyq: tuple[float, ...], ratio: int,
+                  block_size: int) -> tuple[float, int]:
+    """Sum and count of the Q2n block values of ``(EXP, MTF(fused))`` (D_lambda_K's chunk sums).
+
+    Parameters
+    ----------
+    fused_planes : ndarray, shape (B, H, W), float64
+        The fused image as band planes (DN); H, W multiples of ``block_size``.
+    exp : StripImage
+        The EXP-upsampled MS (DN).
+    gnyq : tuple of float
+        Per-band MS GNyq of the sensor.
+    ratio, block_size : int
+
+    Returns
+    -------
+    (float, int)
+    """
+    kernels = [mtf_kernel(g, ratio) for g in gnyq]
+    fused_lp = StripImage(filter_planes(fused_planes, kernels), bands_first=True)
+    parts = map_strips(lambda r0, r1: q2n_strip(exp, fused_lp, r0, r1, block_size), exp.shape[0], block_size)
+    blocks = np.concatenate(parts)
+    return float(blocks.sum()), int(blocks.size)
 
 
-def _d_s_from(blocks: dict[str, np.ndarray], q: float, nan_policy: str) -> float:
-    q_high = _block_mean(blocks["pan_high"], what="D_s (fused vs PAN)", nan_policy=nan_policy)
-    q_low = _block_mean(blocks["pan_low"], what="D_s (MS vs low-pass PAN)", nan_policy=nan_policy)
-    return float(np.mean(np.abs(q_high - q_low) ** q) ** (1.0 / q))
+def d_lambda_k_from_sums(q2n_sum: float, q2n_count: int) -> float:
+    """D_lambda_K = 1 - mean Q2n block value.
+
+    Examples
+    --------
+    >>> d_lambda_k_from_sums(9.0, 10)
+    0.09999999999999998
+    """
+    return 1.0 - float(q2n_sum / q2n_count)
 
 
-def _d_lambda_k(fus, exp: StripImage, sensor: Sensor, ratio, block_size, protocol_name=None, *,
-                shared: dict | None = None) -> float:
-    """1 - Q2n(EXP, MTF(fused)); ``shared`` may keep the fused band planes for the next sensor."""
-    gains = sensor.gnyq_for(fus.shape[2], protocol=protocol_name)
-    kernels = [mtf_kernel(g, ratio) for g in gains]
-    shared = {} if shared is None else shared
-    if "fused_planes" not in shared:
-        shared["fused_planes"] = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
-    fused_lp = filter_planes(shared["fused_planes"], kernels)
-    sums = reduced_sums(exp, StripImage(fused_lp, bands_first=True), indexes={"Q2n"}, block_size=block_size)
-    return 1.0 - float(sums.q2n_blocks.mean())
+def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> StripImage:
+    """The EXP-upsampled MS: ``interp23tap(ms, ratio)`` (kept as band planes), or the caller's
+    precomputed one, checked against the fused image's shape."""
+    if ms_exp is None:
+        return StripImage(interp23tap_planes(np.moveaxis(ms_arr, 2, 0), ratio), bands_first=True)
+    exp = as_image("ms_exp", ms_exp)
+    if exp.shape != tuple(shape):
+        raise ShapeError(f"ms_exp {exp.shape} must have the fused image's shape {tuple(shape)}")
+    return StripImage(exp)
+
+
+# --------------------------------------------------------------------------- public functions
+
+
+def _protocol(protocol: str | Protocol, variant: str | None, *, index: str) -> Protocol:
+    if variant is not None:
+        warnings.warn(f"{index}(variant=...) is deprecated: use protocol=... (the same names)",
+                      DeprecationWarning, stacklevel=3)
+        protocol = variant
+    proto = get_protocol(protocol)
+    if proto.full_engine != "toolbox":
+        raise SettingError(
+            f"protocol {proto.name!r} has no {index}; use one of the toolbox-family protocols "
+            "('toolbox2020', 'toolbox2015', 'qnr-paper')"
+        )
+    return proto
+
+
+def _prepare(fused, ms, pan, ratio, block_size, ms_exp, *, dn: bool = False):
+    """Validated inputs of the public FR functions: geometry, values (gate), EXP."""
+    ratio = check_ratio(ratio, exp=True)
+    block_size = check_block_size(block_size)
+    fus = image_array("fused", fused)
+    ms_arr = image_array("ms", ms)
+    pan_arr = None if pan is None else pan_array("pan", pan)
+    if pan_arr is not None:
+        check_pan_ratio(fus, ms_arr, pan_arr, ratio)
+    else:
+        if (ms_arr.shape[0] * ratio, ms_arr.shape[1] * ratio) != fus.shape[:2]:
+            raise ShapeError(
+                f"fused {fus.shape[:2]} must be exactly ratio={ratio} times the MS size {ms_arr.shape[:2]}"
+            )
+        if ms_arr.shape[2] != fus.shape[2]:
+            raise ShapeError(f"ms has {ms_arr.shape[2]} bands but fused has {fus.shape[2]}")
+    check_multiple_of("fused", fus.shape, block_size, why="the toolbox's block-wise indexes require it")
+    check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_arr),
+                 pan=None if pan_arr is None else image_facts("pan", pan_arr), dn_what=_DN_WHAT if dn else None)
+    fus = np.asarray(fus, dtype=np.float64)
+    ms_arr = np.asarray(ms_arr, dtype=np.float64)
+    pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)
+    return ratio, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape), block_size
+
+
+def _mean(blocks: dict[str, np.ndarray], key: str, nan_policy: str) -> np.ndarray:
+    return mean_block_uiqi(block_sums(blocks[key]), what=BLOCK_FAMILIES[key], nan_policy=nan_policy)
+
+
+def _d_lambda(blocks: dict[str, np.ndarray], n_bands: int, p: float, nan_policy: str) -> float:
+    return d_lambda_from_means(_mean(blocks, "pairs_high", nan_policy), _mean(blocks, "pairs_low", nan_policy),
+                               n_bands, p)
+
+
+def _d_s(blocks: dict[str, np.ndarray], q: float, nan_policy: str) -> float:
+    return d_s_from_means(_mean(blocks, "pan_high", nan_policy), _mean(blocks, "pan_low", nan_policy), q)
+
+
+def _khan(fus: np.ndarray, exp: StripImage, sensor: Sensor, ratio: int, block_size: int) -> float:
+    gnyq = tuple(sensor.gnyq_for(fus.shape[2]))
+    planes = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
+    return d_lambda_k_from_sums(*khan_q2n_sums(planes, exp, gnyq, ratio, block_size))
 
 
 def d_lambda(
@@ -183,13 +369,14 @@ def d_lambda(
     block_size: int = 32,
     p: float = 1.0,
     ms_exp: np.ndarray | None = None,
-    variant: Variant = "toolbox2020",
+    protocol: str | Protocol = "toolbox2020",
     nan_policy: NanPolicy = "raise",
+    variant: str | None = None,
 ) -> float:
     """Spectral distortion D_lambda of QNR (toolbox ``D_lambda``).
 
     ``(sum_{i<j} |Q(F_i, F_j) - Q(L_i, L_j)|^p / (B(B-1)/2))^(1/p)`` with block-wise UIQI on
-    non-overlapping ``block_size`` blocks; ``L`` is the EXP-upsampled MS (toolbox variants) or the
+    non-overlapping ``block_size`` blocks; ``L`` is the EXP-upsampled MS (toolbox protocols) or the
     low-resolution MS on ``block_size/ratio`` blocks (``"qnr-paper"``).
 
     Parameters
@@ -204,24 +391,35 @@ def d_lambda(
     p : float, default 1
     ms_exp : ndarray, optional
         Precomputed ``interp23tap(ms, ratio)``.
-    variant : {"toolbox2020", "toolbox2015", "qnr-paper"}
+    protocol : str or Protocol, default "toolbox2020"
+        A toolbox-family protocol (``"toolbox2020"``, ``"toolbox2015"``, ``"qnr-paper"``).
     nan_policy : {"raise", "omit", "propagate"}
         Constant blocks make UIQI 0/0: raise (default), average only defined blocks, or return NaN
         as the toolbox does.
+    variant : str, optional
+        Deprecated name of ``protocol``.
 
     Returns
     -------
     float
-        In [0, 1]; 0 = band relations preserved (F = EXP gives 0 under the toolbox variants).
+        In [0, 1]; 0 = band relations preserved (F = EXP gives 0 under the toolbox protocols).
 
     References
     ----------
     Alparone et al., PE&RS 74(2), 2008; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> ms = np.random.default_rng(0).integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> d_lambda(interp23tap(ms, 4), ms, ratio=4)
+    0.0
     """
-    _check_variant(variant)
-    ratio, fus, ms_arr, _, exp, block_size = _prepare(fused, ms, ratio, block_size, ms_exp)
-    blocks = _fr_block_uiqi(fus, ms_arr, None, exp, ratio, block_size, variant, None)
-    return _d_lambda_from(blocks, fus.shape[2], float(p), nan_policy)
+    proto = _protocol(protocol, variant, index="d_lambda")
+    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
+    ratio, fus, ms_arr, _, exp, block_size = _prepare(fused, ms, None, ratio, block_size, ms_exp)
+    blocks = fr_block_uiqi(fus, ms_arr, None, exp, ratio, block_size, proto, None)
+    return _d_lambda(blocks, fus.shape[2], float(p), nan_policy)
 
 
 def d_s(
@@ -233,9 +431,10 @@ def d_s(
     block_size: int = 32,
     q: float = 1.0,
     ms_exp: np.ndarray | None = None,
-    variant: Variant = "toolbox2020",
+    protocol: str | Protocol = "toolbox2020",
     sensor: str | Sensor | None = None,
     nan_policy: NanPolicy = "raise",
+    variant: str | None = None,
 ) -> float:
     """Spatial distortion D_s of QNR (toolbox ``D_s``).
 
@@ -254,10 +453,12 @@ def d_s(
     block_size : int, default 32
     q : float, default 1
     ms_exp : ndarray, optional
-    variant : {"toolbox2020", "toolbox2015", "qnr-paper"}
+    protocol : str or Protocol, default "toolbox2020"
     sensor : str or Sensor, optional
-        Required for ``"toolbox2015"`` only.
+        Required where D_s uses the sensor's PAN MTF (``"toolbox2015"``).
     nan_policy : {"raise", "omit", "propagate"}
+    variant : str, optional
+        Deprecated name of ``protocol``.
 
     Returns
     -------
@@ -267,11 +468,21 @@ def d_s(
     References
     ----------
     Alparone et al., PE&RS 74(2), 2008; Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> 0.0 <= d_s(pan[:, :, None].repeat(4, axis=2), ms, pan, ratio=4) <= 1.0
+    True
     """
-    _check_variant(variant)
-    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, ratio, block_size, ms_exp, pan=pan)
-    blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, variant, sensor)
-    return _d_s_from(blocks, float(q), nan_policy)
+    proto = _protocol(protocol, variant, index="d_s")
+    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
+    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, pan, ratio, block_size, ms_exp)
+    s = None if sensor is None else resolve_sensor(sensor)
+    blocks = fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, proto, s)
+    return _d_s(blocks, float(q), nan_policy)
 
 
 def qnr(
@@ -286,13 +497,15 @@ def qnr(
     alpha: float = 1.0,
     beta: float = 1.0,
     ms_exp: np.ndarray | None = None,
-    variant: Variant = "toolbox2020",
+    protocol: str | Protocol = "toolbox2020",
     sensor: str | Sensor | None = None,
     nan_policy: NanPolicy = "raise",
+    variant: str | None = None,
 ) -> float:
     """Quality with no reference: ``(1 - D_lambda)^alpha (1 - D_s)^beta`` (toolbox ``QNR``).
 
-    Parameters are those of :func:`d_lambda` and :func:`d_s`.
+    Built from :func:`d_lambda` and :func:`d_s` (one block pass serves both); parameters are
+    theirs.
 
     Returns
     -------
@@ -302,12 +515,23 @@ def qnr(
     References
     ----------
     Alparone et al., PE&RS 74(2), 2008.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> 0.0 <= qnr(interp23tap(ms, 4), ms, pan, ratio=4) <= 1.0
+    True
     """
-    _check_variant(variant)
-    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, ratio, block_size, ms_exp, pan=pan)
-    blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, variant, sensor)
-    dl = _d_lambda_from(blocks, fus.shape[2], float(p), nan_policy)
-    ds = _d_s_from(blocks, float(q), nan_policy)
+    proto = _protocol(protocol, variant, index="qnr")
+    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
+    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, pan, ratio, block_size, ms_exp)
+    s = None if sensor is None else resolve_sensor(sensor)
+    blocks = fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, proto, s)
+    dl = _d_lambda(blocks, fus.shape[2], float(p), nan_policy)
+    ds = _d_s(blocks, float(q), nan_policy)
     return float((1.0 - dl) ** alpha * (1.0 - ds) ** beta)
 
 
@@ -345,12 +569,18 @@ def d_lambda_k(
     References
     ----------
     Khan et al., IEEE TGRS 47(11), 2009; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> ms = np.random.default_rng(0).integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> 0.0 <= d_lambda_k(interp23tap(ms, 4), ms, sensor="QB") <= 1.0
+    True
     """
     s = resolve_sensor(sensor)
     ratio = ratio if ratio is not None else s.ratio
-    ratio, fus, _, _, exp, block_size = _prepare(fused, ms, ratio, block_size, ms_exp)
-    check_dn_scale("fused", fused, fus, what="D_lambda_K (Q2n)")
-    return _d_lambda_k(fus, exp, s, ratio, block_size)
+    ratio, fus, _, _, exp, block_size = _prepare(fused, ms, None, ratio, block_size, ms_exp, dn=True)
+    return _khan(fus, exp, s, ratio, block_size)
 
 
 def hqnr(
@@ -363,15 +593,19 @@ def hqnr(
     block_size: int = 32,
     q: float = 1.0,
     ms_exp: np.ndarray | None = None,
-    variant: Variant = "toolbox2020",
+    protocol: str | Protocol = "toolbox2020",
     nan_policy: NanPolicy = "raise",
+    variant: str | None = None,
 ) -> float:
-    """Hybrid QNR: ``(1 - D_lambda_K)(1 - D_s)`` (toolbox 2020 ``HQNR``).
+    """Hybrid QNR: ``(1 - D_lambda_K)(1 - D_s)`` (toolbox 2020 ``HQNR``), built from
+    :func:`d_lambda_k` and :func:`d_s`.
 
     Parameters
     ----------
-    fused, ms, pan, sensor, ratio, block_size, q, ms_exp, variant, nan_policy
+    fused, ms, pan, sensor, ratio, block_size, q, ms_exp, protocol, nan_policy
         See :func:`d_lambda_k` and :func:`d_s`.
+    variant : str, optional
+        Deprecated name of ``protocol``.
 
     Returns
     -------
@@ -382,13 +616,22 @@ def hqnr(
     ----------
     Aiazzi et al., "Full scale assessment of pansharpening methods and data products", Proc. SPIE
     9244, 2014; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> 0.0 <= hqnr(interp23tap(ms, 4), ms, pan, sensor="QB") <= 1.0
+    True
     """
-    _check_variant(variant)
+    proto = _protocol(protocol, variant, index="hqnr")
+    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
     s = resolve_sensor(sensor)
     ratio = ratio if ratio is not None else s.ratio
-    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, ratio, block_size, ms_exp, pan=pan)
-    check_dn_scale("fused", fused, fus, what="D_lambda_K (Q2n)")
-    dlk = _d_lambda_k(fus, exp, s, ratio, block_size)
-    blocks = _fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, variant, s)
-    ds = _d_s_from(blocks, float(q), nan_policy)
+    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, pan, ratio, block_size, ms_exp, dn=True)
+    dlk = _khan(fus, exp, s, ratio, block_size)
+    blocks = fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, proto, s)
+    ds = _d_s(blocks, float(q), nan_policy)
     return float((1.0 - dlk) * (1.0 - ds))

@@ -1,39 +1,249 @@
 """Q2n: the hypercomplex quality index for images of any band count (Q4, Q8, ...).
 
+The formula's home: the integer casts, the block grid (with the protocols' two border
+conventions), the per-block values of a strip (:func:`q2n_strip`, used by the reduced-resolution
+pass, the tile engine and D_lambda_K) and the public :func:`q2n`.
+
 References
 ----------
 Garzelli & Nencini, "Hypercomplex quality assessment of multi/hyperspectral images", IEEE GRSL 6(4),
 2009, doi:10.1109/LGRS.2009.2022650. Alparone et al., "A global quality measurement of pan-sharpened
 multispectral imagery", IEEE GRSL 1(4), 2004 (Q4). Vivone et al., IEEE GRSM 2021 (toolbox ``q2n``).
+Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (reprojected protocol's
+Q2n conventions).
 """
 
 from __future__ import annotations
 
+import math
+from typing import Literal
+
 import numpy as np
 
+from ..borders import reflect, symmetric
 from ..hypercomplex import block_q_values
-from ..validation import InputError, check_min_size, checked_pair
-from .reduced_pass import StripImage, reduced_sums, to_uint16_matlab
+from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
+from .strips import StripImage, map_strips
 
-__all__ = ["q2n", "to_uint16_matlab"]
+__all__ = [
+    "q2n", "q2n_strip", "q2n_grid", "q2n_grid_values", "q2n_block_grid", "blocks_at", "to_uint16_matlab",
+    "to_int16_truncated", "REPROJECTED_STD_FLOOR",
+]
+
+Cast = Literal["uint16", "int16-truncated"]
+Padding = Literal["symmetric", "reflect"]
+
+#: Replacement for a zero block standard deviation in the reprojected protocol's Q2n (its code's
+#: value; the toolbox uses machine epsilon).
+REPROJECTED_STD_FLOOR = 1e-10
+
+_HALF_BELOW = 0.49999999999999994  # the largest double below 0.5
 
 
-def _block_starts(n: int, block_size: int, shift: int) -> np.ndarray:
-    steps = -(-n // shift)
-    return np.arange(steps) * shift
+def to_uint16_matlab(x: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """MATLAB's ``uint16(x)`` on doubles: round half away from zero, saturate to [0, 65535].
+
+    Computed as ``clip(floor(x + h), 0, 65535)`` with ``h`` the largest double below 0.5; this
+    equals ``floor(x + 1/2)`` in exact arithmetic for every double ``0 <= x < 2**52`` (the
+    rounded sum never reaches the next integer, and ties ``n - 1/2`` round up to ``n``), and the
+    clip gives MATLAB's saturation for all other values. ``floor(x + 0.5)`` would be wrong for
+    ``x = h`` and ``np.rint`` rounds ties to even.
+
+    Parameters
+    ----------
+    x : ndarray
+        Float64 values (DN).
+    out : ndarray, optional
+        Where to write the result (any layout of the same shape, e.g. a transposed view).
+
+    Returns
+    -------
+    ndarray
+        Float64 array of the cast's integer values.
+
+    Examples
+    --------
+    >>> to_uint16_matlab(np.array([0.5, 1.5, 2.5, -3.0, 70000.0])).tolist()
+    [1.0, 2.0, 3.0, 0.0, 65535.0]
+    """
+    r = np.add(x, _HALF_BELOW, out=out)
+    np.floor(r, out=r)
+    return np.clip(r, 0.0, 65535.0, out=r)
 
 
-def _gather_blocks(img: np.ndarray, starts_y: np.ndarray, starts_x: np.ndarray, bs: int) -> np.ndarray:
-    """(n_blocks, bs*bs, B) pixel arrays of the blocks, row-major over block positions."""
-    h, w, b = img.shape
-    if len(starts_y) * bs == h and len(starts_x) * bs == w and np.all(np.diff(starts_y) == bs) and np.all(
-        np.diff(starts_x) == bs
-    ):
-        blocks = img.reshape(len(starts_y), bs, len(starts_x), bs, b).transpose(0, 2, 1, 3, 4)
-        return blocks.reshape(-1, bs * bs, b)
-    win = np.lib.stride_tricks.sliding_window_view(img, (bs, bs), axis=(0, 1))  # (h', w', B, bs, bs)
-    blocks = win[starts_y][:, starts_x]  # (ny, nx, B, bs, bs)
-    return blocks.transpose(0, 1, 3, 4, 2).reshape(-1, bs * bs, b)
+def to_int16_truncated(a: np.ndarray) -> np.ndarray:
+    """The reprojected protocol's Q2n cast: truncation toward zero to int16 (wrapping), as float64.
+
+    Examples
+    --------
+    >>> to_int16_truncated(np.array([1.9, -1.9, 32768.0])).tolist()
+    [1.0, -1.0, -32768.0]
+    """
+    return np.trunc(a).astype(np.int64).astype(np.int16).astype(np.float64)
+
+
+def blocks_at(planes: np.ndarray, starts_y: np.ndarray, starts_x: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Blocks of ``rows x cols`` pixels at the given corners, as (n_blocks, C, rows*cols).
+
+    Parameters
+    ----------
+    planes : ndarray, shape (C, H, W)
+        Band planes (every block must lie inside).
+    starts_y, starts_x : ndarray of int
+        Block corners; blocks in row-major order over (starts_y, starts_x).
+    rows, cols : int
+        Block size (pixels).
+
+    Returns
+    -------
+    ndarray, shape (len(starts_y) * len(starts_x), C, rows * cols), float64
+
+    Examples
+    --------
+    >>> blocks_at(np.arange(16.0).reshape(1, 4, 4), np.array([0, 2]), np.array([1]), 2, 2)[:, 0].tolist()
+    [[1.0, 2.0, 5.0, 6.0], [9.0, 10.0, 13.0, 14.0]]
+    """
+    c = planes.shape[0]
+    ry = (np.asarray(starts_y)[:, None] + np.arange(rows)[None, :]).ravel()
+    cx = (np.asarray(starts_x)[:, None] + np.arange(cols)[None, :]).ravel()
+    sub = np.asarray(planes, dtype=np.float64)[:, ry][:, :, cx]  # (C, ny*rows, nx*cols)
+    ny, nx = len(starts_y), len(starts_x)
+    sub = sub.reshape(c, ny, rows, nx, cols).transpose(1, 3, 0, 2, 4)
+    return np.ascontiguousarray(sub).reshape(ny * nx, c, rows * cols)
+
+
+def q2n_strip(reference: StripImage, fused: StripImage, r0: int, r1: int, block_size: int) -> np.ndarray:
+    """Toolbox Q2n block values of the block rows starting in ``[r0, r1)`` (non-overlapping blocks).
+
+    The image is mirror-extended at the bottom/right to whole blocks (MATLAB ``'symmetric'``),
+    both images are cast with :func:`to_uint16_matlab`, and each block's hypercomplex quality is
+    computed from exact integer moments.
+
+    Parameters
+    ----------
+    reference, fused : StripImage
+        Same (H, W, B) shape, DN after their scale.
+    r0, r1 : int
+        Row range; ``r0`` a multiple of ``block_size``.
+    block_size : int
+
+    Returns
+    -------
+    ndarray, shape (n_block_rows * n_block_cols,)
+        Block values in row-major order.
+    """
+    h = reference.shape[0]
+    bs = block_size
+    n_rows = -(-(r1 - r0) // bs) * bs
+    rows = slice(r0, r0 + n_rows) if r0 + n_rows <= h else symmetric(np.arange(r0, r0 + n_rows), h)
+    rb, fb = reference.blocks(rows, bs), fused.blocks(rows, bs)
+    return block_q_values(to_uint16_matlab(rb, out=rb), to_uint16_matlab(fb, out=fb), integer_valued=True)
+
+
+def q2n_grid(h: int, w: int, block_size: int, shift: int) -> tuple[int, int, int, int]:
+    """Block grid of Q2n on an ``h x w`` image: ``(block rows, block cols, est1, est2)``.
+
+    ``block rows = ceil(h/shift)``, ``est1 = (block rows - 1) shift + block_size - h`` (rows
+    missing below the last block; likewise ``est2`` on the columns), as the toolbox computes them.
+
+    Examples
+    --------
+    >>> q2n_grid(80, 64, 32, 32)
+    (3, 2, 16, 0)
+    """
+    stepx, stepy = math.ceil(h / shift), math.ceil(w / shift)
+    return stepx, stepy, (stepx - 1) * shift + block_size - h, (stepy - 1) * shift + block_size - w
+
+
+def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size: int, shift: int,
+                    cast: Cast = "uint16", padding: Padding = "symmetric",
+                    std_floor: float = float(np.finfo(np.float64).eps)) -> np.ndarray:
+    """Q2n block values on the protocol's grid of (possibly overlapping) blocks.
+
+    Parameters
+    ----------
+    ref_planes, fus_planes : ndarray, shape (B, h, w), float64
+        Reference and image under test, DN.
+    block_size, shift : int
+        Block side and step (pixels).
+    cast : {"uint16", "int16-truncated"}
+    padding : {"symmetric", "reflect"}
+        ``"symmetric"`` (toolbox): whenever the grid does not cover the image, both images are
+        extended at the bottom/right by a mirror that repeats the edge, and always cast.
+        ``"reflect"`` (reprojected protocol): only when both the last block row and the last
+        block column are partial, both images are extended by NumPy's ``"reflect"`` (no edge
+        repetition) and cast; otherwise the images are used as they are and partial blocks keep
+        the nominal ``N = block_size**2`` in the ``N/(N-1)`` factors.
+    std_floor : float
+        Replacement for a zero block standard deviation.
+
+    Returns
+    -------
+    ndarray, shape (block rows, block cols)
+    """
+    bs, sh = block_size, shift
+    _, h, w = ref_planes.shape
+    _, _, est1, est2 = q2n_grid(h, w, bs, sh)
+    caster = to_uint16_matlab if cast == "uint16" else to_int16_truncated
+    if padding == "symmetric":
+        pad = est1 != 0 or est2 != 0
+        if est1 > h or est2 > w:
+            raise ShapeError(f"image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel blocks")
+        rows = symmetric(np.arange(h + max(est1, 0)), h) if pad else np.arange(h)
+        cols = symmetric(np.arange(w + max(est2, 0)), w) if pad else np.arange(w)
+        cast_it = True
+    else:
+        pad = est1 != 0 and est2 != 0
+        rows = reflect(np.arange(h + max(est1, 0)), h) if pad else np.arange(h)
+        cols = reflect(np.arange(w + max(est2, 0)), w) if pad else np.arange(w)
+        cast_it = pad
+    r = ref_planes[:, rows][:, :, cols]
+    f = fus_planes[:, rows][:, :, cols]
+    if cast_it:
+        r, f = caster(r), caster(f)
+    return q2n_block_grid(r, f, block_size=bs, shift=sh, std_floor=std_floor, integer_valued=cast_it)
+
+
+def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size: int, shift: int,
+                   std_floor: float = float(np.finfo(np.float64).eps), integer_valued: bool = False) -> np.ndarray:
+    """Q2n block values on the grid ``ceil(h/shift) x ceil(w/shift)`` of already prepared planes.
+
+    Blocks start at multiples of ``shift``; a block that would reach past the end is cut there
+    (a partial block keeps the nominal ``N = block_size**2`` in the ``N/(N-1)`` factors, as the
+    reprojected protocol's code does). No padding or cast happens here.
+
+    Parameters
+    ----------
+    ref_planes, fus_planes : ndarray, shape (B, h, w)
+    block_size, shift : int
+    std_floor : float
+    integer_valued : bool
+        The planes hold integers (exact moments).
+
+    Returns
+    -------
+    ndarray, shape (ceil(h/shift), ceil(w/shift))
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).integers(0, 99, (2, 8, 8)).astype(float)
+    >>> q2n_block_grid(x, x, block_size=4, shift=4).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    bs, sh = block_size, shift
+    _, hh, ww = ref_planes.shape
+    ys, xs = np.arange(math.ceil(hh / sh)) * sh, np.arange(math.ceil(ww / sh)) * sh
+    values = np.empty((ys.size, xs.size))
+    # group the blocks by their actual size (partial blocks at the end of a row/column)
+    size_y, size_x = np.minimum(bs, hh - ys), np.minimum(bs, ww - xs)
+    for nr in np.unique(size_y):
+        for nc in np.unique(size_x):
+            y_sel, x_sel = ys[size_y == nr], xs[size_x == nc]
+            rb = blocks_at(ref_planes, y_sel, x_sel, int(nr), int(nc))
+            fb = blocks_at(fus_planes, y_sel, x_sel, int(nr), int(nc))
+            q = block_q_values(rb, fb, n_norm=bs * bs, std_floor=std_floor, integer_valued=integer_valued)
+            values[np.ix_(y_sel // sh, x_sel // sh)] = q.reshape(y_sel.size, x_sel.size)
+    return values
 
 
 def q2n(
@@ -42,15 +252,20 @@ def q2n(
     *,
     block_size: int = 32,
     shift: int = 32,
+    cast: Cast = "uint16",
+    padding: Padding = "symmetric",
+    std_floor: float | None = None,
     return_map: bool = False,
 ) -> float | tuple[float, np.ndarray]:
     """Q2n index between a reference and a fused image (toolbox ``q2n``).
 
-    Steps (exactly as the reference toolbox): if the size is not a whole number of blocks, both
-    images are extended at the bottom/right by mirroring that includes the edge pixel (MATLAB
-    'symmetric'); both are cast to uint16 as MATLAB does (round half away from zero, saturate);
-    bands are zero-padded to the next power of two; each block's hypercomplex quality is computed
-    (:func:`pansharp_iqa.hypercomplex.block_q_values`) and the moduli are averaged.
+    Steps (exactly as the reference toolbox with the defaults): if the size is not a whole number
+    of blocks, both images are extended at the bottom/right by mirroring that includes the edge
+    pixel (MATLAB 'symmetric'); both are cast to uint16 as MATLAB does (round half away from
+    zero, saturate); bands are zero-padded to the next power of two; each block's hypercomplex
+    quality is computed (:func:`pansharp_iqa.hypercomplex.block_q_values`) and the moduli are
+    averaged. ``cast="int16-truncated", padding="reflect"`` give the reprojected protocol's
+    conventions (see :func:`q2n_grid_values`; its ``std_floor`` default is then 1e-10).
 
     Parameters
     ----------
@@ -62,6 +277,13 @@ def q2n(
         Block side in pixels.
     shift : int, default 32
         Step between blocks (``shift == block_size``: non-overlapping).
+    cast : {"uint16", "int16-truncated"}
+        Integer cast before the block statistics.
+    padding : {"symmetric", "reflect"}
+        Extension of images that are not a whole number of blocks.
+    std_floor : float, optional
+        Replacement for a zero block standard deviation (machine epsilon for the toolbox,
+        1e-10 under ``padding="reflect"``).
     return_map : bool
         Also return the (n_block_rows, n_block_cols) map of block values.
 
@@ -73,51 +295,39 @@ def q2n(
     Raises
     ------
     InputError
-        Shape mismatch, non-finite values, images smaller than a block, or float data in [0, 1]
-        (the uint16 cast would collapse them: pass DN values).
+        Shape mismatch, non-finite values, images smaller than a block, float data in [0, 1]
+        (the uint16 cast would collapse them: pass DN values), a negative reference, or images
+        on different scales.
 
     References
     ----------
     Garzelli & Nencini, IEEE GRSL 6(4), 2009; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> ref = np.random.default_rng(0).integers(0, 2048, (64, 64, 4)).astype(float)
+    >>> q2n(ref, ref)
+    1.0
     """
-    block_size, shift = int(block_size), int(shift)
-    if block_size < 2 or shift < 1:
-        raise InputError(f"block_size must be >= 2 and shift >= 1, got {block_size}, {shift}")
+    block_size = check_block_size(block_size)
+    shift = check_block_size(shift, name="shift", minimum=1)
+    check_choice("cast", cast, ("uint16", "int16-truncated"))
+    check_choice("padding", padding, ("symmetric", "reflect"))
     ref, fus = checked_pair(reference, fused, dn_what="Q2n")
-    check_min_size("reference", ref, block_size)
-    return _q2n_core(ref, fus, block_size, shift, return_map)
-
-
-def _q2n_core(
-    ref: np.ndarray, fus: np.ndarray, block_size: int, shift: int, return_map: bool
-) -> float | tuple[float, np.ndarray]:
-    if shift == block_size:  # non-overlapping blocks: the strip pass (no whole-image copies)
-        blocks = reduced_sums(StripImage(ref), StripImage(fus), indexes={"Q2n"},
-                              block_size=block_size).q2n_blocks
-        value = float(blocks.mean())
-        return (value, blocks) if return_map else value
-    h, w, nb = ref.shape
-    sy, sx = _block_starts(h, block_size, shift), _block_starts(w, block_size, shift)
-    est1 = int(sy[-1]) + block_size - h
-    est2 = int(sx[-1]) + block_size - w
-    if est1 or est2:
-        if est1 > h or est2 > w:
-            raise InputError(
-                f"image of {h}x{w} is too small to be mirror-extended to whole {block_size}-pixel blocks"
-            )
-        pad = ((0, est1), (0, est2), (0, 0))
-        ref = np.pad(ref, pad, mode="symmetric")
-        fus = np.pad(fus, pad, mode="symmetric")
-    n_comp = 1 << (nb - 1).bit_length()
-
-    rb = _gather_blocks(to_uint16_matlab(ref), sy, sx, block_size)
-    fb = _gather_blocks(to_uint16_matlab(fus), sy, sx, block_size)
-    if n_comp != nb:
-        zeros = np.zeros(rb.shape[:2] + (n_comp - nb,))
-        rb = np.concatenate([rb, zeros], axis=2)
-        fb = np.concatenate([fb, zeros], axis=2)
-    values = block_q_values(rb, fb, integer_valued=True)  # uint16-cast values
+    if padding == "symmetric":
+        check_min_size("reference", ref.shape, block_size)
+    elif block_size > min(ref.shape[:2]) + 1:
+        raise ShapeError(f"block_size {block_size} too large for images of {ref.shape[:2]}")
+    floor = std_floor if std_floor is not None else (
+        REPROJECTED_STD_FLOOR if padding == "reflect" else float(np.finfo(np.float64).eps))
+    if shift == block_size and cast == "uint16" and padding == "symmetric" and std_floor is None:
+        # the toolbox's non-overlapping blocks: strips, no whole-image copies
+        h, w = ref.shape[:2]
+        rs, fs = StripImage(ref), StripImage(fus)
+        parts = map_strips(lambda r0, r1: q2n_strip(rs, fs, r0, r1, block_size), h, block_size)
+        values = np.concatenate(parts).reshape(-1, -(-w // block_size))
+    else:
+        values = q2n_grid_values(np.moveaxis(ref, 2, 0), np.moveaxis(fus, 2, 0), block_size=block_size,
+                                 shift=shift, cast=cast, padding=padding, std_floor=floor)
     value = float(values.mean())
-    if return_map:
-        return value, values.reshape(len(sy), len(sx))
-    return value
+    return (value, values) if return_map else value

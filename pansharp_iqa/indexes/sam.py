@@ -1,32 +1,109 @@
 """Spectral angle mapper (SAM).
 
+The formula's home: per-chunk sums of the angles (:func:`sam_sums`), the finalize step with the
+protocols' two conventions for pixels of zero norm (:func:`sam_from_sums`), and :func:`sam`.
+
 References
 ----------
 Yuhas, Goetz, Boardman, "Discrimination among semi-arid landscape endmembers using the spectral
 angle mapper (SAM) algorithm", JPL AVIRIS Workshop, 1992. Vivone et al., IEEE GRSM 2021 (``SAM``).
+Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-SAM's zero handling).
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
-from ..validation import checked_pair
-from .reduced_pass import ReducedSums, StripImage, reduced_sums
+from ..validation import check_choice, checked_pair
+from .strips import StripImage, map_strips
 
-__all__ = ["sam", "sam_degrees"]
+__all__ = ["sam", "sam_sums", "sam_from_sums"]
+
+ZeroNorm = Literal["exclude", "count"]
+
+
+def sam_sums(ref_planes: np.ndarray, fus_planes: np.ndarray, *,
+             angle_map: np.ndarray | None = None) -> tuple[float, int, int]:
+    """Sum of the spectral angles of a chunk of pixels, in radians.
+
+    Per pixel ``arccos(clip(<x, m> / (|x| |m|), -1, 1))`` (MATLAB's ``real(acos(c))``); pixels where
+    a norm is 0 have no angle.
+
+    Parameters
+    ----------
+    ref_planes, fus_planes : ndarray, shape (B, h, w), float64
+    angle_map : ndarray, shape (h, w), optional
+        Filled with the angles (radians) where defined; left untouched elsewhere.
+
+    Returns
+    -------
+    (float, int, int)
+        Sum of the defined angles (radians), the number of defined pixels, and of all pixels.
+
+    Examples
+    --------
+    >>> x = np.ones((2, 1, 2))
+    >>> sam_sums(x, x[::-1] * [[[1.0, 0.0]]])[1:]
+    (1, 2)
+    """
+    dot = np.einsum("bij,bij->ij", ref_planes, fus_planes)
+    norm = np.sqrt(np.einsum("bij,bij->ij", ref_planes, ref_planes) * np.einsum("bij,bij->ij", fus_planes, fus_planes))
+    valid = norm != 0
+    n_valid = int(np.count_nonzero(valid))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if n_valid == valid.size:  # the usual case: no masked copies
+            dot /= norm
+            angle = np.arccos(np.clip(dot, -1.0, 1.0, out=dot), out=dot)
+        else:
+            angle = np.arccos(np.clip(dot[valid] / norm[valid], -1.0, 1.0))
+    if angle_map is not None:
+        angle_map[valid] = angle.ravel()
+    return float(angle.sum()), n_valid, int(valid.size)
+
+
+def sam_from_sums(angle_sum: float, n_valid: int, n_pixels: int, *, zero_norm: ZeroNorm = "exclude") -> float:
+    """Mean spectral angle in degrees from chunk sums.
+
+    Parameters
+    ----------
+    angle_sum : float
+        Sum of the defined angles (radians).
+    n_valid, n_pixels : int
+        Defined pixels and all pixels.
+    zero_norm : {"exclude", "count"}
+        Pixels with a zero norm are left out of the mean (toolbox) or count as 0 degrees in it
+        (reprojected protocol's R-SAM).
+
+    Returns
+    -------
+    float
+        Degrees (0 = identical spectra up to a gain; 0 when no pixel is defined).
+
+    Examples
+    --------
+    >>> sam_from_sums(np.pi, 2, 4), sam_from_sums(np.pi, 2, 4, zero_norm="count")
+    (90.0, 45.0)
+    """
+    n = n_valid if zero_norm == "exclude" else n_pixels
+    return float(angle_sum / n * 180.0 / np.pi) if n else 0.0
 
 
 def sam(
-    reference: np.ndarray, fused: np.ndarray, *, return_map: bool = False
+    reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = "exclude", return_map: bool = False
 ) -> float | tuple[float, np.ndarray]:
     """Mean spectral angle between reference and fused pixels, in degrees (toolbox ``SAM``).
 
-    Pixels where either vector has zero norm are left out of the mean (map value 0 there); the
-    cosine is clipped to [-1, 1], equivalent to MATLAB's ``real(acos(c))``.
+    Pixels where either vector has zero norm are left out of the mean (map value 0 there), or
+    counted as 0 degrees with ``zero_norm="count"`` (R-SAM); the cosine is clipped to [-1, 1],
+    equivalent to MATLAB's ``real(acos(c))``.
 
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
+    zero_norm : {"exclude", "count"}
+        Treatment of zero-norm pixels (see :func:`sam_from_sums`).
     return_map : bool
         Also return the (H, W) angle map in degrees.
 
@@ -38,32 +115,25 @@ def sam(
     References
     ----------
     Yuhas et al., 1992; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> ref = np.ones((4, 4, 2))
+    >>> fus = np.concatenate([np.ones((4, 4, 1)), np.zeros((4, 4, 1))], axis=2) * 1.4
+    >>> round(sam(ref, fus), 6)
+    45.0
     """
+    check_choice("zero_norm", zero_norm, ("exclude", "count"))
     ref, fus = checked_pair(reference, fused)
-    return _sam_core(ref, fus, return_map)
-
-
-def sam_degrees(sums: ReducedSums) -> float:
-    """Mean spectral angle in degrees from a pass's sums (0 when every pixel has a zero norm).
-
-    Parameters
-    ----------
-    sums : ReducedSums
-        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"SAM"`` (radians).
-
-    Returns
-    -------
-    float
-        Degrees (0 = identical spectra up to a gain).
-    """
-    return float(sums.sam_sum / sums.sam_count * 180.0 / np.pi) if sums.sam_count else 0.0
-
-
-def _sam_core(ref: np.ndarray, fus: np.ndarray, return_map: bool = False):
-    """SAM of validated (H, W, B) arrays; with ``return_map`` also the map in degrees."""
+    h = ref.shape[0]
     angle_map = np.zeros(ref.shape[:2]) if return_map else None
-    sums = reduced_sums(StripImage(ref), StripImage(fus), indexes={"SAM"}, sam_map=angle_map)
-    value = sam_degrees(sums)
-    if return_map:
-        return value, np.degrees(angle_map)
-    return value
+    rs, fs = StripImage(ref), StripImage(fus)
+
+    def strip(r0: int, r1: int) -> tuple[float, int, int]:
+        return sam_sums(rs.planes(r0, r1), fs.planes(r0, r1),
+                        angle_map=None if angle_map is None else angle_map[r0:r1])
+
+    parts = map_strips(strip, h, 1)
+    value = sam_from_sums(sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts),
+                          zero_norm=zero_norm)
+    return (value, np.degrees(angle_map)) if return_map else value

@@ -1,23 +1,109 @@
 """Universal image quality index (UIQI, "Q"): sliding-window Q_avg and block-wise Q for QNR.
 
+The formula's home: the sliding-window map (:func:`uiqi_rows`, the toolbox's ``img_qi`` rules,
+used by Q_avg in every path and by the reprojected protocol's R-Q), its per-chunk sums
+(:func:`q_window_sums`) and finalize (:func:`q_from_sums`), and the block moments behind the
+block-wise UIQIs of D_lambda and D_s.
+
 References
 ----------
 Wang & Bovik, "A universal image quality index", IEEE SPL 9(3), 2002, doi:10.1109/97.995823.
 Vivone et al., IEEE GRSM 2021 (toolbox ``Q``/``img_qi`` and ``uqi`` in ``D_lambda``/``D_s``).
+Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-Q window placement).
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
+import cv2
 import numpy as np
 
 from ..parallel import parallel_map
-from ..validation import check_min_size, checked_pair
-from .reduced_pass import ReducedSums, StripImage, reduced_sums, uiqi_rows
+from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
+from .strips import StripImage, map_strips
 
 __all__ = [
-    "q_index", "q_avg", "uiqi_map",
+    "q_index", "uiqi_rows", "uiqi_map", "q_window_sums", "q_from_sums", "edge_extended_q",
     "block_moments", "pair_uiqi", "against_last_uiqi", "uiqi_from_moments",
 ]
+
+Windows = Literal["valid", "edge-extended"]
+
+
+def uiqi_rows(x: np.ndarray, y: np.ndarray, block_size: int, shift: tuple[float, float]) -> np.ndarray:
+    """UIQI map of two 2-D bands on a sliding window ('valid' windows), toolbox ``img_qi`` rules.
+
+    With window sums of ``p = x + y`` and ``m = x - y`` (shifted by integers near the data so
+    the sums of integer data stay exact and others avoid cancellation),
+    ``A = N Spp - P^2`` and ``B = N Smm - M^2`` give ``4 (N Sxy - Sx Sy) = A - B`` and
+    ``2 d1 = A + B``; the unshifted sums give ``4 Sx Sy = P'^2 - M'^2`` and ``2 d2 = P'^2 + M'^2``.
+    So ``Q = (A - B)(P'^2 - M'^2) / ((A + B)(P'^2 + M'^2))`` where ``d1 d2 != 0``;
+    ``(P'^2 - M'^2)/(P'^2 + M'^2)`` (= ``2 Sx Sy / d2``) where only ``d1 == 0``; 1 where ``d2 == 0``.
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (H, W)
+        Reference and test band (float64, rows contiguous).
+    block_size : int
+        Window side.
+    shift : (float, float)
+        Integers subtracted from ``x`` and ``y`` before the second-moment sums (e.g. rounded means).
+
+    Returns
+    -------
+    ndarray, shape (H - block_size + 1, W - block_size + 1)
+        Q per window (dimensionless, in [-1, 1]).
+
+    Examples
+    --------
+    >>> x = np.arange(16.0).reshape(4, 4)
+    >>> uiqi_rows(x, x, 2, (8.0, 8.0)).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    bs = int(block_size)
+    n = float(bs * bs)
+    h_out, w_out = x.shape[0] - bs + 1, x.shape[1] - bs + 1
+    c_sum, c_diff = shift[0] + shift[1], shift[0] - shift[1]
+
+    def sums(plane: np.ndarray, square: bool) -> np.ndarray:
+        # full-width rows (contiguous); the last bs-1 columns are partial windows, dropped at the end
+        f = cv2.sqrBoxFilter if square else cv2.boxFilter
+        return f(plane, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False,
+                 borderType=cv2.BORDER_CONSTANT)[:h_out]
+
+    p = cv2.addWeighted(x, 1.0, y, 1.0, -c_sum)  # x + y - c_sum in one pass
+    m = cv2.addWeighted(x, 1.0, y, -1.0, -c_diff)
+    ps, pp, ms, mm = sums(p, False), sums(p, True), sums(m, False), sums(m, True)
+    del p, m
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        pp *= n
+        pp -= ps * ps  # A
+        mm *= n
+        mm -= ms * ms  # B
+        num = pp - mm  # 4 (N Sxy - Sx Sy)
+        pp += mm  # 2 d1
+        ps += n * c_sum  # unshifted window sums of x + y and x - y
+        ms += n * c_diff
+        ps *= ps
+        ms *= ms
+        num2 = ps - ms  # 4 Sx Sy
+        ps += ms  # 2 d2
+        num *= num2
+        den = pp * ps
+        num /= den
+    q = num[:, :w_out]
+    if not np.isfinite(q.sum()):  # some window has d1 d2 == 0: the toolbox's special cases
+        d1, d2, num2, den = pp[:, :w_out], ps[:, :w_out], num2[:, :w_out], den[:, :w_out]
+        bad = den == 0
+        q[bad] = 1.0
+        flat = bad & (d1 == 0) & (d2 != 0)
+        q[flat] = num2[flat] / d2[flat]
+    return q
+
+
+def _shift_of(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    return float(np.round(x.mean())), float(np.round(y.mean()))
 
 
 def uiqi_map(
@@ -27,8 +113,7 @@ def uiqi_map(
 
     Window sums are taken on data shifted by integers near the data (the rounded band means by
     default), which keeps sums of integer-valued data exact and avoids cancellation otherwise;
-    see :func:`pansharp_iqa.indexes.reduced_pass.uiqi_rows` for the formula and the flat-window
-    rules.
+    see :func:`uiqi_rows` for the formula and the flat-window rules.
 
     Parameters
     ----------
@@ -43,12 +128,64 @@ def uiqi_map(
     -------
     ndarray, shape (H - block_size + 1, W - block_size + 1)
         Q per window (dimensionless, in [-1, 1]).
+
+    Examples
+    --------
+    >>> uiqi_map(np.ones((3, 3)), np.ones((3, 3)), 2).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
     """
     x = np.ascontiguousarray(x, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if shift is None:
-        shift = (float(np.round(x.mean())), float(np.round(y.mean())))
-    return uiqi_rows(x, y, int(block_size), shift)
+    return uiqi_rows(x, y, int(block_size), _shift_of(x, y) if shift is None else shift)
+
+
+def q_window_sums(ref_planes: np.ndarray, fus_planes: np.ndarray, block_size: int, *,
+                  q_map: np.ndarray | None = None) -> np.ndarray:
+    """Per-band sums of the UIQI map over every valid window of a chunk of band planes.
+
+    Parameters
+    ----------
+    ref_planes, fus_planes : ndarray, shape (B, h, w), float64
+        A chunk of rows (and columns) including the ``block_size - 1`` halo its windows read.
+    block_size : int
+    q_map : ndarray, shape (h - bs + 1, w - bs + 1, B), optional
+        Filled with the map when given.
+
+    Returns
+    -------
+    ndarray, shape (B,)
+        Sum of Q over the chunk's windows, per band.
+    """
+    sums = np.empty(ref_planes.shape[0])
+    for b in range(ref_planes.shape[0]):
+        x, y = ref_planes[b], fus_planes[b]
+        qm = uiqi_rows(x, y, block_size, _shift_of(x, y))
+        sums[b] = qm.sum()
+        if q_map is not None:
+            q_map[:, :, b] = qm
+    return sums
+
+
+def q_from_sums(q_sums: np.ndarray, q_count: int) -> float:
+    """Q_avg from per-band sums of the UIQI map: mean over windows, then over bands.
+
+    Parameters
+    ----------
+    q_sums : ndarray, shape (B,)
+    q_count : int
+        Windows per band.
+
+    Returns
+    -------
+    float
+        Dimensionless, in [-1, 1] (1 = identical).
+
+    Examples
+    --------
+    >>> q_from_sums(np.array([10.0, 5.0]), 10)
+    0.75
+    """
+    return float(np.mean(np.asarray(q_sums) / q_count))
 
 
 def q_index(
@@ -56,18 +193,24 @@ def q_index(
     fused: np.ndarray,
     *,
     block_size: int = 32,
+    windows: Windows = "valid",
     return_map: bool = False,
 ) -> float | tuple[float, np.ndarray]:
-    """Q_avg: band-averaged UIQI on a sliding window (toolbox ``Q``).
+    """Q_avg: band-averaged UIQI on a sliding window (toolbox ``Q``; R-Q's windows by option).
 
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
         Ground truth and fused image (any consistent unit; DN in the protocols).
     block_size : int, default 32
-        Sliding-window side (stride 1, windows fully inside the image).
+        Sliding-window side (stride 1).
+    windows : {"valid", "edge-extended"}
+        ``"valid"`` (toolbox): windows fully inside the image, an ``(H-bs+1, W-bs+1)`` map.
+        ``"edge-extended"`` (reprojected protocol's R-Q): the image is extended by one repeated
+        edge row and column first, an ``(H-bs+2, W-bs+2)`` map (``block_size`` even, at most
+        ``min(H, W) + 1``).
     return_map : bool
-        Also return the (H-bs+1, W-bs+1, B) map.
+        Also return the (.., .., B) map.
 
     Returns
     -------
@@ -76,35 +219,65 @@ def q_index(
 
     References
     ----------
-    Wang & Bovik, IEEE SPL 9(3), 2002; Vivone et al., IEEE GRSM 2021.
+    Wang & Bovik, IEEE SPL 9(3), 2002; Vivone et al., IEEE GRSM 2021; Scarpa & Ciotola, Remote
+    Sensing 14(8):1808, 2022 (edge-extended windows).
+
+    Examples
+    --------
+    >>> ref = np.random.default_rng(0).integers(1, 2048, (40, 40, 3)).astype(float)
+    >>> q_index(ref, ref)
+    1.0
     """
+    bs = check_block_size(block_size)
+    check_choice("windows", windows, ("valid", "edge-extended"))
     ref, fus = checked_pair(reference, fused)
-    bs = int(block_size)
-    check_min_size("reference", ref, bs)
-    qmap = np.empty((ref.shape[0] - bs + 1, ref.shape[1] - bs + 1, ref.shape[2])) if return_map else None
-    sums = reduced_sums(StripImage(ref), StripImage(fus), indexes={"Q"}, block_size=bs, q_map=qmap)
-    value = q_avg(sums)
+    if windows == "edge-extended":
+        value, qmap = edge_extended_q(ref, fus, bs)
+        return (value, qmap) if return_map else value
+    check_min_size("reference", ref.shape, bs)
+    h, w, nb = ref.shape
+    q_h = h - bs + 1
+    qmap = np.empty((q_h, w - bs + 1, nb)) if return_map else None
+    rs, fs = StripImage(ref), StripImage(fus)
+
+    def strip(r0: int, r1: int) -> np.ndarray:
+        if r0 >= q_h:
+            return np.zeros(nb)
+        q1 = min(r1, q_h)
+        return q_window_sums(rs.planes(r0, q1 + bs - 1), fs.planes(r0, q1 + bs - 1), bs,
+                             q_map=None if qmap is None else qmap[r0:q1])
+
+    sums = np.sum(map_strips(strip, h, bs), axis=0)
+    value = q_from_sums(sums, q_h * (w - bs + 1))
     return (value, qmap) if return_map else value
 
 
-def q_avg(sums: ReducedSums) -> float:
-    """Q_avg from a pass's per-band UIQI map sums (mean over windows, then over bands).
+def edge_extended_q(ref: np.ndarray, fus: np.ndarray, block_size: int) -> tuple[float, np.ndarray]:
+    """R-Q's placement: one repeated edge row/column, then every valid window (value and map).
 
     Parameters
     ----------
-    sums : ReducedSums
-        From :func:`~pansharp_iqa.indexes.reduced_pass.reduced_sums` with ``"Q"``.
+    ref, fus : ndarray, shape (h, w, B)
+    block_size : int
 
     Returns
     -------
-    float
-        Dimensionless, in [-1, 1] (1 = identical).
+    (float, ndarray of shape (h - bs + 2, w - bs + 2, B))
 
-    References
-    ----------
-    Wang & Bovik, IEEE SPL 9(3), 2002; Vivone et al., IEEE GRSM 2021.
+    Raises
+    ------
+    ShapeError
+        An odd ``block_size``, or one larger than ``min(h, w) + 1``.
     """
-    return float(np.mean(sums.q_sums / sums.q_count))
+    if block_size % 2:
+        raise ShapeError(f"block_size must be even for edge-extended windows, got {block_size}")
+    if block_size > min(ref.shape[:2]) + 1:
+        raise ShapeError(f"block_size {block_size} too large for images of {ref.shape[:2]} (at most min(h, w) + 1)")
+    x = np.ascontiguousarray(np.pad(ref, ((0, 1), (0, 1), (0, 0)), mode="edge").transpose(2, 0, 1), dtype=np.float64)
+    y = np.ascontiguousarray(np.pad(fus, ((0, 1), (0, 1), (0, 0)), mode="edge").transpose(2, 0, 1), dtype=np.float64)
+    qmap = np.empty((x.shape[1] - block_size + 1, x.shape[2] - block_size + 1, x.shape[0]))
+    sums = q_window_sums(x, y, block_size, q_map=qmap)
+    return q_from_sums(sums, qmap.shape[0] * qmap.shape[1]), qmap
 
 
 def block_moments(
@@ -125,6 +298,12 @@ def block_moments(
     mean : ndarray, shape (n_blocks, C)
     cov : ndarray, shape (n_blocks, C, C)
         As MATLAB's ``cov`` (centred, divided by N-1).
+
+    Examples
+    --------
+    >>> m, c = block_moments(np.arange(16.0).reshape(4, 4, 1), 2)
+    >>> m.ravel().tolist()
+    [2.5, 4.5, 10.5, 12.5]
     """
     src = img if isinstance(img, StripImage) else StripImage(np.asarray(img))
     bs = int(block_size)
@@ -143,7 +322,13 @@ def block_moments(
 
 
 def uiqi_from_moments(cxy, vx, vy, mx, my) -> np.ndarray:
-    """``4 cxy mx my / (vx + vy) / (mx^2 + my^2)`` (MATLAB ``uqi``); NaN where 0/0."""
+    """``4 cxy mx my / (vx + vy) / (mx^2 + my^2)`` (MATLAB ``uqi``); NaN where 0/0.
+
+    Examples
+    --------
+    >>> float(uiqi_from_moments(2.0, 2.0, 2.0, 3.0, 3.0))
+    1.0
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         return 4.0 * cxy * mx * my / (vx + vy) / (mx * mx + my * my)
 

@@ -9,8 +9,11 @@ Public API
 - :func:`evaluate_reprojected` -- all indexes in one pass (R-Q2n, R-Q, R-SAM, R-ERGAS, D_rho).
 - :func:`r_q2n`, :func:`r_q`, :func:`r_sam`, :func:`r_ergas`, :func:`d_rho`, :func:`d_lambda_k_ms`.
 - :func:`coregister` (per-band shifts), :func:`reproject`, :func:`reprojection_kernel(s)`,
-  :func:`local_cross_correlation`, and the MS-scale index functions ``q2n_index``, ``uiqi_index``,
-  ``sam_index``, ``ergas_index``.
+  :func:`local_cross_correlation`, :func:`reprojected_values` (the R-indexes of a reprojected image:
+  the package's Q2n, Q, SAM and ERGAS with the protocol's conventions). The former MS-scale twins
+  ``q2n_index``, ``uiqi_index``, ``sam_index``, ``ergas_index`` are deprecated aliases of
+  ``q2n(cast="int16-truncated", padding="reflect")``, ``q_index(windows="edge-extended")``,
+  ``sam(zero_norm="count")`` and ``ergas``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from .indexes import (
     r_q2n,
     r_sam,
     reprojected_image,
+    reprojected_values,
     sam_index,
     uiqi_index,
 )
@@ -55,6 +59,7 @@ __all__ = [
     "r_sam",
     "reproject",
     "reprojected_image",
+    "reprojected_values",
     "reprojection_kernel",
     "reprojection_kernels",
     "sam_index",

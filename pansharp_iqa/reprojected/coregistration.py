@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import as_image, as_pan, input_error
+from ..validation import SettingError, ShapeError, as_image, as_pan, check_ratio
 from ..parallel import chunks, parallel_map
 from ..parallel import n_threads as n_workers
 from .correlation import IntegralMethod, box_sum, centre_and_energy, clip_sums, rho_from_sums
@@ -133,12 +133,12 @@ def phase_correlations(
     sw = search_window_for(ratio) if search_window is None else int(search_window)
     hw = coregistration_half_width(ratio) if half_width is None else int(half_width)
     if sw < 1 or sw > ratio:
-        raise input_error(f"search_window must be in 1..ratio={ratio}, got {sw}")
+        raise SettingError(f"search_window must be in 1..ratio={ratio}, got {sw}")
     phases = np.stack(
         [pan_lp[i::ratio, j::ratio][:h, :w] for i in range(sw) for j in range(sw)], axis=0
     )  # (P, h, w)
     if phases.shape[1:] != (h, w):
-        raise input_error(f"pan_lp must be ratio x the MS size; got {pan_lp.shape} for MS {ms.shape}")
+        raise ShapeError(f"pan_lp must be ratio x the MS size; got {pan_lp.shape} for MS {ms.shape}")
     xs = np.ascontiguousarray(np.moveaxis(ms, -1, 0))  # (B, h, w)
     xc, sxx = centre_and_energy(xs, hw, integral=integral)
     clip_sums(sxx, sxx.max())  # one call per phase with the whole MS: max over all bands
@@ -205,11 +205,11 @@ def coregister(
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
-    ms_a = as_image(ms, "ms")
-    pan_a = as_pan(pan, "pan")
-    ratio = int(ratio)
+    ms_a = as_image("ms", ms, allow_2d=True)
+    pan_a = as_pan("pan", pan)
+    ratio = check_ratio(ratio, exp=False)
     if pan_a.shape != (ratio * ms_a.shape[0], ratio * ms_a.shape[1]):
-        raise input_error(
+        raise ShapeError(
             f"pan must be ratio x ms in both dimensions: ratio={ratio}, ms {ms_a.shape[:2]} needs pan "
             f"{(ratio * ms_a.shape[0], ratio * ms_a.shape[1])}, got {pan_a.shape}"
         )

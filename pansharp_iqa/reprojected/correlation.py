@@ -22,7 +22,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from ._common import as_image, as_pan, input_error
+from ..validation import ShapeError, as_image, as_pan, check_block_size, check_choice
 from ..parallel import chunks, parallel_map
 from ..parallel import n_threads as n_workers
 
@@ -34,6 +34,7 @@ __all__ = [
     "centre_and_energy",
     "clip_sums",
     "local_cross_correlation",
+    "one_minus_rho_sum",
 ]
 
 #: Lower clip of the windowed sums of squares.
@@ -46,9 +47,7 @@ _METHODS = ("ordered", "opencv")
 
 
 def _check_method(method: str) -> str:
-    if method not in _METHODS:
-        raise input_error(f"integral must be one of {_METHODS}, got {method!r}")
-    return method
+    return check_choice("integral", method, _METHODS)
 
 
 def _box_ordered(
@@ -115,9 +114,7 @@ def box_sum(planes: np.ndarray, half_width: int, *, integral: IntegralMethod = "
     ndarray, shape (..., H, W), float64
         Window sums (same units as ``planes``).
     """
-    w = int(half_width)
-    if w < 1:
-        raise input_error(f"half_width must be >= 1, got {half_width!r}")
+    w = check_block_size(half_width, name="half_width", minimum=1)
     _check_method(integral)
     a = np.asarray(planes, dtype=np.float64)
     lead = a.shape[:-2]
@@ -214,14 +211,12 @@ def local_cross_correlation(
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
-    xa = as_image(x, "x")
-    ya = as_pan(y, "y")
+    xa = as_image("x", x, allow_2d=True)
+    ya = as_pan("y", y)
     if xa.shape[:2] != ya.shape:
-        raise input_error(f"x and y must have the same height and width, got {xa.shape[:2]} and {ya.shape}")
-    if isinstance(half_width, bool) or int(half_width) != half_width or int(half_width) < 1:
-        raise input_error(f"half_width must be an integer >= 1, got {half_width!r}")
+        raise ShapeError(f"x and y must have the same height and width, got {xa.shape[:2]} and {ya.shape}")
+    w = check_block_size(half_width, name="half_width", minimum=1)
     _check_method(integral)
-    w = int(half_width)
     xs = np.ascontiguousarray(np.moveaxis(xa, -1, 0))
     parts = field_parts(xs, ya, w, integral=integral)
     rho = np.concatenate([rho_from_sums(sxy, sxx, parts.syy) for sxy, sxx in parts.chunks], axis=0)
@@ -327,7 +322,7 @@ def mean_one_minus_rho(
             mx = float(sxx.max())
             top = max(top, mx)
             if mx >= SXX_FLOOR:  # the upper clip is a no-op for this band
-                total += _finish(sxy, sxx, syy, None)
+                total += one_minus_rho_sum(sxy, sxx, syy, None)
             else:
                 deferred.append((sxx.copy(), sxy.copy()))
         return total, top, deferred
@@ -337,12 +332,28 @@ def mean_one_minus_rho(
     total = sum(r[0] for r in results)
     for _, _, deferred in results:
         for sxx, sxy in deferred:
-            total += _finish(sxy, sxx, syy, top)
+            total += one_minus_rho_sum(sxy, sxx, syy, top)
     return total / float(h * wd * n_bands)
 
 
-def _finish(sxy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, top: float | None) -> float:
-    # sum of 1 - clip(Sxy / (sqrt(clip(Sxx) Syy) + eps), -1, 1), computed in place.
+def one_minus_rho_sum(sxy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, top: float | None) -> float:
+    """Sum of ``1 - clip(Sxy / (sqrt(clip(Sxx, 1e-20, top) Syy) + 1e-20), -1, 1)`` (D_rho's chunk sum).
+
+    Computed in place: ``sxy`` and ``sxx`` are overwritten.
+
+    Parameters
+    ----------
+    sxy, sxx : ndarray
+        Windowed sums of one band's chunk.
+    syy : ndarray
+        Clipped windowed energy of the PAN (same shape).
+    top : float or None
+        Upper clip of ``sxx`` (the all-band maximum) when it is not a no-op.
+
+    Returns
+    -------
+    float
+    """
     np.maximum(sxx, SXX_FLOOR, out=sxx)
     if top is not None:
         np.minimum(sxx, top, out=sxx)

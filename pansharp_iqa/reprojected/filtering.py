@@ -5,23 +5,23 @@ Scarpa & Ciotola, "Full-Resolution Quality Assessment for Pansharpening", Remote
 
 Filtering is a same-size 41 x 41 cross-correlation with an edge-replicated border (the reference code
 replicate-pads by 20 and correlates; its kernels are 180-degree symmetric, so correlation equals
-convolution). It is computed in float64 by OpenCV's ``filter2D`` (``BORDER_REPLICATE``), which uses
-a DFT for kernels this large; against a direct 1681-term sum the difference is ~4e-15 of the data's
-peak (measured by ``benchmarks/bench_reprojected.py``).
+convolution): the package's one replicate-border filter, :func:`pansharp_iqa.mtf.filter_replicate`
+(OpenCV's float64 ``filter2D``, a DFT for kernels this large; against a direct 1681-term sum the
+difference is ~4e-15 of the data's peak, measured by ``benchmarks/bench_reprojected.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import cv2
 import numpy as np
 
 from ..mtf import filter_replicate
-from ._common import band_planes, input_error
+from ..validation import SettingError, ShapeError
+from .inputs import band_planes
 from ..parallel import parallel_map
 
-__all__ = ["filter_band", "filter_replicate", "filter_replicate_direct", "reproject"]
+__all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
 
 
 def filter_replicate_direct(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray:
@@ -46,29 +46,6 @@ def filter_replicate_direct(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray
         for v in range(ker.shape[1]):
             out += ker[u, v] * padded[u : u + h, v : v + w]
     return out
-
-
-def filter_band(plane: np.ndarray, kernel: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
-    """One band filtered with one reprojection kernel: same-size correlation, replicate border.
-
-    The operation :func:`reproject` applies to each band (OpenCV ``filter2D``, float64,
-    ``BORDER_REPLICATE``); the tile-wise path applies it to a tile plus a 20-pixel halo.
-
-    Parameters
-    ----------
-    plane : ndarray, shape (H, W), float64, C-contiguous
-    kernel : ndarray, shape (k, k)
-    dst : ndarray, shape (H, W), optional
-        Output buffer.
-
-    Returns
-    -------
-    ndarray, shape (H, W), float64
-    """
-    return cv2.filter2D(
-        plane, cv2.CV_64F, np.ascontiguousarray(kernel), dst=dst,
-        anchor=(-1, -1), delta=0.0, borderType=cv2.BORDER_REPLICATE,
-    )
 
 
 def reproject(
@@ -111,18 +88,18 @@ def reproject(
     planes = band_planes(fused) if planes is None else planes
     sh = np.asarray(shifts, dtype=np.int64).reshape(-1, 2)
     if sh.shape[0] != n_bands or kernels.shape[2] != n_bands:
-        raise input_error(
+        raise ShapeError(
             f"need one shift and one kernel per band: {n_bands} bands, {sh.shape[0]} shifts, "
             f"{kernels.shape[2]} kernels"
         )
     if np.any(sh < 0) or np.any(sh >= ratio):
-        raise input_error(f"shifts must lie in 0..ratio-1 = 0..{ratio - 1}, got {sh.tolist()}")
+        raise SettingError(f"shifts must lie in 0..ratio-1 = 0..{ratio - 1}, got {sh.tolist()}")
     h, w = fused.shape[0] // ratio, fused.shape[1] // ratio
 
     dst = np.empty(fused.shape[:2])
 
     def one(b: int) -> np.ndarray:
-        filt = filter_band(planes[b], kernels[:, :, b], dst=dst)
+        filt = filter_replicate(planes[b], kernels[:, :, b], out=dst)
         r, c = int(sh[b, 0]), int(sh[b, 1])
         return np.array(filt[r::ratio, c::ratio][:h, :w])
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._common import input_error
+from ..validation import SettingError, check_gnyq, check_kernel_size, check_ratio
 
 __all__ = ["KERNEL_SIZE", "KAISER_BETA", "kaiser_window", "reprojection_kernel", "reprojection_kernels"]
 
@@ -55,15 +55,9 @@ def kaiser_window(length: int, beta: float) -> np.ndarray:
     True
     """
     if int(length) != length or length < 1:
-        raise input_error(f"length must be an integer >= 1, got {length!r}")
+        raise SettingError(f"length must be an integer >= 1, got {length!r}")
     w = np.kaiser(int(length), float(beta))
     return 0.5 * (w + w[::-1])
-
-
-def _check_ratio(ratio: int) -> int:
-    if isinstance(ratio, bool) or int(ratio) != ratio or int(ratio) < 2:
-        raise input_error(f"ratio must be an integer >= 2 (PAN/MS scale ratio), got {ratio!r}")
-    return int(ratio)
 
 
 def reprojection_kernel(gnyq: float, ratio: int, size: int = KERNEL_SIZE) -> np.ndarray:
@@ -94,13 +88,9 @@ def reprojection_kernel(gnyq: float, ratio: int, size: int = KERNEL_SIZE) -> np.
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
-    ratio = _check_ratio(ratio)
-    gnyq = float(gnyq)
-    if not 0.0 < gnyq < 1.0:
-        raise input_error(f"gnyq must be in (0, 1), got {gnyq!r}")
-    if int(size) != size or size < 3 or size % 2 == 0:
-        raise input_error(f"size must be an odd integer >= 3, got {size!r}")
-    size = int(size)
+    ratio = check_ratio(ratio, exp=False)
+    gnyq = check_gnyq(gnyq)
+    size = check_kernel_size(size)
     fcut = 1.0 / ratio
     alpha = np.sqrt(((size - 1) * fcut / 2.0) ** 2 / (-2.0 * np.log(gnyq)))
     half = (size - 1) // 2
@@ -145,5 +135,5 @@ def reprojection_kernels(gnyq: Sequence[float], ratio: int, size: int = KERNEL_S
     """
     values = [float(g) for g in gnyq]
     if not values:
-        raise input_error("gnyq must hold at least one value (one GNyq per MS band)")
+        raise SettingError("gnyq must hold at least one value (one GNyq per MS band)")
     return np.stack([reprojection_kernel(g, ratio, size) for g in values], axis=-1)

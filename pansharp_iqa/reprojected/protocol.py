@@ -13,18 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ._common import REFERENCE, band_planes, resolve_inputs
+from .inputs import REFERENCE, band_planes, resolve_inputs
 from .coregistration import coregister, search_window_for
 from .correlation import IntegralMethod, mean_one_minus_rho
 from .filtering import reproject
-from .indexes import (
-    Q2N_STD_FLOOR,
-    d_rho_half_width,
-    ergas_index,
-    q2n_index,
-    sam_index,
-    uiqi_index,
-)
+from .indexes import Q2N_STD_FLOOR, d_rho_half_width, reprojected_values
 from .kernels import KAISER_BETA, KERNEL_SIZE, reprojection_kernels
 
 __all__ = ["PROTOCOL_NAME", "INDEX_NAMES", "SETTINGS", "evaluate_reprojected"]
@@ -151,14 +144,8 @@ def evaluate_reprojected(
     x = reproject(inp.fused, kernels, r, shifts, planes=planes)
     t3 = time.perf_counter()
     timings["reprojection"] = t3 - t2
-    m = inp.ms
-    bs, sh = SETTINGS["block_size"], SETTINGS["shift"]
-    values: dict[str, Any] = {
-        "R-Q2n": float(q2n_index(m, x, block_size=bs, shift=sh)),  # type: ignore[arg-type]
-        "R-Q": float(uiqi_index(m, x, block_size=bs)),  # type: ignore[arg-type]
-        "R-SAM": float(sam_index(m, x)),  # type: ignore[arg-type]
-        "R-ERGAS": float(ergas_index(m, x, ratio=r)),
-    }
+    values: dict[str, Any] = reprojected_values(inp.ms, x, r, block_size=SETTINGS["block_size"],
+                                                shift=SETTINGS["shift"])
     t4 = time.perf_counter()
     timings["r_indexes"] = t4 - t3
     hw = d_rho_half_width(r)

@@ -2,51 +2,49 @@
 
 The returned dict has the same keys and values (to floating-point rounding, 1e-9 relative or
 better) and the same provenance card, with one more card entry, ``"tiling"``, recording the tile
-grid (it does not change the numbers).
+grid (it does not change the numbers). Settings are validated once into the objects of
+:mod:`pansharp_iqa.settings`; the data are checked by the same rules as in memory
+(:mod:`pansharp_iqa.validation`), on value summaries combined from the tiles
+(:mod:`pansharp_iqa.tiled.facts`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..evaluate import _check_reference_range, _check_scale, _reduced_settings, cut_bounds, _resolve_fr_settings, fr_common_settings, full_card, reduced_card
-from ..indexes.full_resolution import NanPolicy, _low_res_block
-from ..protocols import Protocol, get_protocol
+from ..indexes.full_resolution import NanPolicy, low_res_block
+from ..indexes.reduced_pass import reduced_values
+from ..protocols import Protocol
 from ..sensors import Sensor
-from ..validation import InputError, check_dn_scale, check_multiple_of, check_pan_ratio, check_same_shape
+from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
+from ..validation import ShapeError, check_multiple_of, check_pan_ratio, check_same_shape, check_values
 from .accumulate import Partial
 from .executor import TiledJob, run_jobs
+from .facts import facts_of
 from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
-from .reduced import ReducedContext, reduced_tile, reduced_values
+from .reduced import ReducedContext, reduced_sums_of, reduced_tile
 from .sources import Source, open_source
 
-__all__ = ["evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full"]
-
-_NAN_POLICIES = ("raise", "omit", "propagate")
+__all__ = [
+    "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",
+    "reduced_job", "full_job",
+]
 
 
 def _image_source(x: Any, name: str) -> Source:
     src = open_source(x, name)
     if src.stored_ndim == 2 and name != "pan":
-        raise InputError(
+        raise ShapeError(
             f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {src.shape[:2]}; "
             f"for a single band pass {name}[..., None]"
         )
     return src
-
-
-def _dn_checks(total: Partial, sources: list[Source], scale: float) -> None:
-    if scale != 1.0:
-        return
-    for src in sources:
-        if not np.issubdtype(src.dtype, np.integer):
-            check_dn_scale(src.name, np.empty(0, dtype=src.dtype), np.array([total.maxima[src.name + "_maxabs"]]),
-                           what="this protocol (Q2n and D_lambda_K)")
 
 
 def _tiling_card(sources: list[Source], tile: int, n_tiles: int, origin: str) -> dict[str, Any]:
@@ -57,6 +55,160 @@ def _tiling_card(sources: list[Source], tile: int, n_tiles: int, origin: str) ->
         "readers": {s.name: s.describe() for s in sources},
         "reduction": "per-tile block/window sums combined in tile order with math.fsum",
     }
+
+
+def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
+                tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
+    """Plan the tiles of a reduced-resolution evaluation with validated settings.
+
+    Parameters
+    ----------
+    fused, reference : path-like, rasterio dataset, ndarray, np.memmap or array-like
+        ``(H, W, B)`` images.
+    settings : ReducedSettings
+    tile_size : int
+        Tile side in pixels of the evaluated image (rounded up to a multiple of the block).
+    name : str
+        Label of the job.
+
+    Returns
+    -------
+    TiledJob
+        Run it with :func:`pansharp_iqa.tiled.executor.run_jobs`.
+    """
+    fus = _image_source(fused, "fused")
+    ref = _image_source(reference, "reference")
+    check_same_shape("reference", ref, "fused", fus)
+    lead, trail = settings.cut_bounds(ref.shape)
+    h, w = ref.shape[:2]
+    ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w))
+    tile = effective_tile_size(tile_size, settings.protocol.block_size)
+    tiles = plan_tiles(*ctx.cut_shape, tile)
+    nb = ref.shape[2]
+
+    def finalize(total: Partial) -> dict[str, Any]:
+        settings.check_values(facts_of(total, "fused", fus), facts_of(total, "reference", ref))
+        values = reduced_values(reduced_sums_of(total), settings.indexes, ratio=float(settings.ratio))
+        card = settings.card(
+            image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
+            tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
+        )
+        return {**values, "protocol": card}
+
+    return TiledJob(name, ctx, tiles, reduced_tile, finalize)
+
+
+def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
+             tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
+    """Plan the tiles of a full-resolution evaluation with validated settings.
+
+    Parameters
+    ----------
+    fused, ms, pan : path-like, rasterio dataset, ndarray, np.memmap or array-like
+    settings : FullSettings
+    tile_size : int
+        Tile side at PAN scale (rounded up to what the protocol's blocks need).
+    name : str
+
+    Returns
+    -------
+    TiledJob
+    """
+    fus = _image_source(fused, "fused")
+    ms_src = _image_source(ms, "ms")
+    pan_src = _image_source(pan, "pan")
+    if pan_src.shape[2] != 1:
+        raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
+    check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
+    ms_gnyq = settings.ms_gnyq(fus.shape[2])
+    return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
+
+
+def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSettings,
+                 ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
+    proto, ratio = settings.protocol, settings.ratio
+    bs = proto.block_size
+    check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
+    nb = fus.shape[2]
+    if nb < 2:
+        raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
+    if proto.low_res_terms == "ms":
+        low_res_block(bs, ratio)
+    ctx = FullContext(fus, ms_src, pan_src, settings, ms_gnyq,
+                      settings.pan_gnyq() if proto.d_s_low_pass == "pan-mtf" else None, fus.shape[:2])
+    tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
+    tiles = plan_tiles(*fus.shape[:2], tile)
+    sources = [fus, ms_src, pan_src]
+
+    def finalize(total: Partial) -> dict[str, Any]:
+        settings.check_values(facts_of(total, "fused", fus), facts_of(total, "ms", ms_src),
+                              facts_of(total, "pan", pan_src))
+        values = full_values(total, nb, settings)
+        card = settings.card(ms_gnyq, list(fus.shape),
+                             tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
+        return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
+
+    return TiledJob(name, ctx, tiles, full_tile, finalize)
+
+
+def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSettings,
+                     ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
+    """``reprojected2022`` tile-wise: a coregistration pass whose finalize returns the index pass
+    (see :mod:`pansharp_iqa.tiled.reprojected`)."""
+    from ..reprojected.protocol import SETTINGS, reprojection_details
+    from . import reprojected as rp
+
+    ratio = settings.ratio
+    bs = int(SETTINGS["block_size"])
+    h, w = ms_src.shape[:2]
+    if bs > min(h, w) + 1:
+        raise ShapeError(f"block_size {bs} too large for images of {(h, w)} (at most min(h, w) + 1)")
+    gnyq = tuple(float(g) for g in settings.sensor.gnyq_for(fus.shape[2]))
+    ctx = rp.context_for(fus, ms_src, pan_src, settings=settings, gnyq=gnyq, block_size=bs)
+    tile = effective_tile_size(tile_size, bs * ratio)
+    tiles = plan_tiles(*fus.shape[:2], tile)
+    sources = [fus, ms_src, pan_src]
+
+    def finalize_coreg(total: Partial, ctx: rp.ReprojectedContext = ctx) -> TiledJob:
+        ms_facts, pan_facts = facts_of(total, "ms", ms_src), facts_of(total, "pan", pan_src)
+        check_values(reference=ms_facts, pan=pan_facts, bits=settings.bits, dn_what="this protocol",
+                     scaled=settings.scale != 1.0)
+        tops = rp.coreg_tops_needed(total, ctx.search_window)
+        if tops is not None and ctx.coreg_tops is None:  # degenerate (all-zero) data: global upper clip
+            again = dataclasses.replace(ctx, coreg_tops=tops)
+            return TiledJob(name, again, tiles, rp.coreg_tile, lambda t: finalize_coreg(t, again))
+        rho, shifts = rp.coreg_result(total, ctx)
+        ctx2 = rp.with_shifts(ctx, shifts)
+        return TiledJob(name, ctx2, tiles, rp.index_tile,
+                        lambda t: finalize_indexes(t, ctx2, rho, shifts, ms_facts, pan_facts))
+
+    def finalize_indexes(total: Partial, ctx2: rp.ReprojectedContext, rho: np.ndarray, shifts: np.ndarray,
+                         ms_facts: Any, pan_facts: Any) -> dict[str, Any] | TiledJob:
+        settings.check_values(facts_of(total, "fused", fus), ms_facts, pan_facts)
+        tops = rp.drho_tops_needed(total)
+        if tops is not None and ctx2.drho_tops is None:
+            again = dataclasses.replace(ctx2, drho_tops=tops)
+            return TiledJob(name, again, tiles, rp.index_tile,
+                            lambda t: finalize_indexes(t, again, rho, shifts, ms_facts, pan_facts))
+        values = rp.index_values(total, ctx2)
+        details = reprojection_details(
+            sensor=settings.sensor.name, ratio=ratio, gnyq=gnyq, shifts=shifts, correlations=rho,
+            search_window=ctx2.search_window, coregistration_half_width=ctx2.coreg_half_width,
+            d_rho_half_width=ctx2.drho_half_width, integral="ordered",
+        )
+        tiling = {**_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"), **rp.describe(ctx2)}
+        card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)),
+                             reprojection=details, tiling=tiling)
+        return {**{k: float(values[k]) for k in settings.protocol.full_indexes}, "protocol": card}
+
+    return TiledJob(name, ctx, tiles, rp.coreg_tile, finalize_coreg)
+
+
+#: Tile-job builder of each ``Protocol.full_engine``.
+_JOB_BUILDERS: dict[str, Callable[..., TiledJob]] = {
+    "toolbox": _toolbox_job,
+    "reprojected": _reprojected_job,
+}
 
 
 def prepare_reduced(
@@ -81,30 +233,8 @@ def prepare_reduced(
         Run it with :func:`pansharp_iqa.tiled.executor.run_jobs` (or
         :func:`pansharp_iqa.tiled.distributed.evaluate_scenes`).
     """
-    proto, ratio, bits, scale = _reduced_settings(protocol, ratio, bits, scale)
-    fus = _image_source(fused, "fused")
-    ref = _image_source(reference, "reference")
-    check_same_shape("reference", ref, "fused", fus)
-    lead, trail = cut_bounds(proto, ref.shape)
-    h, w = ref.shape[:2]
-    bs = proto.block_size
-    ctx = ReducedContext(fus, ref, ratio, bits, scale, bool(threshold), lead, trail, bs, proto.scc_variant, (h, w))
-    tile = effective_tile_size(tile_size, bs)
-    tiles = plan_tiles(*ctx.cut_shape, tile)
-    nb = ref.shape[2]
-
-    def finalize(total: Partial) -> dict[str, Any]:
-        _dn_checks(total, [fus, ref], scale)
-        _check_reference_range("reference", np.array([total.maxima["reference_max"]]), bits)
-        values = reduced_values(total, ratio)
-        card = reduced_card(
-            proto, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-            image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
-            tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
-        )
-        return {**{k: values[k] for k in proto.reduced_indexes}, "protocol": card}
-
-    return TiledJob(name, ctx, tiles, reduced_tile, finalize)
+    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold)
+    return reduced_job(fused, reference, settings, tile_size=tile_size, name=name)
 
 
 def prepare_full(
@@ -130,111 +260,9 @@ def prepare_full(
     -------
     TiledJob
     """
-    proto = get_protocol(protocol)
-    s, ratio, bits = _resolve_fr_settings(sensor, ratio, bits)
-    scale = _check_scale(scale)
-    if nan_policy not in _NAN_POLICIES:
-        raise InputError(f"nan_policy must be one of {_NAN_POLICIES}, got {nan_policy!r}")
-    fus = _image_source(fused, "fused")
-    ms_src = _image_source(ms, "ms")
-    pan_src = _image_source(pan, "pan")
-    if pan_src.shape[2] != 1:
-        raise InputError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
-    check_pan_ratio(fus, ms_src, pan_src, ratio)
-    nb = fus.shape[2]
-    ms_gnyq = list(s.gnyq_for(nb, protocol=proto.name))
-    if proto.fr_variant == "reprojected2022":
-        return _prepare_reprojected(fus, ms_src, pan_src, proto, s, ms_gnyq, ratio=ratio, bits=bits, scale=scale,
-                                    threshold=threshold, tile_size=tile_size, name=name)
-    bs = proto.block_size
-    check_multiple_of("fused", fus, bs, why="the toolbox's block-wise QNR indexes require it")
-    if nb < 2:
-        raise InputError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    variant = proto.fr_variant
-    if variant == "qnr-paper":
-        _low_res_block(bs, ratio)
-    with_dlk = "D_lambda_K" in proto.full_indexes
-    ctx = FullContext(
-        fus, ms_src, pan_src, ratio, bits, scale, bool(threshold), bs, variant,
-        tuple(float(g) for g in ms_gnyq),
-        float(s.pan_gnyq_for(protocol="toolbox2015")) if variant == "toolbox2015" else None,
-        with_dlk, fus.shape[:2],
-    )
-    tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
-    tiles = plan_tiles(*fus.shape[:2], tile)
-
-    def finalize(total: Partial) -> dict[str, Any]:
-        _dn_checks(total, [fus, ms_src, pan_src], scale)
-        _check_reference_range("ms", np.array([total.maxima["ms_max"]]), bits)
-        values = full_values(total, nb, nan_policy, with_dlk)
-        common = fr_common_settings(s, ms_gnyq, ratio=ratio, bits=bits, scale=scale,
-                                    threshold=threshold, image_shape=list(fus.shape))
-        card = full_card(
-            proto, s, common, nan_policy=nan_policy,
-            tiling=_tiling_card([fus, ms_src, pan_src], tile, len(tiles), "(0, 0) at PAN scale"),
-        )
-        return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
-
-    return TiledJob(name, ctx, tiles, full_tile, finalize)
-
-
-def _prepare_reprojected(
-    fus: Source, ms_src: Source, pan_src: Source, proto: Protocol, s: Sensor, ms_gnyq: list[float], *,
-    ratio: int, bits: int, scale: float, threshold: bool, tile_size: int, name: str,
-) -> TiledJob:
-    """``reprojected2022`` tile-wise: a coregistration pass whose finalize returns the index pass
-    (see :mod:`pansharp_iqa.tiled.reprojected`)."""
-    from ..evaluate import protocol_card
-    from ..reprojected._common import input_error
-    from ..reprojected.protocol import SETTINGS, reprojection_details
-    from . import reprojected as rp
-
-    nb = fus.shape[2]
-    # the in-memory protocol's own checks (resolve_inputs, uiqi_index), before any tile runs
-    gnyq = tuple(float(g) for g in s.gnyq_for(nb))
-    if any(not 0.0 < g < 1.0 for g in gnyq) or len(gnyq) != nb:
-        raise input_error(f"sensor {s.name!r} gives invalid MS GNyq values {gnyq}; need one in (0, 1) per band")
-    bs = int(SETTINGS["block_size"])
-    h, w = ms_src.shape[:2]
-    if bs > min(h, w) + 1:
-        raise input_error(f"block_size {bs} too large for images of {(h, w)} (at most min(h, w) + 1)")
-    ctx = rp.context_for(fus, ms_src, pan_src, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                         gnyq=gnyq, block_size=bs)
-    tile = effective_tile_size(tile_size, bs * ratio)
-    tiles = plan_tiles(*fus.shape[:2], tile)
-    sources = [fus, ms_src, pan_src]
-
-    def finalize_coreg(total: Partial, ctx: rp.ReprojectedContext = ctx) -> TiledJob:
-        _dn_checks(total, [ms_src, pan_src], scale)
-        _check_reference_range("ms", np.array([total.maxima["ms_max"]]), bits)
-        tops = rp.coreg_tops_needed(total, ctx.search_window)
-        if tops is not None and ctx.coreg_tops is None:  # degenerate (all-zero) data: global upper clip
-            again = dataclasses.replace(ctx, coreg_tops=tops)
-            return TiledJob(name, again, tiles, rp.coreg_tile, lambda t: finalize_coreg(t, again))
-        rho, shifts = rp.coreg_result(total, ctx)
-        ctx2 = rp.with_shifts(ctx, shifts)
-        return TiledJob(name, ctx2, tiles, rp.index_tile, lambda t: finalize_indexes(t, ctx2, rho, shifts))
-
-    def finalize_indexes(total: Partial, ctx2: rp.ReprojectedContext, rho: np.ndarray,
-                         shifts: np.ndarray) -> dict[str, Any] | TiledJob:
-        _dn_checks(total, [fus], scale)
-        tops = rp.drho_tops_needed(total)
-        if tops is not None and ctx2.drho_tops is None:
-            again = dataclasses.replace(ctx2, drho_tops=tops)
-            return TiledJob(name, again, tiles, rp.index_tile, lambda t: finalize_indexes(t, again, rho, shifts))
-        values = rp.index_values(total, ctx2)
-        details = reprojection_details(
-            sensor=s.name, ratio=ratio, gnyq=gnyq, shifts=shifts, correlations=rho,
-            search_window=ctx2.search_window, coregistration_half_width=ctx2.coreg_half_width,
-            d_rho_half_width=ctx2.drho_half_width, integral="ordered",
-        )
-        common = fr_common_settings(s, ms_gnyq, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                    image_shape=list(fus.shape))
-        tiling = {**_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"), **rp.describe(ctx2)}
-        card = protocol_card(proto, **common, reprojection=details, tiling=tiling)
-        return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
-
-    return TiledJob(name, ctx, tiles, rp.coreg_tile, finalize_coreg)
+    settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
+                             threshold=threshold, nan_policy=nan_policy)
+    return full_job(fused, ms, pan, settings, tile_size=tile_size, name=name)
 
 
 def evaluate_reduced_tiled(
@@ -295,6 +323,13 @@ def evaluate_reduced_tiled(
     References
     ----------
     Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315; Wald et al., PE&RS 63(6), 1997.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> gt = rng.integers(1, 2048, (96, 96, 4)).astype(float)
+    >>> evaluate_reduced_tiled(gt, gt, ratio=4, bits=11, tile_size=32)["protocol"]["tiling"]["n_tiles"]
+    4
     """
     job = prepare_reduced(fused, reference, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                           threshold=threshold, tile_size=tile_size)
@@ -364,6 +399,16 @@ def evaluate_full_tiled(
     References
     ----------
     Vivone et al., IEEE GRSM 2021; Alparone et al., PE&RS 74(2), 2008; Khan et al., IEEE TGRS 47(11), 2009.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> r = evaluate_full_tiled(interp23tap(ms, 4), ms, pan, sensor="QB", tile_size=32)
+    >>> r["D_lambda"] < 1e-12
+    True
     """
     job = prepare_full(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                        threshold=threshold, nan_policy=nan_policy, tile_size=tile_size)

@@ -23,24 +23,27 @@ import dataclasses
 
 import numpy as np
 
-from ..indexes.full_resolution import _block_mean, _d_lambda_from, _d_s_from
-from ..indexes.q2n import _q2n_core
+from ..indexes.full_resolution import (
+    BLOCK_FAMILIES,
+    BlockSums,
+    block_sums,
+    d_lambda_from_means,
+    d_lambda_k_from_sums,
+    d_s_from_means,
+    mean_block_uiqi,
+)
+from ..indexes.q2n import q2n_strip
+from ..indexes.strips import StripImage
 from ..indexes.uiqi import against_last_uiqi, block_moments, pair_uiqi
+from ..settings import FullSettings
 from .accumulate import Partial
+from .facts import add_facts
 from .halos import exp_support, exp_window, imresize_at, imresize_support, mtf_support, mtf_window
 from .patch import fetch
 from .plan import Tile
 from .sources import Source
 
-__all__ = ["FullContext", "full_tile", "full_values", "BLOCK_KEYS"]
-
-#: Block-UIQI families: (key, what for error messages).
-BLOCK_KEYS = (
-    ("pairs_high", "D_lambda (fused band pairs)"),
-    ("pairs_low", "D_lambda (MS band pairs)"),
-    ("pan_high", "D_s (fused vs PAN)"),
-    ("pan_low", "D_s (MS vs low-pass PAN)"),
-)
+__all__ = ["FullContext", "full_tile", "full_values"]
 
 
 @dataclasses.dataclass
@@ -50,18 +53,11 @@ class FullContext:
     Attributes
     ----------
     fused, ms, pan : Source
-    ratio, bits : int
-    scale : float
-    threshold : bool
-    block_size : int
-    variant : str
-        ``"toolbox2020"``, ``"toolbox2015"`` or ``"qnr-paper"``.
+    settings : FullSettings
     gains : tuple of float
         Per-band MS GNyq for D_lambda_K's MTF.
     pan_gnyq : float or None
-        PAN GNyq (toolbox2015's low-pass PAN).
-    with_dlk : bool
-        Compute D_lambda_K.
+        PAN GNyq (D_s's low-pass PAN under ``d_s_low_pass="pan-mtf"``).
     shape : (int, int)
         PAN-scale size (pixels).
     """
@@ -69,16 +65,15 @@ class FullContext:
     fused: Source
     ms: Source
     pan: Source
-    ratio: int
-    bits: int
-    scale: float
-    threshold: bool
-    block_size: int
-    variant: str
+    settings: FullSettings
     gains: tuple[float, ...]
     pan_gnyq: float | None
-    with_dlk: bool
     shape: tuple[int, int]
+
+    @property
+    def ratio(self) -> int:
+        """PAN/MS ratio."""
+        return self.settings.ratio
 
     @property
     def shape_lr(self) -> tuple[int, int]:
@@ -88,15 +83,16 @@ class FullContext:
     @property
     def needs_exp(self) -> bool:
         """Whether tiles compute the EXP-upsampled MS."""
-        return self.variant != "qnr-paper" or self.with_dlk
+        proto = self.settings.protocol
+        return proto.low_res_terms == "exp" or proto.khan
 
 
 def _add_blocks(out: Partial, key: str, values: np.ndarray) -> None:
-    bad = np.isnan(values)
-    out.add(key + ":sum", values.sum(axis=0))
-    out.add(key + ":nansum", np.where(bad, 0.0, values).sum(axis=0))
-    out.add(key + ":valid", (~bad).sum(axis=0))
-    out.add(key + ":blocks", [values.shape[0], int(bad.any(axis=1).sum())])
+    bsum = block_sums(values)
+    out.add(key + ":sum", bsum.total)
+    out.add(key + ":nansum", bsum.defined_total)
+    out.add(key + ":valid", bsum.defined)
+    out.add(key + ":blocks", [bsum.n_blocks, bsum.n_bad])
 
 
 def full_tile(ctx: FullContext, tile: Tile) -> Partial:
@@ -113,6 +109,7 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     Partial
     """
     r = ctx.ratio
+    proto = ctx.settings.protocol
     (H, W), (h_lr, w_lr) = ctx.shape, ctx.shape_lr
     rows, cols = tile.rows, tile.cols
     rows_lr, cols_lr = (rows[0] // r, rows[1] // r), (cols[0] // r, cols[1] // r)
@@ -120,14 +117,14 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     own_rl, own_cl = np.arange(*rows_lr), np.arange(*cols_lr)
 
     f_rows, f_cols = [own_r], [own_c]
-    if ctx.with_dlk:
+    if proto.khan:
         f_rows.append(mtf_support(*rows, H))
         f_cols.append(mtf_support(*cols, W))
     p_rows, p_cols = [own_r], [own_c]
-    if ctx.variant == "toolbox2015":
+    if proto.d_s_low_pass == "pan-mtf":
         p_rows.append(mtf_support(*rows, H))
         p_cols.append(mtf_support(*cols, W))
-    elif ctx.variant == "toolbox2020":
+    elif proto.d_s_low_pass == "exp-imresize":
         p_rows.append(imresize_support(exp_support(*rows_lr, h_lr), H, r))
         p_cols.append(imresize_support(exp_support(*cols_lr, w_lr), W, r))
     else:
@@ -138,31 +135,32 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
         m_rows.append(exp_support(*rows_lr, h_lr))
         m_cols.append(exp_support(*cols_lr, w_lr))
 
-    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=ctx.scale)
-    pan_p, p_stats = fetch(ctx.pan, p_rows, p_cols, scale=ctx.scale)
-    ms_p, m_stats = fetch(ctx.ms, m_rows, m_cols, scale=ctx.scale)
+    scale = ctx.settings.scale
+    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=scale)
+    pan_p, p_stats = fetch(ctx.pan, p_rows, p_cols, scale=scale)
+    ms_p, m_stats = fetch(ctx.ms, m_rows, m_cols, scale=scale)
     out = Partial(pixels=tile.pixels)
-    out.maximum("fused_maxabs", f_stats["maxabs"])
-    out.maximum("pan_maxabs", p_stats["maxabs"])
-    out.maximum("ms_maxabs", m_stats["maxabs"])
-    out.maximum("ms_max", m_stats["max"])
-    if ctx.threshold:
-        np.clip(fus_p.data, 0.0, float(2**ctx.bits), out=fus_p.data)
+    add_facts(out, "fused", ctx.fused, fus_p, f_stats, own_r, own_c)
+    add_facts(out, "pan", ctx.pan, pan_p, p_stats, own_r, own_c)
+    add_facts(out, "ms", ctx.ms, ms_p, m_stats, own_rl, own_cl)
+    if ctx.settings.threshold:
+        np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
-    nb, bs = ctx.fused.shape[2], ctx.block_size
+    nb, bs = ctx.fused.shape[2], proto.block_size
     fus = fus_p.take(own_r, own_c)
     high = np.concatenate([fus, pan_p.take(own_r, own_c)], axis=2)
     hm, hc = block_moments(high, bs)
     del high
     exp = exp_window(ms_p.take, rows_lr, cols_lr, (h_lr, w_lr), r) if ctx.needs_exp else None
-    if ctx.variant == "qnr-paper":
+    if proto.low_res_terms == "ms":
         low_bs = bs // r
         pan_small = imresize_at(pan_p, own_rl, own_cl, (H, W), r)
         low = np.concatenate([ms_p.take(own_rl, own_cl), pan_small], axis=2)
     else:
         low_bs = bs
-        if ctx.variant == "toolbox2015":
-            pan_lp = mtf_window(pan_p, rows, cols, (H, W), float(ctx.pan_gnyq), r, sigma_form="2015")  # type: ignore[arg-type]
+        if proto.d_s_low_pass == "pan-mtf":
+            pan_lp = mtf_window(pan_p, rows, cols, (H, W), float(ctx.pan_gnyq), r,  # type: ignore[arg-type]
+                                sigma_form=proto.sigma_form)
         else:
             pan_lp = exp_window(lambda ri, ci: imresize_at(pan_p, ri, ci, (H, W), r), rows_lr, cols_lr,
                                 (h_lr, w_lr), r)
@@ -174,37 +172,27 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     _add_blocks(out, "pan_high", against_last_uiqi(hm, hc, nb))
     _add_blocks(out, "pan_low", against_last_uiqi(lm, lc, nb))
 
-    if ctx.with_dlk:
+    if proto.khan:
         fused_lp = mtf_window(fus_p, rows, cols, (H, W), ctx.gains, r)
-        _, qmap = _q2n_core(exp, fused_lp, bs, bs, True)  # type: ignore[arg-type]
-        out.add("dlk", [qmap.sum(), qmap.size])
+        blocks = q2n_strip(StripImage(exp), StripImage(fused_lp), 0, exp.shape[0], bs)  # type: ignore[union-attr]
+        out.add("dlk", [blocks.sum(), blocks.size])
     return out
 
 
-def _block_means(total: Partial, key: str, what: str, nan_policy: str) -> np.ndarray:
+def _block_sums_of(total: Partial, key: str) -> BlockSums:
     s = total.sums
-    n_blocks, n_bad = int(s[key + ":blocks"][0]), int(s[key + ":blocks"][1])
-    if n_bad == 0 or nan_policy == "propagate":
-        return s[key + ":sum"] / n_blocks
-    if nan_policy == "omit":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return s[key + ":nansum"] / s[key + ":valid"]
-    # the core's message, with the whole scene's counts
-    fake = np.zeros((n_blocks, 1))
-    fake[:n_bad] = np.nan
-    _block_mean(fake, what=what, nan_policy="raise")
-    raise AssertionError("unreachable")  # pragma: no cover
+    return BlockSums(s[key + ":sum"], s[key + ":nansum"], s[key + ":valid"],
+                     int(s[key + ":blocks"][0]), int(s[key + ":blocks"][1]))
 
 
-def full_values(total: Partial, n_bands: int, nan_policy: str, with_dlk: bool) -> dict[str, float]:
-    """D_lambda, D_s, QNR (and D_lambda_K, HQNR) from the combined sums.
+def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[str, float]:
+    """D_lambda, D_s, QNR (and D_lambda_K, HQNR) from the combined sums, by the in-memory formulas.
 
     Parameters
     ----------
     total : Partial
     n_bands : int
-    nan_policy : {"raise", "omit", "propagate"}
-    with_dlk : bool
+    settings : FullSettings
 
     Returns
     -------
@@ -213,16 +201,17 @@ def full_values(total: Partial, n_bands: int, nan_policy: str, with_dlk: bool) -
     Raises
     ------
     ConstantBlockError
-        Constant blocks under ``nan_policy="raise"`` (the core's message, scene-wide counts).
+        Constant blocks under ``nan_policy="raise"`` (scene-wide counts).
     """
-    means = {k: _block_means(total, k, what, nan_policy)[None, :] for k, what in BLOCK_KEYS}
+    means = {k: mean_block_uiqi(_block_sums_of(total, k), what=what, nan_policy=settings.nan_policy)
+             for k, what in BLOCK_FAMILIES.items()}
     values = {
-        "D_lambda": _d_lambda_from(means, n_bands, 1.0, "propagate"),
-        "D_s": _d_s_from(means, 1.0, "propagate"),
+        "D_lambda": d_lambda_from_means(means["pairs_high"], means["pairs_low"], n_bands),
+        "D_s": d_s_from_means(means["pan_high"], means["pan_low"]),
     }
     values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
-    if with_dlk:
+    if settings.protocol.khan:
         q_sum, q_n = total.sums["dlk"]
-        values["D_lambda_K"] = 1.0 - float(q_sum / q_n)
+        values["D_lambda_K"] = d_lambda_k_from_sums(q_sum, int(q_n))
         values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
     return values

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..mtf import mtf_filter
 from ..resample import imresize, interp23tap
-from .borders import consecutive_runs, replicate, symmetric, wrap
+from ..borders import consecutive_runs, replicate, symmetric, wrap
 from .patch import Patch
 
 __all__ = [

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import as_image
-from .borders import consecutive_runs
+from ..borders import consecutive_runs
 from .sources import Source
 
 __all__ = ["Patch", "fetch"]
@@ -94,7 +94,8 @@ def fetch(
     -------
     patch : Patch
     stats : dict
-        ``"max"`` and ``"maxabs"`` of the scaled values read (for the whole-image range checks).
+        ``"min"``, ``"max"`` and ``"maxabs"`` of the scaled values read (for the whole-image
+        value rules).
 
     Raises
     ------
@@ -117,5 +118,5 @@ def fetch(
     if scale != 1.0:
         data *= scale
     top, bottom = float(data.max()), float(data.min())
-    stats = {"max": top, "maxabs": max(top, -bottom)}
+    stats = {"min": bottom, "max": top, "maxabs": max(top, -bottom)}
     return Patch(rows, cols, data), stats

@@ -22,19 +22,22 @@ import dataclasses
 
 import numpy as np
 
-from ..indexes.ergas import ergas_value
-from ..indexes.q2n import _q2n_core
-from ..indexes.reduced_pass import ReducedSums, StripImage, reduced_sums
-from ..indexes.sam import sam_degrees
-from ..indexes.scc import _SOBEL, _filter_zero, scc_value, sobel_magnitude
-from ..indexes.uiqi import q_avg, uiqi_map
+from ..borders import constant, symmetric
+from ..indexes.ergas import ergas_sums
+from ..indexes.q2n import q2n_strip
+from ..indexes.reduced_pass import ReducedSums
+from ..indexes.sam import sam_sums
+from ..indexes.scc import scc_sums
+from ..indexes.strips import StripImage
+from ..indexes.uiqi import q_window_sums
+from ..settings import ReducedSettings
 from .accumulate import Partial
-from .borders import constant, symmetric
+from .facts import add_facts
 from .patch import fetch
 from .plan import Tile
 from .sources import Source
 
-__all__ = ["ReducedContext", "reduced_tile", "reduced_values"]
+__all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of"]
 
 
 @dataclasses.dataclass
@@ -44,29 +47,29 @@ class ReducedContext:
     Attributes
     ----------
     fused, reference : Source
-    ratio : int
-    bits : int
-    scale : float
-    threshold : bool
+    settings : ReducedSettings
     lead, trail : int
         Border cut (rows/columns removed before and after).
-    block_size : int
-    scc_variant : str
     shape : (int, int)
         Full image size (pixels).
     """
 
     fused: Source
     reference: Source
-    ratio: int
-    bits: int
-    scale: float
-    threshold: bool
+    settings: ReducedSettings
     lead: int
     trail: int
-    block_size: int
-    scc_variant: str
     shape: tuple[int, int]
+
+    @property
+    def block_size(self) -> int:
+        """Q2n block and Q window side."""
+        return self.settings.protocol.block_size
+
+    @property
+    def gradient(self) -> str:
+        """SCC's gradient form."""
+        return self.settings.protocol.scc_gradient
 
     @property
     def cut_shape(self) -> tuple[int, int]:
@@ -75,7 +78,7 @@ class ReducedContext:
 
 
 def _check_range(lo: int, hi: int, n: int, lead: int, full: int) -> np.ndarray:
-    """Full-image positions this tile validates: its own, plus the border cut at the edges."""
+    """Full-image positions this tile owns for the value rules: its own, plus the border cut at the edges."""
     a = 0 if lo == 0 else lo + lead
     b = full if hi == n else hi + lead
     return np.arange(a, b)
@@ -90,7 +93,7 @@ def _needs(lo: int, hi: int, n: int, ctx: ReducedContext) -> dict[str, np.ndarra
     q_hi = min(hi, n - bs + 1)
     out["q"] = np.arange(lo, q_hi + bs - 1) if q_hi > lo else None
     out["pix"] = np.arange(lo, hi)
-    if ctx.scc_variant == "2020":
+    if ctx.gradient == "magnitude":
         a, b = max(lo, 1), min(hi, n - 1)
         # interior image = rows 1..n-2; zero outside it
         out["scc"] = (constant(np.arange(a - 2, b), n - 2) + 1) if b > a else None
@@ -105,8 +108,12 @@ def _g(idx: np.ndarray, lead: int) -> np.ndarray:
     return np.where(idx >= 0, idx + lead, -1)
 
 
+def _planes(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a.transpose(2, 0, 1))
+
+
 def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
-    """Partial sums of one tile (see the module docstring).
+    """Partial sums of one tile (see the module docstring), from the indexes' own chunk functions.
 
     Parameters
     ----------
@@ -120,89 +127,68 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     """
     h, w = ctx.cut_shape
     rn, cn = _needs(*tile.rows, h, ctx), _needs(*tile.cols, w, ctx)
-    row_sets = [_check_range(*tile.rows, h, ctx.lead, ctx.shape[0])]
-    col_sets = [_check_range(*tile.cols, w, ctx.lead, ctx.shape[1])]
+    own_rows = _check_range(*tile.rows, h, ctx.lead, ctx.shape[0])
+    own_cols = _check_range(*tile.cols, w, ctx.lead, ctx.shape[1])
+    row_sets, col_sets = [own_rows], [own_cols]
     for key in rn:
         if rn[key] is not None and cn[key] is not None:
             row_sets.append(_g(rn[key], ctx.lead))
             col_sets.append(_g(cn[key], ctx.lead))
-    fus_p, fus_stats = fetch(ctx.fused, row_sets, col_sets, scale=ctx.scale)
-    ref_p, ref_stats = fetch(ctx.reference, row_sets, col_sets, scale=ctx.scale)
+    scale = ctx.settings.scale
+    fus_p, fus_stats = fetch(ctx.fused, row_sets, col_sets, scale=scale)
+    ref_p, ref_stats = fetch(ctx.reference, row_sets, col_sets, scale=scale)
     out = Partial(pixels=tile.pixels)
-    out.maximum("fused_maxabs", fus_stats["maxabs"])
-    out.maximum("reference_maxabs", ref_stats["maxabs"])
-    out.maximum("reference_max", ref_stats["max"])
-    if ctx.threshold:
-        np.clip(fus_p.data, 0.0, float(2**ctx.bits), out=fus_p.data)
+    add_facts(out, "fused", ctx.fused, fus_p, fus_stats, own_rows, own_cols)
+    add_facts(out, "reference", ctx.reference, ref_p, ref_stats, own_rows, own_cols)
+    if ctx.settings.threshold:
+        np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
     def both(key: str) -> tuple[np.ndarray, np.ndarray]:
         ri, ci = _g(rn[key], ctx.lead), _g(cn[key], ctx.lead)  # type: ignore[arg-type]
         return ref_p.take(ri, ci), fus_p.take(ri, ci)
 
     bs = ctx.block_size
-    ref, fus = both("q2n")
-    _, qmap = _q2n_core(ref, fus, bs, bs, True)
-    out.add("q2n", [qmap.sum(), qmap.size])
+    ref, fus = both("q2n")  # whole blocks: the tile's rows/columns plus the mirror at the image's end
+    blocks = q2n_strip(StripImage(ref), StripImage(fus), 0, ref.shape[0], bs)
+    out.add("q2n", [blocks.sum(), blocks.size])
 
     if rn["q"] is not None and cn["q"] is not None:
         ref, fus = both("q")
-        maps = [uiqi_map(ref[:, :, b], fus[:, :, b], bs) for b in range(ref.shape[2])]
-        out.add("q_sum", [m.sum() for m in maps])
-        out.add("q_count", maps[0].size)
+        out.add("q_sum", q_window_sums(_planes(ref), _planes(fus), bs))
+        out.add("q_count", (ref.shape[0] - bs + 1) * (ref.shape[1] - bs + 1))
 
-    ref, fus = both("pix")  # the in-memory pass's SAM/ERGAS sums of the tile's own pixels
-    pix = reduced_sums(StripImage(ref), StripImage(fus), indexes={"SAM", "ERGAS"})
-    out.add("sam", [pix.sam_sum, pix.sam_count])  # radians
-    out.add("ergas_sse", pix.ergas_sse)
-    out.add("ergas_ref", pix.ergas_ref)
-    out.add("ergas_n", pix.ergas_n)
+    ref, fus = both("pix")
+    rp, fp = _planes(ref), _planes(fus)
+    angle_sum, n_valid, n_pix = sam_sums(rp, fp)
+    out.add("sam", [angle_sum, n_valid, n_pix])  # radians
+    sse, tot = ergas_sums(rp, fp)
+    out.add("ergas_sse", sse)
+    out.add("ergas_ref", tot)
+    out.add("ergas_n", n_pix)
 
     if rn["scc"] is not None and cn["scc"] is not None:
         ref, fus = both("scc")
-        if ctx.scc_variant == "2020":
-            gf, gr = sobel_magnitude(fus), sobel_magnitude(ref)
-        else:
-            gf = _filter_zero(fus, _SOBEL).reshape(fus.shape)
-            gr = _filter_zero(ref, _SOBEL).reshape(ref.shape)
-        gf, gr = gf[1:-1, 1:-1], gr[1:-1, 1:-1]
-        # einsum, not BLAS vdot: a thread-count-independent sum (identical on every executor)
-        out.add("scc", [np.einsum("ijk,ijk->", gf, gr), np.einsum("ijk,ijk->", gf, gf),
-                        np.einsum("ijk,ijk->", gr, gr)])
+        out.add("scc", scc_sums(_planes(ref), _planes(fus), gradient=ctx.gradient, col_halo=True))  # type: ignore[arg-type]
     return out
 
 
-def reduced_values(total: Partial, ratio: int) -> dict[str, float]:
-    """The five RR indexes from the combined sums.
+def reduced_sums_of(total: Partial) -> ReducedSums:
+    """The combined tile sums as the in-memory pass's :class:`ReducedSums` (one finalize for both).
 
     Parameters
     ----------
     total : Partial
         :func:`~pansharp_iqa.tiled.accumulate.combine` of every tile.
-    ratio : int
-        For ERGAS.
 
     Returns
     -------
-    dict
-        ``Q2n``, ``Q``, ``SAM`` (degrees), ``ERGAS``, ``SCC``.
-
-    Raises
-    ------
-    InputError
-        As the in-memory indexes: zero-mean reference band (ERGAS), flat images (SCC).
+    ReducedSums
     """
     s = total.sums
-    q2n_sum, q2n_n = s["q2n"]
-    sums = ReducedSums(
+    return ReducedSums(
+        q2n_sum=float(s["q2n"][0]), q2n_count=int(s["q2n"][1]),
         q_sums=s["q_sum"], q_count=int(s["q_count"][0]),
-        sam_sum=float(s["sam"][0]), sam_count=int(s["sam"][1]),
+        sam_sum=float(s["sam"][0]), sam_valid=int(s["sam"][1]), sam_pixels=int(s["sam"][2]),
         ergas_sse=s["ergas_sse"], ergas_ref=s["ergas_ref"], ergas_n=int(s["ergas_n"][0]),
-        scc=np.asarray(s["scc"], dtype=np.float64),
+        scc=np.asarray(s.get("scc", np.zeros(3)), dtype=np.float64),
     )
-    return {
-        "Q2n": float(q2n_sum / q2n_n),
-        "Q": q_avg(sums),
-        "SAM": sam_degrees(sums),
-        "ERGAS": ergas_value(sums, float(ratio)),
-        "SCC": scc_value(sums),
-    }

@@ -35,26 +35,28 @@ from typing import Any
 
 import numpy as np
 
+from ..borders import consecutive_runs, reflect, replicate
+from ..indexes.ergas import ergas_from_sums, ergas_sums
+from ..indexes.q2n import q2n_block_grid, q2n_grid, to_int16_truncated
+from ..indexes.sam import sam_from_sums, sam_sums
+from ..indexes.uiqi import q_from_sums, q_window_sums
+from ..mtf import filter_replicate
 from ..reprojected.coregistration import shifts_from_correlations
-from ..reprojected.correlation import SXX_FLOOR, _finish, box_sum, centre_and_energy, clip_sums, rho_from_sums
-from ..reprojected._common import band_planes
-from ..reprojected.filtering import filter_band, filter_replicate
-from ..reprojected.indexes import (
-    q2n_block_values,
-    q2n_layout,
-    reflect_index,
-    sam_angles,
-    to_int16_truncated,
-    uiqi_valid_map,
-)
+from ..reprojected.correlation import SXX_FLOOR, box_sum, centre_and_energy, clip_sums, one_minus_rho_sum, rho_from_sums
+from ..reprojected.indexes import Q2N_STD_FLOOR
+from ..reprojected.inputs import band_planes
 from ..reprojected.kernels import KERNEL_SIZE
+from ..settings import FullSettings
 from .accumulate import Partial
-from .borders import consecutive_runs, replicate
+from .facts import add_facts
 from .patch import Patch, fetch
 from .plan import Tile
 from .sources import Source
 
-__all__ = ["ReprojectedContext", "coreg_tile", "index_tile", "index_positions", "KERNEL_HALO"]
+__all__ = [
+    "ReprojectedContext", "coreg_tile", "index_tile", "index_positions", "kernel_support", "reprojected_at",
+    "KERNEL_HALO",
+]
 
 #: Halo of the 41 x 41 reprojection kernels (PAN pixels).
 KERNEL_HALO = KERNEL_SIZE // 2
@@ -121,7 +123,7 @@ def _ms_range(tile: Tile, ratio: int) -> tuple[int, int, int, int]:
     return tile.rows[0] // ratio, tile.rows[1] // ratio, tile.cols[0] // ratio, tile.cols[1] // ratio
 
 
-def _kernel_support(lo: int, hi: int, ratio: int, n_high: int) -> np.ndarray:
+def kernel_support(lo: int, hi: int, ratio: int, n_high: int) -> np.ndarray:
     """PAN positions (replicate border) whose filtered values at MS samples ``[lo, hi)`` need,
     for any phase ``0..ratio-1``."""
     return replicate(np.arange(lo * ratio - KERNEL_HALO, hi * ratio + KERNEL_HALO), n_high)
@@ -155,12 +157,11 @@ def coreg_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     la, lb = max(0, c - 2 * hw), min(w, d + 2 * hw)
     rows_k, cols_l = np.arange(ka, kb), np.arange(la, lb)
     ms_p, m_stats = fetch(ctx.ms, [rows_k], [cols_l], scale=ctx.scale)
-    prow, pcol = _kernel_support(ka, kb, r, big_h), _kernel_support(la, lb, r, big_w)
+    prow, pcol = kernel_support(ka, kb, r, big_h), kernel_support(la, lb, r, big_w)
     pan_p, p_stats = fetch(ctx.pan, [prow], [pcol], scale=ctx.scale)
     out = Partial(pixels=tile.pixels)
-    out.maximum("ms_maxabs", m_stats["maxabs"])
-    out.maximum("ms_max", m_stats["max"])
-    out.maximum("pan_maxabs", p_stats["maxabs"])
+    add_facts(out, "ms", ctx.ms, ms_p, m_stats, np.arange(a, b), np.arange(c, d))
+    add_facts(out, "pan", ctx.pan, pan_p, p_stats, np.arange(a * r, b * r), np.arange(c * r, d * r))
 
     k = KERNEL_HALO
     nr, nc = kb - ka, lb - la
@@ -247,7 +248,7 @@ def _axis_plan(lo: int, hi: int, n: int, bs: int, est: int, padded: bool) -> Axi
         rq = np.zeros(0, dtype=np.int64)
     # Q2n: the tile's block rows; the last tile also holds the padded rows when the protocol pads
     end = hi if hi < n or not padded else n + est
-    q2n = reflect_index(np.arange(lo, end), n) if padded else np.arange(lo, end)
+    q2n = reflect(np.arange(lo, end), n) if padded else np.arange(lo, end)
     return AxisPlan(own, rq, max(0, rq_hi - lo), q2n)
 
 
@@ -256,11 +257,12 @@ def index_positions(ctx: ReprojectedContext, tile: Tile) -> tuple[AxisPlan, Axis
     h, w = ctx.shape_lr
     a, b, c, d = _ms_range(tile, ctx.ratio)
     bs = ctx.block_size
-    _, _, est1, est2, padded = q2n_layout(h, w, bs, bs)
+    _, _, est1, est2 = q2n_grid(h, w, bs, bs)
+    padded = est1 != 0 and est2 != 0
     return _axis_plan(a, b, h, bs, est1, padded), _axis_plan(c, d, w, bs, est2, padded)
 
 
-def _reprojected_at(ctx: ReprojectedContext, fus: Patch, rows: np.ndarray, cols: np.ndarray) -> Patch:
+def reprojected_at(ctx: ReprojectedContext, fus: Patch, rows: np.ndarray, cols: np.ndarray) -> Patch:
     """The reprojected image ``x`` (MS scale) at sorted unique positions, from fused windows."""
     r = ctx.ratio
     big_h, big_w = ctx.shape
@@ -270,14 +272,14 @@ def _reprojected_at(ctx: ReprojectedContext, fus: Patch, rows: np.ndarray, cols:
     data = np.empty((rows.size, cols.size, ctx.n_bands))
     pos_r = 0
     for r0, r1 in consecutive_runs(rows):
-        pr = _kernel_support(r0, r1, r, big_h)
+        pr = kernel_support(r0, r1, r, big_h)
         pos_c = 0
         for c0, c1 in consecutive_runs(cols):
-            pc = _kernel_support(c0, c1, r, big_w)
+            pc = kernel_support(c0, c1, r, big_w)
             planes = band_planes(fus.take(pr, pc))
             dst = np.empty(planes.shape[1:])
             for band in range(ctx.n_bands):
-                filt = filter_band(planes[band], ctx.kernels[:, :, band], dst=dst)
+                filt = filter_replicate(planes[band], ctx.kernels[:, :, band], out=dst)
                 sr, sc = shifts[band]
                 dec = filt[k + sr :: r, k + sc :: r][: r1 - r0, : c1 - c0]
                 data[pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0, band] = dec
@@ -313,7 +315,7 @@ def _d_rho_sums(ctx: ReprojectedContext, fus: Patch, pan: Patch, tile: Tile, out
         sxy = box_sum(xc * yc, hw)
         sxx_own = np.ascontiguousarray(sxx[own])
         out.maximum("drho_sxx_max", float(sxx_own.max()))
-        sums[band] = _finish(np.ascontiguousarray(sxy[own]), sxx_own, syy_own, None if tops is None else tops[0])
+        sums[band] = one_minus_rho_sum(np.ascontiguousarray(sxy[own]), sxx_own, syy_own, None if tops is None else tops[0])
     out.add("drho", sums)
 
 
@@ -343,43 +345,45 @@ def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     (r0, r1), (c0, c1) = tile.rows, tile.cols
     d_rows = np.arange(max(0, r0 - 2 * hw), min(big_h, r1 + 2 * hw))
     d_cols = np.arange(max(0, c0 - 2 * hw), min(big_w, c1 + 2 * hw))
-    f_rows = [_kernel_support(a, b, r, big_h) for a, b in consecutive_runs(rows)] + [d_rows]
-    f_cols = [_kernel_support(a, b, r, big_w) for a, b in consecutive_runs(cols)] + [d_cols]
+    f_rows = [kernel_support(a, b, r, big_h) for a, b in consecutive_runs(rows)] + [d_rows]
+    f_cols = [kernel_support(a, b, r, big_w) for a, b in consecutive_runs(cols)] + [d_cols]
 
     fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=ctx.scale)
     ms_p, _ = fetch(ctx.ms, [rows], [cols], scale=ctx.scale)
     pan_p, _ = fetch(ctx.pan, [d_rows], [d_cols], scale=ctx.scale)
     out = Partial(pixels=tile.pixels)
-    out.maximum("fused_maxabs", f_stats["maxabs"])
+    add_facts(out, "fused", ctx.fused, fus_p, f_stats, np.arange(r0, r1), np.arange(c0, c1))
     if ctx.threshold:
         np.clip(fus_p.data, 0.0, float(2**ctx.bits), out=fus_p.data)
 
-    x_p = _reprojected_at(ctx, fus_p, rows, cols)
-    _, _, _, _, padded = q2n_layout(h, w, bs, bs)
+    x_p = reprojected_at(ctx, fus_p, rows, cols)
+    _, _, est1, est2 = q2n_grid(h, w, bs, bs)
+    padded = est1 != 0 and est2 != 0
+
+    def planes(patch: Patch, rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        return band_planes(patch.take(rr, cc))
 
     # R-Q2n: the tile's blocks (the MS is the reference)
-    mq, xq = ms_p.take(prow.q2n, pcol.q2n), x_p.take(prow.q2n, pcol.q2n)
+    mq, xq = planes(ms_p, prow.q2n, pcol.q2n), planes(x_p, prow.q2n, pcol.q2n)
     if padded:
         mq, xq = to_int16_truncated(mq), to_int16_truncated(xq)
-    blocks = q2n_block_values(mq, xq, -(-prow.q2n.size // bs), -(-pcol.q2n.size // bs), block_size=bs, shift=bs)
+    blocks = q2n_block_grid(mq, xq, block_size=bs, shift=bs, std_floor=Q2N_STD_FLOOR, integer_valued=padded)
     out.add("rq2n", [blocks.sum(), blocks.size])
 
     # R-Q: the sliding windows whose corner lies in the tile
     if prow.rq_windows and pcol.rq_windows:
-        qmap = uiqi_valid_map(ms_p.take(prow.rq, pcol.rq), x_p.take(prow.rq, pcol.rq), bs)
-        out.add("rq_sum", qmap.sum(axis=(0, 1)))
-        out.add("rq_n", [qmap.shape[0] * qmap.shape[1]])
+        out.add("rq_sum", q_window_sums(planes(ms_p, prow.rq, pcol.rq), planes(x_p, prow.rq, pcol.rq), bs))
+        out.add("rq_n", [prow.rq_windows * pcol.rq_windows])
     else:
         out.add("rq_sum", np.zeros(ctx.n_bands))
         out.add("rq_n", [0])
 
     # R-SAM, R-ERGAS: per pixel
-    m_own, x_own = ms_p.take(prow.own, pcol.own), x_p.take(prow.own, pcol.own)
-    angles, valid = sam_angles(m_own, x_own)
-    out.add("rsam", [angles[valid].sum()])
-    diff = x_own - m_own
-    out.add("rergas_se", (diff * diff).sum(axis=(0, 1)))
-    out.add("rergas_ms", m_own.sum(axis=(0, 1)))
+    m_own, x_own = planes(ms_p, prow.own, pcol.own), planes(x_p, prow.own, pcol.own)
+    out.add("rsam", list(sam_sums(m_own, x_own)))
+    sse, tot = ergas_sums(m_own, x_own)
+    out.add("rergas_se", sse)
+    out.add("rergas_ms", tot)
 
     _d_rho_sums(ctx, fus_p, pan_p, tile, out)
     return out
@@ -392,36 +396,31 @@ def drho_tops_needed(total: Partial) -> tuple[float, float] | None:
 
 
 def index_values(total: Partial, ctx: ReprojectedContext) -> dict[str, float]:
-    """R-Q2n, R-Q, R-SAM (degrees), R-ERGAS and D_rho from the combined sums (the in-memory formulas)."""
+    """R-Q2n, R-Q, R-SAM (degrees), R-ERGAS and D_rho from the combined sums (the in-memory finalizers)."""
     big_h, big_w = ctx.shape
     h, w = ctx.shape_lr
     s = total.sums
-    n_pix = float(h * w)
     q_sum, q_n = s["rq2n"]
-    mse = s["rergas_se"] / n_pix
-    mu = s["rergas_ms"] / n_pix
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ergas = 100.0 / int(ctx.ratio) * np.sqrt(np.mean(mse / (mu * mu)))
+    angle_sum, n_valid, n_pix = s["rsam"]
     return {
         "R-Q2n": float(q_sum / q_n),
-        "R-Q": float(np.mean(s["rq_sum"] / s["rq_n"][0])),
-        "R-SAM": float(s["rsam"][0] / n_pix * 180.0 / np.pi),
-        "R-ERGAS": float(ergas),
+        "R-Q": q_from_sums(s["rq_sum"], int(s["rq_n"][0])),
+        "R-SAM": sam_from_sums(angle_sum, int(n_valid), int(n_pix), zero_norm="count"),
+        "R-ERGAS": ergas_from_sums(s["rergas_se"], s["rergas_ms"], h * w, float(ctx.ratio)),
         "D_rho": math.fsum(s["drho"].tolist()) / float(big_h * big_w * ctx.n_bands),
     }
 
 
-def context_for(
-    fused: Source, ms: Source, pan: Source, *, ratio: int, bits: int, scale: float, threshold: bool,
-    gnyq: tuple[float, ...], block_size: int,
-) -> ReprojectedContext:
+def context_for(fused: Source, ms: Source, pan: Source, *, settings: FullSettings, gnyq: tuple[float, ...],
+                block_size: int) -> ReprojectedContext:
     """Pass-1 context (kernels and half widths as the in-memory protocol chooses them)."""
     from ..reprojected.coregistration import coregistration_half_width, search_window_for
     from ..reprojected.indexes import d_rho_half_width
     from ..reprojected.kernels import reprojection_kernels
 
+    ratio = settings.ratio
     return ReprojectedContext(
-        fused, ms, pan, int(ratio), int(bits), float(scale), bool(threshold),
+        fused, ms, pan, int(ratio), int(settings.bits), float(settings.scale), bool(settings.threshold),
         np.ascontiguousarray(reprojection_kernels(gnyq, ratio)), tuple(fused.shape[:2]),  # type: ignore[arg-type]
         search_window_for(ratio), coregistration_half_width(ratio), d_rho_half_width(ratio), int(block_size),
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import InputError
+from ..validation import InputError, check_image_shape
 from .errors import SceneReadError
 
 __all__ = [
@@ -80,13 +80,7 @@ def _as_hwb(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def _shape3(shape: tuple[int, ...], name: str) -> tuple[int, int, int]:
-    if len(shape) == 2:
-        return (int(shape[0]), int(shape[1]), 1)
-    if len(shape) != 3:
-        raise InputError(f"{name}: expected an (H, W) or (H, W, B) image, got shape {tuple(shape)}")
-    if min(shape) == 0:
-        raise InputError(f"{name}: empty image of shape {tuple(shape)}")
-    return (int(shape[0]), int(shape[1]), int(shape[2]))
+    return check_image_shape(name, shape)
 
 
 class ArraySource(Source):

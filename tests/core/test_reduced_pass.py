@@ -15,7 +15,9 @@ import pytest
 
 import pansharp_iqa as pi
 from pansharp_iqa.hypercomplex import block_q_values
-from pansharp_iqa.indexes.reduced_pass import StripImage, reduced_sums, to_uint16_matlab
+from pansharp_iqa.indexes.q2n import to_uint16_matlab
+from pansharp_iqa.indexes.reduced_pass import reduced_sums
+from pansharp_iqa.indexes.strips import StripImage
 
 ALL = ("Q2n", "Q", "SAM", "ERGAS", "SCC")
 
@@ -45,7 +47,7 @@ def test_uint16_cast_matches_exact_rounding_on_adversarial_values():
 
 def _values(ref, fus, strip_rows, **kw):
     s = reduced_sums(StripImage(ref), StripImage(fus), indexes=ALL, strip_rows=strip_rows, **kw)
-    return np.array([s.q2n_blocks.mean(), np.mean(s.q_sums / s.q_count), s.sam_sum / s.sam_count,
+    return np.array([s.q2n_blocks.mean(), np.mean(s.q_sums / s.q_count), s.sam_sum / s.sam_valid,
                      s.ergas_sse.sum(), s.scc[0] / np.sqrt(s.scc[1] * s.scc[2])])
 
 
@@ -85,7 +87,7 @@ def test_q2n_mirror_extension_equals_np_pad(h, w):
         x = np.floor(x + 0.5)  # these values are never near a rounding hazard
         x = np.concatenate([x, np.zeros(x.shape[:2] + (1,))], axis=2)  # 3 bands -> 4 components
         ny, nx = x.shape[0] // 32, x.shape[1] // 32
-        return x.reshape(ny, 32, nx, 32, 4).transpose(0, 2, 1, 3, 4).reshape(ny * nx, 1024, 4)
+        return x.reshape(ny, 32, nx, 32, 4).transpose(0, 2, 4, 1, 3).reshape(ny * nx, 4, 1024)
 
     expected = block_q_values(blocks(ref), blocks(fus))
     for rows in (32, 64):

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from pansharp_iqa import InputError
+
 from pansharp_iqa.hypercomplex import block_q_values
 from pansharp_iqa.reprojected import ergas_index, q2n_index, sam_index, uiqi_index
 
@@ -130,7 +132,8 @@ def loop_q2n(ref: np.ndarray, fus: np.ndarray, bs: int = 32) -> float:
         for i in range(stepy):
             rb = ref[j * bs : (j + 1) * bs, i * bs : (i + 1) * bs].reshape(1, -1, n_comp)
             fb = fus[j * bs : (j + 1) * bs, i * bs : (i + 1) * bs].reshape(1, -1, n_comp)
-            vals.append(block_q_values(rb, fb, n_norm=bs * bs, std_floor=1e-10)[0])
+            vals.append(block_q_values(rb.transpose(0, 2, 1), fb.transpose(0, 2, 1), n_norm=bs * bs,
+                                       std_floor=1e-10)[0])
     return float(np.mean(vals))
 
 
@@ -145,19 +148,22 @@ def test_q2n_matches_loop_reference(shape: tuple[int, int, int]) -> None:
 
 def test_q2n_int16_cast_only_when_both_dimensions_pad() -> None:
     ref, fus = pair((300, 300, 4), seed=6, scale=0.9)
-    ref, fus = np.clip(ref, 0, 0.99), np.clip(fus, 0, 0.99)  # [0, 1) data: all truncate to 0
-    # 300 x 300: both pad -> int16 truncation destroys [0, 1) data: the content no longer matters
-    assert q2n_index(ref, fus) == 1.0 == q2n_index(ref, np.clip(fus[::-1] * 0.5, 0, 0.99))
+    ref, fus = np.clip(ref, 0, 0.99), np.clip(fus, 0, 0.99)  # [0, 1) data: all would truncate to 0
+    # the cast would destroy [0, 1) data, so the gate refuses them instead of returning 1.0
+    with pytest.raises(InputError, match="float data within"):
+        q2n_index(ref, fus)
     assert q2n_index(1000 * ref, 1000 * fus) < 0.99
     assert abs(q2n_index(1000 * ref, 1000 * fus) - loop_q2n(1000 * ref, 1000 * fus)) < 1e-12
-    # 320 x 300: only one dimension pads -> no cast: gain invariant, same as DN data
-    ref2, fus2 = pair((320, 300, 4), seed=6, scale=1.0)
+    # 300 x 300: both pad -> int16 truncation: not gain invariant
+    assert abs(q2n_index(1000 * ref, 1000 * fus) - q2n_index(1001.3 * ref, 1001.3 * fus)) > 1e-9
+    # 320 x 300: only one dimension pads -> no cast: gain invariant
+    ref2, fus2 = pair((320, 300, 4), seed=6, scale=1000.0)
     v = q2n_index(ref2, fus2)
     assert 0.5 < v < 1.0
-    assert abs(v - q2n_index(1000 * ref2, 1000 * fus2)) < 1e-12
+    assert abs(v - q2n_index(1.7 * ref2, 1.7 * fus2)) < 1e-12
     # multiples of 32: no cast either
-    ref3, fus3 = pair((64, 96, 4), seed=6, scale=1.0)
-    assert abs(q2n_index(ref3, fus3) - q2n_index(2047 * ref3, 2047 * fus3)) < 1e-12
+    ref3, fus3 = pair((64, 96, 4), seed=6, scale=1000.0)
+    assert abs(q2n_index(ref3, fus3) - q2n_index(2.047 * ref3, 2.047 * fus3)) < 1e-12
 
 
 def test_q2n_truncates_toward_zero_not_rounds() -> None:
@@ -171,5 +177,5 @@ def test_q2n_identity_and_shapes() -> None:
     assert abs(q2n_index(ref, ref) - 1.0) < 1e-12
     value, blocks = q2n_index(ref, ref, return_blocks=True)  # type: ignore[misc]
     assert blocks.shape == (2, 2)
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(ValueError, match="differ in shapes"):
         q2n_index(ref, ref[:32])

@@ -181,9 +181,9 @@ def test_generic_sensor_needs_a_ratio_when_sizes_do_not_give_one() -> None:
         (lambda f, m, p: (f[:, :, 0], m, p), "bands"),
         (lambda f, m, p: (f, m[:, :, 0], p), "bands"),
         (lambda f, m, p: (f, m, np.stack([p, p], -1)), "pan"),
-        (lambda f, m, p: (f.astype(complex), m, p), "real"),
+        (lambda f, m, p: (f.astype(complex), m, p), "fused: expected an integer or float array"),
         (lambda f, m, p: (np.where(f > 1e9, 0, np.nan), m, p), "NaN"),
-        (lambda f, m, p: (f, m, p.astype(str)), "numeric"),
+        (lambda f, m, p: (f, m, p.astype(str)), "pan: expected an integer or float array"),
     ],
 )
 def test_bad_inputs_raise_value_errors_naming_the_argument(mutate, match: str) -> None:  # type: ignore[no-untyped-def]

@@ -122,12 +122,12 @@ def test_wald_degrade(piq, rng, sensor, B):
 def test_wald_degrade_offset(piq):
     # a delta field passes the decimation at 0-based offset 2 for ratio 4: check via a ramp
     ms = np.tile(np.arange(96, dtype=float)[None, :, None] * 10 + 100, (8, 1, 4))
-    pan = np.ones((32, 384)) * 5
+    pan = np.ones((32, 384)) * 500  # on the MS's scale (a PAN of 5 DN next to ~600 DN MS is refused)
     ms_lr, pan_lr = piq.wald_degrade(ms, pan, "QB")
     ref, _ = R.wald_degrade(ms, pan, R.SPEC_MS_GNYQ["QB"], 4)
     arr_close(ms_lr, ref, rtol=1e-9)
     assert np.asarray(ms_lr).shape == (2, 24, 4)
-    np.testing.assert_allclose(pan_lr, 5.0, rtol=1e-12)
+    np.testing.assert_allclose(pan_lr, 500.0, rtol=1e-12)
     # on the linear ramp away from the border a symmetric kernel keeps value x kernel sum:
     # decimated column 12 is native column 4*12 + 2 = 50 (offset floor(ratio/2) = 2)
     ksum = R.mtf_kernel(0.34, 4).sum()

@@ -7,7 +7,7 @@ import pytest
 
 from pansharp_iqa.mtf import mtf_filter
 from pansharp_iqa.resample import imresize, interp23tap
-from pansharp_iqa.tiled.borders import consecutive_runs, constant, replicate, symmetric, wrap
+from pansharp_iqa.borders import consecutive_runs, constant, replicate, symmetric, wrap
 from pansharp_iqa.tiled.halos import exp_window, imresize_at, imresize_support, mtf_support, mtf_window
 from pansharp_iqa.tiled.patch import Patch, fetch
 from pansharp_iqa.tiled.sources import ArraySource
@@ -78,7 +78,7 @@ def test_mtf_window_equals_mtf_filter():
 def test_patch_take_zero_padding_and_missing_pixels():
     img = np.arange(30.0).reshape(5, 6, 1)
     patch, stats = fetch(ArraySource(img, "x"), [np.array([1, 2, 4])], [np.array([0, 5])], scale=2.0)
-    assert stats == {"max": 58.0, "maxabs": 58.0}
+    assert stats == {"min": 12.0, "max": 58.0, "maxabs": 58.0}  # rows 1, 2, 4 x cols 0, 5, scaled by 2
     got = patch.take(np.array([-1, 2, 4]), np.array([5, -1]))[:, :, 0]
     np.testing.assert_array_equal(got, [[0, 0], [2 * 17, 0], [2 * 29, 0]])
     with pytest.raises(AssertionError, match="halo planning"):

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from pansharp_iqa import InputError, evaluate_full
-from pansharp_iqa.reprojected.filtering import filter_band
-from pansharp_iqa.reprojected.indexes import reflect_index
+from pansharp_iqa.mtf import filter_replicate as filter_band
+from pansharp_iqa.borders import reflect as reflect_index
 from pansharp_iqa.reprojected.kernels import reprojection_kernels
 from pansharp_iqa.sensors import resolve_sensor
 from pansharp_iqa.tiled import Scene, TiledJob, evaluate_full_tiled, evaluate_scenes, prepare_full
@@ -205,8 +205,8 @@ def test_reprojected_pixels_equal_in_memory(scene4, memory4):
     # every MS position a tile uses equals the in-memory reprojected image pixel by pixel
     from pansharp_iqa.reprojected import reproject
     from pansharp_iqa.tiled.patch import fetch
-    from pansharp_iqa.tiled.borders import consecutive_runs
-    from pansharp_iqa.tiled.reprojected import _kernel_support, _reprojected_at, index_positions
+    from pansharp_iqa.borders import consecutive_runs
+    from pansharp_iqa.tiled.reprojected import kernel_support, reprojected_at, index_positions
 
     s = scene4
     shifts = np.array(memory4["protocol"]["reprojection"]["shifts"])
@@ -217,9 +217,9 @@ def test_reprojected_pixels_equal_in_memory(scene4, memory4):
     for tile in job.tiles:
         prow, pcol = index_positions(ctx, tile)
         rows, cols = prow.union(), pcol.union()
-        fus, _ = fetch(ctx.fused, [_kernel_support(a, b, 4, big_h) for a, b in consecutive_runs(rows)],
-                       [_kernel_support(a, b, 4, big_w) for a, b in consecutive_runs(cols)])
-        x = _reprojected_at(ctx, fus, rows, cols).data
+        fus, _ = fetch(ctx.fused, [kernel_support(a, b, 4, big_h) for a, b in consecutive_runs(rows)],
+                       [kernel_support(a, b, 4, big_w) for a, b in consecutive_runs(cols)])
+        x = reprojected_at(ctx, fus, rows, cols).data
         np.testing.assert_allclose(x, whole[np.ix_(rows, cols)], rtol=1e-13, atol=0)
 
 
@@ -304,7 +304,11 @@ def test_all_zero_images_apply_the_global_clip():
     # Sxx / Syy maxima below 1e-20: the upper clip by the global maximum is not a no-op, so the
     # pass is run again with the global maxima
     s = shifted_scene(8, 192, 200, "QB", PHASES_4)
-    for zero in ("ms", "pan"):
+    z = dict(s, ms=np.zeros_like(s["ms"]))  # an all-zero MS: R-ERGAS is undefined, in both paths
+    for fn in (evaluate_full, evaluate_full_tiled):
+        with pytest.raises(InputError, match="zero mean; ERGAS is undefined"):
+            fn(z["fused"], z["ms"], z["pan"], sensor="QB", protocol=PROTO)
+    for zero in ("pan",):
         z = dict(s)
         z[zero] = np.zeros_like(s[zero])
         memory = evaluate_full(z["fused"], z["ms"], z["pan"], sensor="QB", protocol=PROTO)

@@ -1,16 +1,19 @@
-"""Global border rules as index maps: where a halo pixel outside the image takes its value from.
+"""Border rules as index maps: where a pixel outside the image takes its value from.
 
 Each function maps integer positions (possibly outside ``[0, n)``) to positions inside the image,
-exactly as the in-memory operation extends the whole image at its edges. A tile's halo built with
-these maps therefore holds the same values the in-memory computation sees, and an operator applied
-to the tile plus its halo gives the same numbers on the tile as on the whole image.
+exactly as an operation extends the whole image at its edges: MATLAB/NumPy ``'symmetric'``
+(Q2n's extension to whole blocks, ``imresize``), NumPy ``'reflect'`` (the reprojected protocol's
+Q2n), edge replication (``imfilter(..., 'replicate')``), circular wrap (``interp23tap``) and zero
+padding. The in-memory indexes extend images through these maps, and a tile's halo built with
+them holds the same values the in-memory computation sees, so an operator applied to the tile plus
+its halo gives the same numbers on the tile as on the whole image.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["symmetric", "replicate", "wrap", "constant", "consecutive_runs"]
+__all__ = ["symmetric", "reflect", "replicate", "wrap", "constant", "consecutive_runs"]
 
 
 def symmetric(idx: np.ndarray, n: int) -> np.ndarray:
@@ -28,9 +31,43 @@ def symmetric(idx: np.ndarray, n: int) -> np.ndarray:
     ndarray of int
         Positions in ``[0, n)``: ``-1 -> 0``, ``-2 -> 1``, ``n -> n-1``, ``n+1 -> n-2``. Used by
         ``imresize`` (its ``aux`` index table) and Q2n's bottom/right extension.
+
+    Examples
+    --------
+    >>> symmetric(np.arange(-2, 6), 4).tolist()
+    [1, 0, 0, 1, 2, 3, 3, 2]
     """
     m = np.mod(np.asarray(idx, dtype=np.int64), 2 * n)
     return np.where(m >= n, 2 * n - 1 - m, m)
+
+
+def reflect(idx: np.ndarray, n: int) -> np.ndarray:
+    """Mirror without repeating the edge pixel (NumPy ``'reflect'``), periodic with period 2(n-1).
+
+    Parameters
+    ----------
+    idx : ndarray of int
+        Positions along one axis (pixels).
+    n : int
+        Image length along that axis (pixels).
+
+    Returns
+    -------
+    ndarray of int
+        Positions in ``[0, n)``: ``-1 -> 1``, ``n -> n-2``. Used by the reprojected protocol's Q2n
+        padding.
+
+    Examples
+    --------
+    >>> reflect(np.arange(-2, 6), 4).tolist()
+    [2, 1, 0, 1, 2, 3, 2, 1]
+    """
+    i = np.asarray(idx, dtype=np.int64)
+    if n == 1:
+        return np.zeros_like(i)
+    period = 2 * (n - 1)
+    m = np.mod(i, period)
+    return np.where(m >= n, period - m, m)
 
 
 def replicate(idx: np.ndarray, n: int) -> np.ndarray:

@@ -1,0 +1,319 @@
+"""Evaluation settings as validated, frozen objects, and the provenance card built from them.
+
+:func:`reduced_settings` and :func:`full_settings` turn the user's arguments into a
+:class:`ReducedSettings` / :class:`FullSettings` through the rules of :mod:`pansharp_iqa.validation`
+(once, before any work); the in-memory, tile-wise and command-line paths all take these objects,
+check their data against them with :meth:`ReducedSettings.check_values` /
+:meth:`FullSettings.check_values`, and record them with ``card()``. This module sits below
+:mod:`pansharp_iqa.evaluate` and :mod:`pansharp_iqa.tiled`, so both build results the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+from typing import Any
+
+import numpy as np
+
+from ._version import __version__
+from .protocols import Protocol, get_protocol
+from .sensors import Sensor, resolve_sensor
+from .validation import (
+    ImageFacts,
+    SettingError,
+    ShapeError,
+    check_bits,
+    check_choice,
+    check_ratio,
+    check_scale,
+    check_sensor_bands,
+    check_values,
+)
+
+__all__ = [
+    "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
+    "NAN_POLICIES", "Q2N_CAST",
+]
+
+#: Treatments of constant blocks (UIQI 0/0) in D_lambda/D_s.
+NAN_POLICIES = ("raise", "omit", "propagate")
+#: How the toolbox's Q2n turns DN into integers (recorded in cards).
+Q2N_CAST = "uint16 (MATLAB: round half away from zero, saturate to [0, 65535]) before Q2n"
+_DN_WHAT = "this protocol (Q2n and D_lambda_K)"
+
+
+def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
+    """Provenance card: protocol, library version and the settings behind a result.
+
+    Parameters
+    ----------
+    protocol : Protocol
+    **settings
+        Run settings (ratio, bits, scale, sensor, ...), stored as given (JSON-serialisable).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> card = protocol_card(get_protocol("toolbox2020"), ratio=4)
+    >>> card["name"], card["ratio"], card["block_size"]
+    ('toolbox2020', 4, 32)
+    """
+    card: dict[str, Any] = {
+        "name": protocol.name,
+        "library": "pansharp_iqa",
+        "version": __version__,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "description": protocol.description,
+    }
+    card.update(protocol.settings())
+    card.update(settings)
+    return card
+
+
+@dataclasses.dataclass(frozen=True)
+class ReducedSettings:
+    """Validated settings of a reduced-resolution (Wald protocol) evaluation.
+
+    Attributes
+    ----------
+    protocol : Protocol
+        With reduced-resolution indexes.
+    ratio : int
+        PAN/MS resolution ratio (ERGAS); an integer >= 2.
+    bits : int
+        Radiometric resolution (threshold and range rule).
+    scale : float
+        Multiplier to DN applied to both images.
+    threshold : bool
+        Clip the fused image to [0, 2^bits] first.
+    """
+
+    protocol: Protocol
+    ratio: int
+    bits: int
+    scale: float = 1.0
+    threshold: bool = False
+
+    @property
+    def indexes(self) -> tuple[str, ...]:
+        """Keys of the result."""
+        return self.protocol.reduced_indexes
+
+    @property
+    def clip_max(self) -> float | None:
+        """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
+        return float(2**self.bits) if self.threshold else None
+
+    def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
+        """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``.
+
+        Raises
+        ------
+        ShapeError
+            Images left with less than one whole block after the cut (or channel-first ones).
+        """
+        lead, trail = self.protocol.dim_cut or (0, 0)
+        h, w = shape[:2]
+        bs = self.protocol.block_size
+        if h - lead - trail < bs or w - lead - trail < bs:
+            raise ShapeError(
+                f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
+                f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
+            )
+        return lead, trail
+
+    def check_values(self, fused: ImageFacts, reference: ImageFacts) -> None:
+        """The value rules (:func:`pansharp_iqa.validation.check_values`) on the two images."""
+        check_values(test=fused, reference=reference, bits=self.bits, dn_what=_DN_WHAT,
+                     scaled=self.scale != 1.0)
+
+    def card(self, *, image_shape: list[int], evaluated_shape: list[int], **extra: Any) -> dict[str, Any]:
+        """Provenance card of a result computed with these settings."""
+        return protocol_card(
+            self.protocol,
+            resolution="reduced",
+            ratio=self.ratio,
+            bits=self.bits,
+            scale=self.scale,
+            threshold=bool(self.threshold),
+            shift=self.protocol.block_size,
+            q2n_cast=Q2N_CAST,
+            q_window="sliding, stride 1, valid windows",
+            sam_units="degrees",
+            image_shape=list(image_shape),
+            evaluated_shape=list(evaluated_shape),
+            **extra,
+        )
+
+
+def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object, bits: object,
+                     scale: object = 1.0, threshold: bool = False) -> ReducedSettings:
+    """Validate the settings of a reduced-resolution evaluation.
+
+    Parameters
+    ----------
+    protocol : str or Protocol
+        A protocol with reduced-resolution indexes.
+    ratio : int
+        Required; any integer >= 2 (it only scales ERGAS).
+    bits : int
+        Required, 1..16.
+    scale : float
+        Positive multiplier to DN.
+    threshold : bool
+
+    Returns
+    -------
+    ReducedSettings
+
+    Raises
+    ------
+    SettingError
+
+    Examples
+    --------
+    >>> reduced_settings(ratio=4, bits=11).protocol.name
+    'toolbox2020'
+    """
+    proto = get_protocol(protocol)
+    if not proto.reduced_indexes:
+        raise SettingError(
+            f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
+            "reduced resolution, or evaluate_full for this protocol"
+        )
+    return ReducedSettings(proto, check_ratio(ratio, exp=False), check_bits(bits), check_scale(scale),
+                           bool(threshold))
+
+
+@dataclasses.dataclass(frozen=True)
+class FullSettings:
+    """Validated settings of a full-resolution (no reference) evaluation.
+
+    Attributes
+    ----------
+    protocol : Protocol
+    sensor : Sensor
+        Its MTF drives D_lambda_K (and D_s under ``d_s_low_pass="pan-mtf"``).
+    ratio : int
+        A power of two (the EXP interpolator runs).
+    bits : int
+    scale : float
+    threshold : bool
+    nan_policy : {"raise", "omit", "propagate"}
+    """
+
+    protocol: Protocol
+    sensor: Sensor
+    ratio: int
+    bits: int
+    scale: float = 1.0
+    threshold: bool = False
+    nan_policy: str = "raise"
+
+    @property
+    def indexes(self) -> tuple[str, ...]:
+        """Keys of the result."""
+        return self.protocol.full_indexes
+
+    @property
+    def clip_max(self) -> float | None:
+        """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
+        return float(2**self.bits) if self.threshold else None
+
+    def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
+        """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied).
+
+        Raises
+        ------
+        SensorMismatchError
+            The sensor's band count does not fit.
+        """
+        check_sensor_bands(self.sensor, n_bands)
+        return tuple(float(g) for g in self.sensor.gnyq_for(n_bands, protocol=self.protocol.name))
+
+    def pan_gnyq(self) -> float:
+        """The sensor's PAN GNyq under this protocol."""
+        return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
+
+    def check_values(self, fused: ImageFacts, ms: ImageFacts, pan: ImageFacts) -> None:
+        """The value rules on the three images (fused vs MS, PAN vs MS, ranges, [0, 1] data)."""
+        check_values(test=fused, reference=ms, pan=pan, bits=self.bits, dn_what=_DN_WHAT,
+                     scaled=self.scale != 1.0)
+
+    def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
+        """The card entries every full-resolution protocol records."""
+        return dict(
+            resolution="full",
+            sensor=self.sensor.to_dict(),
+            ms_gnyq=list(ms_gnyq),
+            ratio=self.ratio,
+            bits=self.bits,
+            scale=self.scale,
+            threshold=bool(self.threshold),
+            image_shape=list(image_shape),
+        )
+
+    def card(self, ms_gnyq: tuple[float, ...], image_shape: list[int], **extra: Any) -> dict[str, Any]:
+        """Provenance card of a toolbox-family full-resolution result."""
+        proto, ratio, bs = self.protocol, self.ratio, self.protocol.block_size
+        notes: dict[str, Any] = {}
+        if proto.khan:
+            notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + Q2N_CAST
+        if proto.d_s_low_pass == "pan-mtf":
+            notes["pan_gnyq"] = self.pan_gnyq()
+            notes["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
+        elif proto.d_s_low_pass == "imresize":
+            notes["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
+        else:
+            notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
+        return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=1, beta=1,
+                             nan_policy=self.nan_policy, shift=bs, **notes, **extra)
+
+
+def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
+                  protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
+                  nan_policy: str = "raise") -> FullSettings:
+    """Validate the settings of a full-resolution evaluation.
+
+    Parameters
+    ----------
+    sensor : str or Sensor
+        Required (registry name, or ``"none"`` for the generic MTF).
+    ratio, bits : int, optional
+        Default to the sensor's nominal values (required for the generic sensor).
+    protocol : str or Protocol
+    scale : float
+    threshold : bool
+    nan_policy : {"raise", "omit", "propagate"}
+
+    Returns
+    -------
+    FullSettings
+
+    Raises
+    ------
+    SettingError, UnknownSensorError
+
+    Examples
+    --------
+    >>> s = full_settings(sensor="WV2")
+    >>> (s.ratio, s.bits, s.protocol.name)
+    (4, 11, 'toolbox2020')
+    """
+    proto = get_protocol(protocol)
+    if not proto.full_indexes:  # pragma: no cover - every registered protocol has FR indexes
+        raise SettingError(f"protocol {proto.name!r} has no full-resolution indexes")
+    s = resolve_sensor(sensor)
+    ratio = ratio if ratio is not None else s.ratio
+    if ratio is None:
+        raise SettingError(f"ratio is required: sensor {s.name!r} has no nominal ratio")
+    bits = bits if bits is not None else s.bits
+    if bits is None:
+        raise SettingError(f"bits is required: sensor {s.name!r} has no nominal bit depth")
+    return FullSettings(proto, s, check_ratio(ratio, exp=proto.uses_exp), check_bits(bits), check_scale(scale),
+                        bool(threshold), check_choice("nan_policy", nan_policy, NAN_POLICIES))

@@ -1,0 +1,57 @@
+"""Whole-image value summaries from tiles: the evidence of the validation rules, tile by tile.
+
+Each tile adds, for each image it reads, the minimum and maximum of what it read and the count,
+sum and sum of squares of the pixels it owns on the fixed sample grid of
+:func:`pansharp_iqa.validation.sample_step`; :func:`facts_of` turns the combined sums into the
+same :class:`~pansharp_iqa.validation.ImageFacts` the in-memory path computes, so both paths apply
+the same rules (:mod:`pansharp_iqa.validation`) to the same evidence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import ImageFacts, facts_from_sums, sample_step
+from .accumulate import Partial
+from .patch import Patch
+from .sources import Source
+
+__all__ = ["add_facts", "facts_of"]
+
+
+def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict[str, float],
+              rows: np.ndarray, cols: np.ndarray) -> None:
+    """Record one tile's share of an image's value summary.
+
+    Parameters
+    ----------
+    out : Partial
+        The tile's partial result.
+    name : str
+        The image's role (``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``).
+    source : Source
+        The image (its full size sets the sample grid).
+    patch : Patch
+        What the tile read (DN, after the scale).
+    stats : dict
+        :func:`~pansharp_iqa.tiled.patch.fetch`'s ``min``/``max`` of the patch.
+    rows, cols : ndarray of int
+        The image positions this tile owns (each pixel of the image is owned by one tile).
+    """
+    out.maximum(name + "_max", stats["max"])
+    out.maximum(name + "_negmin", -stats["min"])
+    step = sample_step(*source.shape[:2])
+    r = np.asarray(rows)[np.asarray(rows) % step == 0]
+    c = np.asarray(cols)[np.asarray(cols) % step == 0]
+    if r.size and c.size:
+        s = patch.take(r, c)
+        out.add(name + "_grid", [s.size, s.sum(), np.sum(s * s)])
+    else:
+        out.add(name + "_grid", [0.0, 0.0, 0.0])
+
+
+def facts_of(total: Partial, name: str, source: Source) -> ImageFacts:
+    """The :class:`~pansharp_iqa.validation.ImageFacts` of an image from the combined partials."""
+    n, s1, s2 = total.sums[name + "_grid"]
+    return facts_from_sums(name, source.shape, source.dtype, lo=-total.maxima[name + "_negmin"],
+                           hi=total.maxima[name + "_max"], n=n, total=s1, total_sq=s2)
