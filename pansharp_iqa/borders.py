@@ -82,6 +82,11 @@ def replicate(idx: np.ndarray, n: int) -> np.ndarray:
     -------
     ndarray of int
         ``clip(idx, 0, n-1)``.
+
+    Examples
+    --------
+    >>> replicate(np.arange(-2, 6), 4).tolist()
+    [0, 0, 0, 1, 2, 3, 3, 3]
     """
     return np.clip(np.asarray(idx, dtype=np.int64), 0, n - 1)
 
@@ -98,6 +103,11 @@ def wrap(idx: np.ndarray, n: int) -> np.ndarray:
     -------
     ndarray of int
         ``idx mod n``.
+
+    Examples
+    --------
+    >>> wrap(np.arange(-2, 6), 4).tolist()
+    [2, 3, 0, 1, 2, 3, 0, 1]
     """
     return np.mod(np.asarray(idx, dtype=np.int64), n)
 
@@ -114,6 +124,11 @@ def constant(idx: np.ndarray, n: int) -> np.ndarray:
     -------
     ndarray of int
         ``idx`` where ``0 <= idx < n``, else ``-1``.
+
+    Examples
+    --------
+    >>> constant(np.arange(-2, 6), 4).tolist()
+    [-1, -1, 0, 1, 2, 3, -1, -1]
     """
     i = np.asarray(idx, dtype=np.int64)
     return np.where((i >= 0) & (i < n), i, -1)
@@ -130,6 +145,11 @@ def consecutive_runs(idx: np.ndarray) -> list[tuple[int, int]]:
     -------
     list of (start, stop)
         Half-open ranges whose concatenation is ``idx`` (order kept, repeats allowed).
+
+    Examples
+    --------
+    >>> consecutive_runs(np.array([0, 1, 2, 5, 6, 3]))
+    [(0, 3), (5, 7), (3, 4)]
     """
     i = np.asarray(idx, dtype=np.int64)
     if i.size == 0:

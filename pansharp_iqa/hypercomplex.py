@@ -140,7 +140,7 @@ def block_q_values(
     Examples
     --------
     >>> x = np.arange(32.0).reshape(1, 2, 16)
-    >>> float(block_q_values(x, x)[0])
+    >>> round(float(block_q_values(x, x)[0]), 12)
     1.0
     """
     ref = np.asarray(reference_blocks, dtype=np.float64)

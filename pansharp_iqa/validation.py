@@ -368,7 +368,9 @@ class ImageFacts:
         """Standard deviation of the sampled values (DN)."""
         if not self.n:
             return 0.0
-        return math.sqrt(max(self.total_sq / self.n - self.mean**2, 0.0))
+        spread = math.sqrt(max(self.total_sq / self.n - self.mean**2, 0.0))
+        # sums of squares lose ~sqrt(eps) of the mean: below that, the image is constant
+        return spread if spread > 1e-7 * abs(self.mean) else 0.0
 
 
 def _raise_non_finite(name: str, n_bad: int) -> None:
@@ -647,6 +649,12 @@ def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms") -> tuple[
     ------
     SensorMismatchError
         The sensor has another band count (the message says how to select a band subset).
+
+    Examples
+    --------
+    >>> from pansharp_iqa import get_sensor
+    >>> check_sensor_bands(get_sensor("QB"), 4)
+    (0.34, 0.32, 0.3, 0.22)
     """
     try:
         return tuple(float(g) for g in sensor.gnyq_for(int(n_bands)))
@@ -825,7 +833,16 @@ def check_reduced_geometry(reference: Any, *, ratio: int, ms: Any = None, pan: A
 
 
 def check_finite_facts(facts: ImageFacts) -> None:
-    """Refuse NaN/Inf recorded in a summary (the in-memory summary refuses them itself)."""
+    """Refuse NaN/Inf recorded in a summary (the in-memory summary refuses them itself).
+
+    Examples
+    --------
+    >>> check_finite_facts(facts_from_sums("ms", (2, 2, 1), "f8", lo=0, hi=1, n=4, total=2, total_sq=2,
+    ...                                     non_finite=1))
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.NonFiniteError: ms: contains 1 non-finite values (NaN/Inf); indexes are undefined there. Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window).
+    """
     if facts.non_finite:
         _raise_non_finite(facts.name, facts.non_finite)
 
@@ -901,7 +918,7 @@ _KNOWN_FACTORS: tuple[tuple[float, str], ...] = (
 
 def _factor_hint(factor: float) -> str:
     best = min(_KNOWN_FACTORS, key=lambda kv: abs(math.log(kv[0] / factor)))
-    return f" (= {best[1]})" if abs(math.log(best[0] / factor)) < 0.03 else ""
+    return f" (= {best[1]})" if abs(math.log(best[0] / factor)) < 0.01 else ""
 
 
 def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | None = None) -> None:
@@ -982,6 +999,15 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     ------
     InputError
         The first rule that fails (NonFiniteError, ScaleError).
+
+    Examples
+    --------
+    >>> ms = image_facts("ms", np.full((8, 8, 4), 400, dtype=np.uint16))
+    >>> check_values(reference=ms, pan=image_facts("pan", np.full((32, 32), 380, dtype=np.uint16)), bits=11)
+    >>> check_values(reference=ms, pan=image_facts("pan", np.full((32, 32), 0.2)), bits=11)
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 0.0005 times theirs (means 0.2 vs 400, spreads 0 vs 0), so every index would be meaningless. Bring pan to the scale of ms: multiply it by about 2000, or pass both in digital numbers.
     """
     images = [f for f in (test, reference, pan) if f is not None]
     for f in images:

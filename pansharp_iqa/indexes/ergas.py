@@ -102,7 +102,7 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
     Examples
     --------
     >>> ref = np.full((8, 8, 2), 100.0)
-    >>> ergas(ref, ref * 1.1, ratio=4)
+    >>> round(ergas(ref, ref * 1.1, ratio=4), 12)
     2.5
     """
     r = check_ratio(ratio, exp=False)

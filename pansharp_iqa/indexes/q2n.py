@@ -131,6 +131,12 @@ def q2n_strip(reference: StripImage, fused: StripImage, r0: int, r1: int, block_
     -------
     ndarray, shape (n_block_rows * n_block_cols,)
         Block values in row-major order.
+
+    Examples
+    --------
+    >>> x = StripImage(np.random.default_rng(0).integers(0, 2048, (64, 64, 4)).astype(float))
+    >>> q2n_strip(x, x, 0, 64, 32).round(12).tolist()
+    [1.0, 1.0, 1.0, 1.0]
     """
     h = reference.shape[0]
     bs = block_size
@@ -180,6 +186,12 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     Returns
     -------
     ndarray, shape (block rows, block cols)
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).integers(0, 2048, (4, 40, 40)).astype(float)
+    >>> q2n_grid_values(x, x, block_size=32, shift=32).shape
+    (2, 2)
     """
     bs, sh = block_size, shift
     _, h, w = ref_planes.shape
@@ -227,7 +239,7 @@ def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size
     Examples
     --------
     >>> x = np.random.default_rng(0).integers(0, 99, (2, 8, 8)).astype(float)
-    >>> q2n_block_grid(x, x, block_size=4, shift=4).tolist()
+    >>> q2n_block_grid(x, x, block_size=4, shift=4).round(12).tolist()
     [[1.0, 1.0], [1.0, 1.0]]
     """
     bs, sh = block_size, shift
@@ -306,7 +318,7 @@ def q2n(
     Examples
     --------
     >>> ref = np.random.default_rng(0).integers(0, 2048, (64, 64, 4)).astype(float)
-    >>> q2n(ref, ref)
+    >>> round(q2n(ref, ref), 12)
     1.0
     """
     block_size = check_block_size(block_size)

@@ -73,7 +73,7 @@ def sobel_magnitude(img: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> sobel_magnitude(np.ones((3, 3)))[1, 1]
+    >>> float(sobel_magnitude(np.ones((3, 3)))[1, 1])
     0.0
     """
     arr = np.asarray(img, dtype=np.float64)
@@ -89,6 +89,11 @@ def scc_frame(gradient: Gradient, h: int, w: int) -> tuple[int, int, slice]:
 
     The 2020 form crops a one-pixel frame first (the image is the interior, zero padded around it);
     the 2015 form uses the whole image.
+
+    Examples
+    --------
+    >>> scc_frame("magnitude", 10, 8)
+    (1, 9, slice(1, 7, None))
     """
     if gradient == "magnitude":
         return 1, h - 1, slice(1, w - 1)
@@ -148,6 +153,12 @@ def scc_strip_planes(rows_of: Callable[[int, int], np.ndarray], h: int, w: int, 
     ndarray, shape (B, k + 2, w'), or None
         The chunk's rows inside the frame with one halo row each side (image rows where they exist
         inside the frame, zero rows outside it), cut to the frame's columns.
+
+    Examples
+    --------
+    >>> img = np.ones((1, 6, 5))
+    >>> scc_strip_planes(lambda a, b: img[:, a:b], 6, 5, 0, 3, "magnitude").shape
+    (1, 4, 3)
     """
     top, bottom, cols = scc_frame(gradient, h, w)
     a, b = max(r0, top), min(r1, bottom)
@@ -190,6 +201,11 @@ def check_gradient(gradient: str, shape: tuple[int, ...], *, variant: str | None
     """Validate the SCC form (and the image size the 2020 frame crop needs).
 
     ``variant`` is the deprecated name (``"2020"``/``"2015"``); it warns and maps to a gradient.
+
+    Examples
+    --------
+    >>> check_gradient("vertical", (8, 8, 1))
+    'vertical'
     """
     if variant is not None:
         warnings.warn("scc(variant=...) is deprecated: use gradient='magnitude' (2020) or 'vertical' (2015)",
@@ -229,7 +245,7 @@ def scc(reference: np.ndarray, fused: np.ndarray, *, gradient: Gradient = "magni
     Examples
     --------
     >>> ref = np.random.default_rng(0).integers(1, 2048, (16, 16, 2)).astype(float)
-    >>> scc(ref, ref)
+    >>> round(scc(ref, ref), 12)
     1.0
     """
     ref, fus = checked_pair(reference, fused)

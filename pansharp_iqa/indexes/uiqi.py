@@ -155,6 +155,12 @@ def q_window_sums(ref_planes: np.ndarray, fus_planes: np.ndarray, block_size: in
     -------
     ndarray, shape (B,)
         Sum of Q over the chunk's windows, per band.
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).integers(1, 99, (2, 5, 5)).astype(float)
+    >>> q_window_sums(x, x, 4).tolist()
+    [4.0, 4.0]
     """
     sums = np.empty(ref_planes.shape[0])
     for b in range(ref_planes.shape[0]):
@@ -268,6 +274,13 @@ def edge_extended_q(ref: np.ndarray, fus: np.ndarray, block_size: int) -> tuple[
     ------
     ShapeError
         An odd ``block_size``, or one larger than ``min(h, w) + 1``.
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).integers(1, 99, (8, 8, 2)).astype(float)
+    >>> value, qmap = edge_extended_q(x, x, 4)
+    >>> value, qmap.shape
+    (1.0, (6, 6, 2))
     """
     if block_size % 2:
         raise ShapeError(f"block_size must be even for edge-extended windows, got {block_size}")
@@ -334,14 +347,28 @@ def uiqi_from_moments(cxy, vx, vy, mx, my) -> np.ndarray:
 
 
 def pair_uiqi(mean: np.ndarray, cov: np.ndarray, n_bands: int) -> np.ndarray:
-    """Block UIQI of every band pair i < j among the first ``n_bands`` channels: (n_blocks, n_pairs)."""
+    """Block UIQI of every band pair i < j among the first ``n_bands`` channels: (n_blocks, n_pairs).
+
+    Examples
+    --------
+    >>> m, c = block_moments(np.random.default_rng(0).integers(1, 99, (4, 4, 3)).astype(float), 4)
+    >>> pair_uiqi(m, c, 3).shape
+    (1, 3)
+    """
     iu, ju = np.triu_indices(n_bands, k=1)
     var = np.diagonal(cov, axis1=1, axis2=2)
     return uiqi_from_moments(cov[:, iu, ju], var[:, iu], var[:, ju], mean[:, iu], mean[:, ju])
 
 
 def against_last_uiqi(mean: np.ndarray, cov: np.ndarray, n_bands: int) -> np.ndarray:
-    """Block UIQI of each of the first ``n_bands`` channels against channel ``n_bands``: (n_blocks, B)."""
+    """Block UIQI of each of the first ``n_bands`` channels against channel ``n_bands``: (n_blocks, B).
+
+    Examples
+    --------
+    >>> m, c = block_moments(np.random.default_rng(0).integers(1, 99, (4, 4, 3)).astype(float), 4)
+    >>> against_last_uiqi(m, c, 2).shape
+    (1, 2)
+    """
     var = np.diagonal(cov, axis1=1, axis2=2)
     return uiqi_from_moments(
         cov[:, :n_bands, n_bands], var[:, :n_bands], var[:, n_bands : n_bands + 1],
