@@ -1,137 +1,82 @@
 """Border rules as index maps: where a pixel outside the image takes its value from.
 
-Each function maps integer positions (possibly outside ``[0, n)``) to positions inside the image,
-exactly as an operation extends the whole image at its edges: MATLAB/NumPy ``'symmetric'``
-(Q2n's extension to whole blocks, ``imresize``), NumPy ``'reflect'`` (the reprojected protocol's
-Q2n), edge replication (``imfilter(..., 'replicate')``), circular wrap (``interp23tap``) and zero
-padding. The in-memory indexes extend images through these maps, and a tile's halo built with
-them holds the same values the in-memory computation sees, so an operator applied to the tile plus
-its halo gives the same numbers on the tile as on the whole image.
+:func:`border_index` maps integer positions (possibly outside ``[0, n)``) to positions inside the
+image, exactly as an operation extends the whole image at its edges. The in-memory indexes extend
+images through it, and a tile's halo built with it holds the same values the in-memory computation
+sees, so an operator applied to a tile plus its halo gives the same numbers on the tile as on the
+whole image. The rules, by name:
+
+``"symmetric"``
+    Mirror that repeats the edge pixel (MATLAB/NumPy ``'symmetric'``; period ``2n``):
+    ``-1 -> 0``, ``n -> n-1``. Q2n's extension to whole blocks, ``imresize``'s index table.
+``"reflect"``
+    Mirror without the edge pixel (NumPy ``'reflect'``; period ``2(n-1)``): ``-1 -> 1``,
+    ``n -> n-2``. The reprojected protocol's Q2n padding.
+``"replicate"``
+    Edge replication (``imfilter(..., 'replicate')``, OpenCV ``BORDER_REPLICATE``).
+``"wrap"``
+    Circular wrap-around (``interp23tap``'s circular convolution).
+``"constant"``
+    Zero padding (MATLAB ``imfilter`` default): outside positions become ``-1``, read as 0.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
-__all__ = ["symmetric", "reflect", "replicate", "wrap", "constant", "consecutive_runs"]
+__all__ = ["BorderMode", "BORDER_MODES", "border_index", "consecutive_runs"]
+
+BorderMode = Literal["symmetric", "reflect", "replicate", "wrap", "constant"]
+BORDER_MODES = ("symmetric", "reflect", "replicate", "wrap", "constant")
 
 
-def symmetric(idx: np.ndarray, n: int) -> np.ndarray:
-    """Mirror that repeats the edge pixel (MATLAB/NumPy ``'symmetric'``), periodic with period 2n.
+def border_index(idx: np.ndarray, n: int, mode: BorderMode) -> np.ndarray:
+    """Positions inside ``[0, n)`` that positions ``idx`` read under a border rule.
 
     Parameters
     ----------
-    idx : ndarray of int
-        Positions along one axis (pixels).
+    idx : array_like of int
+        Positions along one axis (pixels), possibly outside ``[0, n)``.
     n : int
         Image length along that axis (pixels).
+    mode : {"symmetric", "reflect", "replicate", "wrap", "constant"}
+        See the module docstring.
 
     Returns
     -------
-    ndarray of int
-        Positions in ``[0, n)``: ``-1 -> 0``, ``-2 -> 1``, ``n -> n-1``, ``n+1 -> n-2``. Used by
-        ``imresize`` (its ``aux`` index table) and Q2n's bottom/right extension.
+    ndarray of int64
+        Positions in ``[0, n)`` (``-1`` for zero padding under ``"constant"``).
 
     Examples
     --------
-    >>> symmetric(np.arange(-2, 6), 4).tolist()
-    [1, 0, 0, 1, 2, 3, 3, 2]
-    """
-    m = np.mod(np.asarray(idx, dtype=np.int64), 2 * n)
-    return np.where(m >= n, 2 * n - 1 - m, m)
-
-
-def reflect(idx: np.ndarray, n: int) -> np.ndarray:
-    """Mirror without repeating the edge pixel (NumPy ``'reflect'``), periodic with period 2(n-1).
-
-    Parameters
-    ----------
-    idx : ndarray of int
-        Positions along one axis (pixels).
-    n : int
-        Image length along that axis (pixels).
-
-    Returns
-    -------
-    ndarray of int
-        Positions in ``[0, n)``: ``-1 -> 1``, ``n -> n-2``. Used by the reprojected protocol's Q2n
-        padding.
-
-    Examples
-    --------
-    >>> reflect(np.arange(-2, 6), 4).tolist()
-    [2, 1, 0, 1, 2, 3, 2, 1]
+    >>> idx = np.arange(-2, 6)
+    >>> for mode in BORDER_MODES:
+    ...     print(f"{mode:9s}", border_index(idx, 4, mode).tolist())
+    symmetric [1, 0, 0, 1, 2, 3, 3, 2]
+    reflect   [2, 1, 0, 1, 2, 3, 2, 1]
+    replicate [0, 0, 0, 1, 2, 3, 3, 3]
+    wrap      [2, 3, 0, 1, 2, 3, 0, 1]
+    constant  [-1, -1, 0, 1, 2, 3, -1, -1]
     """
     i = np.asarray(idx, dtype=np.int64)
-    if n == 1:
-        return np.zeros_like(i)
-    period = 2 * (n - 1)
-    m = np.mod(i, period)
-    return np.where(m >= n, period - m, m)
-
-
-def replicate(idx: np.ndarray, n: int) -> np.ndarray:
-    """Edge replication (``imfilter(..., 'replicate')``, OpenCV ``BORDER_REPLICATE``).
-
-    Parameters
-    ----------
-    idx : ndarray of int
-    n : int
-
-    Returns
-    -------
-    ndarray of int
-        ``clip(idx, 0, n-1)``.
-
-    Examples
-    --------
-    >>> replicate(np.arange(-2, 6), 4).tolist()
-    [0, 0, 0, 1, 2, 3, 3, 3]
-    """
-    return np.clip(np.asarray(idx, dtype=np.int64), 0, n - 1)
-
-
-def wrap(idx: np.ndarray, n: int) -> np.ndarray:
-    """Circular wrap-around (``interp23tap``'s circular convolution).
-
-    Parameters
-    ----------
-    idx : ndarray of int
-    n : int
-
-    Returns
-    -------
-    ndarray of int
-        ``idx mod n``.
-
-    Examples
-    --------
-    >>> wrap(np.arange(-2, 6), 4).tolist()
-    [2, 3, 0, 1, 2, 3, 0, 1]
-    """
-    return np.mod(np.asarray(idx, dtype=np.int64), n)
-
-
-def constant(idx: np.ndarray, n: int) -> np.ndarray:
-    """Zero padding (MATLAB ``imfilter`` default): outside positions become ``-1`` (read as 0).
-
-    Parameters
-    ----------
-    idx : ndarray of int
-    n : int
-
-    Returns
-    -------
-    ndarray of int
-        ``idx`` where ``0 <= idx < n``, else ``-1``.
-
-    Examples
-    --------
-    >>> constant(np.arange(-2, 6), 4).tolist()
-    [-1, -1, 0, 1, 2, 3, -1, -1]
-    """
-    i = np.asarray(idx, dtype=np.int64)
-    return np.where((i >= 0) & (i < n), i, -1)
+    if mode == "symmetric":
+        m = np.mod(i, 2 * n)
+        return np.where(m >= n, 2 * n - 1 - m, m)
+    if mode == "reflect":
+        if n == 1:
+            return np.zeros_like(i)
+        period = 2 * (n - 1)
+        m = np.mod(i, period)
+        return np.where(m >= n, period - m, m)
+    if mode == "replicate":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return np.mod(i, n)
+    if mode == "constant":
+        return np.where((i >= 0) & (i < n), i, -1)
+    raise ValueError(f"unknown border mode {mode!r}; known: {BORDER_MODES}")
 
 
 def consecutive_runs(idx: np.ndarray) -> list[tuple[int, int]]:
@@ -139,7 +84,7 @@ def consecutive_runs(idx: np.ndarray) -> list[tuple[int, int]]:
 
     Parameters
     ----------
-    idx : ndarray of int, 1-D, non-empty
+    idx : ndarray of int, 1-D
 
     Returns
     -------

@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..borders import reflect, symmetric
+from ..borders import border_index
 from ..hypercomplex import block_q_values
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
 from .strips import StripImage, map_strips
@@ -141,7 +141,7 @@ def q2n_strip(reference: StripImage, fused: StripImage, r0: int, r1: int, block_
     h = reference.shape[0]
     bs = block_size
     n_rows = -(-(r1 - r0) // bs) * bs
-    rows = slice(r0, r0 + n_rows) if r0 + n_rows <= h else symmetric(np.arange(r0, r0 + n_rows), h)
+    rows = slice(r0, r0 + n_rows) if r0 + n_rows <= h else border_index(np.arange(r0, r0 + n_rows), h, "symmetric")
     rb, fb = reference.blocks(rows, bs), fused.blocks(rows, bs)
     return block_q_values(to_uint16_matlab(rb, out=rb), to_uint16_matlab(fb, out=fb), integer_valued=True)
 
@@ -201,13 +201,13 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
         pad = est1 != 0 or est2 != 0
         if est1 > h or est2 > w:
             raise ShapeError(f"image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel blocks")
-        rows = symmetric(np.arange(h + max(est1, 0)), h) if pad else np.arange(h)
-        cols = symmetric(np.arange(w + max(est2, 0)), w) if pad else np.arange(w)
+        rows = border_index(np.arange(h + max(est1, 0)), h, "symmetric") if pad else np.arange(h)
+        cols = border_index(np.arange(w + max(est2, 0)), w, "symmetric") if pad else np.arange(w)
         cast_it = True
     else:
         pad = est1 != 0 and est2 != 0
-        rows = reflect(np.arange(h + max(est1, 0)), h) if pad else np.arange(h)
-        cols = reflect(np.arange(w + max(est2, 0)), w) if pad else np.arange(w)
+        rows = border_index(np.arange(h + max(est1, 0)), h, "reflect") if pad else np.arange(h)
+        cols = border_index(np.arange(w + max(est2, 0)), w, "reflect") if pad else np.arange(w)
         cast_it = pad
     r = ref_planes[:, rows][:, :, cols]
     f = fus_planes[:, rows][:, :, cols]

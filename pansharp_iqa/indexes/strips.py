@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..borders import symmetric
+from ..borders import border_index
 from ..parallel import parallel_map
 
 __all__ = ["STRIP_ROWS", "StripImage", "gather_blocks", "strip_starts", "map_strips"]
@@ -137,7 +137,7 @@ def gather_blocks(parts: np.ndarray | tuple[np.ndarray, ...], bs: int) -> np.nda
         full = p[:, :, : nx_full * bs].reshape(p.shape[0], ny, bs, nx_full, bs)
         out[:, :nx_full, c0:c1] = full.transpose(1, 3, 0, 2, 4)
         if nx != nx_full:
-            last = p[:, :, symmetric(np.arange(nx_full * bs, nx * bs), w)].reshape(p.shape[0], ny, bs, bs)
+            last = p[:, :, border_index(np.arange(nx_full * bs, nx * bs), w, "symmetric")].reshape(p.shape[0], ny, bs, bs)
             out[:, nx_full, c0:c1] = last.transpose(1, 0, 2, 3)
         c0 = c1
     return out.reshape(ny * nx, c, bs * bs)

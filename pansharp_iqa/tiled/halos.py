@@ -30,7 +30,7 @@ import numpy as np
 
 from ..mtf import mtf_filter
 from ..resample import imresize, interp23tap
-from ..borders import consecutive_runs, replicate, symmetric, wrap
+from ..borders import border_index, consecutive_runs
 from .patch import Patch
 
 __all__ = [
@@ -55,9 +55,9 @@ def exp_support(lo: int, hi: int, n_low: int) -> np.ndarray:
     Returns
     -------
     ndarray of int
-        ``wrap([lo - 13, hi + 13), n_low)``.
+        ``border_index([lo - 13, hi + 13), n_low, "wrap")``.
     """
-    return wrap(np.arange(lo - EXP_HALO_LR, hi + EXP_HALO_LR), n_low)
+    return border_index(np.arange(lo - EXP_HALO_LR, hi + EXP_HALO_LR), n_low, "wrap")
 
 
 def exp_window(
@@ -100,7 +100,7 @@ def imresize_halo(ratio: int) -> int:
 
 def _imresize_run_support(lo: int, hi: int, n_high: int, ratio: int) -> np.ndarray:
     h = imresize_halo(ratio)
-    return symmetric(np.arange(lo * ratio - h, hi * ratio + h), n_high)
+    return border_index(np.arange(lo * ratio - h, hi * ratio + h), n_high, "symmetric")
 
 
 def imresize_support(idx_low: np.ndarray, n_high: int, ratio: int) -> np.ndarray:
@@ -157,7 +157,7 @@ def imresize_at(
 
 def mtf_support(lo: int, hi: int, n: int, size: int = MTF_SIZE) -> np.ndarray:
     """Positions (replicate border) that a ``size``-tap MTF filter of ``[lo, hi)`` reads."""
-    return replicate(np.arange(lo - size // 2, hi + size // 2), n)
+    return border_index(np.arange(lo - size // 2, hi + size // 2), n, "replicate")
 
 
 def mtf_window(

@@ -22,7 +22,7 @@ import dataclasses
 
 import numpy as np
 
-from ..borders import constant, symmetric
+from ..borders import border_index
 from ..indexes.ergas import ergas_sums
 from ..indexes.q2n import q2n_strip
 from ..indexes.reduced_pass import ReducedSums
@@ -89,17 +89,17 @@ def _needs(lo: int, hi: int, n: int, ctx: ReducedContext) -> dict[str, np.ndarra
     bs = ctx.block_size
     out: dict[str, np.ndarray | None] = {}
     end = hi if hi < n else -(-n // bs) * bs
-    out["q2n"] = symmetric(np.arange(lo, end), n)
+    out["q2n"] = border_index(np.arange(lo, end), n, "symmetric")
     q_hi = min(hi, n - bs + 1)
     out["q"] = np.arange(lo, q_hi + bs - 1) if q_hi > lo else None
     out["pix"] = np.arange(lo, hi)
     if ctx.gradient == "magnitude":
         a, b = max(lo, 1), min(hi, n - 1)
         # interior image = rows 1..n-2; zero outside it
-        out["scc"] = (constant(np.arange(a - 2, b), n - 2) + 1) if b > a else None
+        out["scc"] = (border_index(np.arange(a - 2, b), n - 2, "constant") + 1) if b > a else None
         out["scc"] = None if out["scc"] is None else np.where(out["scc"] > 0, out["scc"], -1)
     else:
-        out["scc"] = constant(np.arange(lo - 1, hi + 1), n)
+        out["scc"] = border_index(np.arange(lo - 1, hi + 1), n, "constant")
     return out
 
 

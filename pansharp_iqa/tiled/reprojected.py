@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..borders import consecutive_runs, reflect, replicate
+from ..borders import border_index, consecutive_runs
 from ..indexes.ergas import ergas_from_sums, ergas_sums
 from ..indexes.q2n import q2n_block_grid, q2n_grid, to_int16_truncated
 from ..indexes.sam import sam_from_sums, sam_sums
@@ -126,7 +126,7 @@ def _ms_range(tile: Tile, ratio: int) -> tuple[int, int, int, int]:
 def kernel_support(lo: int, hi: int, ratio: int, n_high: int) -> np.ndarray:
     """PAN positions (replicate border) whose filtered values at MS samples ``[lo, hi)`` need,
     for any phase ``0..ratio-1``."""
-    return replicate(np.arange(lo * ratio - KERNEL_HALO, hi * ratio + KERNEL_HALO), n_high)
+    return border_index(np.arange(lo * ratio - KERNEL_HALO, hi * ratio + KERNEL_HALO), n_high, "replicate")
 
 
 # --------------------------------------------------------------------------- pass 1: coregistration
@@ -243,12 +243,12 @@ def _axis_plan(lo: int, hi: int, n: int, bs: int, est: int, padded: bool) -> Axi
     # edge row repeated once (row n = row n-1)
     rq_hi = min(hi, n - bs + 2)
     if rq_hi > lo:
-        rq = replicate(np.arange(lo, rq_hi + bs - 1), n)
+        rq = border_index(np.arange(lo, rq_hi + bs - 1), n, "replicate")
     else:
         rq = np.zeros(0, dtype=np.int64)
     # Q2n: the tile's block rows; the last tile also holds the padded rows when the protocol pads
     end = hi if hi < n or not padded else n + est
-    q2n = reflect(np.arange(lo, end), n) if padded else np.arange(lo, end)
+    q2n = border_index(np.arange(lo, end), n, "reflect") if padded else np.arange(lo, end)
     return AxisPlan(own, rq, max(0, rq_hi - lo), q2n)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from pansharp_iqa.mtf import mtf_filter
 from pansharp_iqa.resample import imresize, interp23tap
-from pansharp_iqa.borders import consecutive_runs, constant, replicate, symmetric, wrap
+from pansharp_iqa.borders import border_index, consecutive_runs
 from pansharp_iqa.tiled.halos import exp_window, imresize_at, imresize_support, mtf_support, mtf_window
 from pansharp_iqa.tiled.patch import Patch, fetch
 from pansharp_iqa.tiled.sources import ArraySource
@@ -16,10 +16,10 @@ from pansharp_iqa.tiled.sources import ArraySource
 def test_border_maps_match_numpy_padding():
     x = np.arange(7)
     idx = np.arange(-9, 16)
-    for mode, fn in (("symmetric", symmetric), ("edge", replicate), ("wrap", wrap)):
-        padded = np.pad(x, 9, mode=mode)[: idx.size]
-        np.testing.assert_array_equal(x[fn(idx, 7)], padded, err_msg=mode)
-    c = constant(idx, 7)
+    for mode, np_mode in (("symmetric", "symmetric"), ("reflect", "reflect"), ("replicate", "edge"), ("wrap", "wrap")):
+        padded = np.pad(x, 9, mode=np_mode)[: idx.size]
+        np.testing.assert_array_equal(x[border_index(idx, 7, mode)], padded, err_msg=mode)
+    c = border_index(idx, 7, "constant")
     assert np.all(c[(idx < 0) | (idx >= 7)] == -1) and np.array_equal(c[9:16], x)
 
 
@@ -57,7 +57,7 @@ def test_imresize_at_equals_imresize(ratio, shape):
     whole = imresize(img[:, :, 0], 1.0 / ratio)
     patch = _whole_patch(img)
     n_lr = (shape[0] // ratio, shape[1] // ratio)
-    rows = wrap(np.arange(-3, 3), n_lr[0])  # runs at both edges, as the EXP support of a corner tile
+    rows = border_index(np.arange(-3, 3), n_lr[0], "wrap")  # runs at both edges, as the EXP support of a corner tile
     cols = np.arange(1, n_lr[1] - 1)
     got = imresize_at(patch, rows, cols, shape, ratio)[:, :, 0]
     np.testing.assert_allclose(got, whole[rows][:, cols], rtol=1e-13, atol=1e-10)

@@ -15,7 +15,7 @@ import pytest
 
 from pansharp_iqa import InputError, evaluate_full
 from pansharp_iqa.mtf import filter_replicate as filter_band
-from pansharp_iqa.borders import reflect as reflect_index
+from pansharp_iqa.borders import border_index
 from pansharp_iqa.reprojected.kernels import reprojection_kernels
 from pansharp_iqa.sensors import resolve_sensor
 from pansharp_iqa.tiled import Scene, TiledJob, evaluate_full_tiled, evaluate_scenes, prepare_full
@@ -113,7 +113,7 @@ def test_reflect_index_is_numpy_reflect():
         idx = np.arange(-2 * n - 3, 3 * n + 4)
         a = np.arange(n)
         pad = np.pad(a, (2 * n + 3, 2 * n + 4), mode="reflect")
-        np.testing.assert_array_equal(a[reflect_index(idx, n)], pad)
+        np.testing.assert_array_equal(a[border_index(idx, n, "reflect")], pad)
 
 
 @pytest.mark.parametrize("sensor,phases,size", [("QB", PHASES_4, (300, 280)), ("WV3", PHASES_8, (260, 200))])
