@@ -761,7 +761,8 @@ def check_multiple_of(name: str, shape: Sequence[int], block_size: int, *, why: 
         )
 
 
-def check_pan_ratio(fused: Any, ms: Any, pan: Any, ratio: int, *, fused_name: str = "fused") -> None:
+def check_pan_ratio(fused: Any, ms: Any, pan: Any, ratio: int, *, fused_name: str = "fused",
+                    pan_name: str = "pan") -> None:
     """Full-resolution geometry: PAN = fused grid = ratio x MS grid, same bands in fused and MS.
 
     Arguments are arrays or anything with ``shape`` ((H, W, B) for fused and MS, (H, W[, 1]) for
@@ -773,13 +774,13 @@ def check_pan_ratio(fused: Any, ms: Any, pan: Any, ratio: int, *, fused_name: st
     """
     fs, ms_s, ps = tuple(fused.shape), tuple(ms.shape), tuple(pan.shape)
     if ps[:2] != fs[:2]:
-        raise ShapeError(f"pan {ps[:2]} and {fused_name} {fs[:2]} must have the same size (PAN scale)")
+        raise ShapeError(f"{pan_name} {ps[:2]} and {fused_name} {fs[:2]} must have the same size (PAN scale)")
     if (ms_s[0] * ratio, ms_s[1] * ratio) != ps[:2]:
         hint = ""
         if ps[0] % ms_s[0] == 0 and ps[1] % ms_s[1] == 0 and ps[0] // ms_s[0] == ps[1] // ms_s[1]:
             hint = f" (the sizes say ratio {ps[0] // ms_s[0]})"
         raise ShapeError(
-            f"pan must be exactly ratio={ratio} times the MS size: pan {ps[:2]}, ms {ms_s[:2]}{hint}; "
+            f"{pan_name} must be exactly ratio={ratio} times the MS size: {pan_name} {ps[:2]}, ms {ms_s[:2]}{hint}; "
             "check the ratio, or crop both consistently"
         )
     if ms_s[2] != fs[2]:

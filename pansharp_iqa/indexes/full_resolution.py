@@ -25,6 +25,7 @@ doi:10.1109/TGRS.2009.2022650. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import warnings
 from typing import Literal
 
@@ -336,62 +337,72 @@ def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int
 # --------------------------------------------------------------------------- public functions
 
 
-def _protocol(protocol: str | Protocol, variant: str | None, *, index: str) -> Protocol:
-    if variant is not None:
-        warnings.warn(f"{index}(variant=...) is deprecated: use protocol=... (the same names)",
-                      DeprecationWarning, stacklevel=3)
-        protocol = variant
-    proto = get_protocol(protocol)
-    if proto.full_engine != "toolbox":
-        raise SettingError(
-            f"protocol {proto.name!r} has no {index}; use one of the toolbox-family protocols "
-            "('toolbox2020', 'toolbox2015', 'qnr-paper')"
-        )
-    return proto
+@dataclasses.dataclass
+class _Case:
+    """Validated inputs of one public full-resolution call, and the statistics it needs."""
 
+    protocol: Protocol
+    ratio: int
+    block_size: int
+    fused: np.ndarray
+    ms: np.ndarray
+    pan: np.ndarray | None
+    exp: StripImage
+    nan_policy: str
+    sensor: Sensor | None
 
-def _prepare(fused, ms, pan, ratio, block_size, ms_exp, *, dn: bool = False):
-    """Validated inputs of the public FR functions: geometry, values (gate), EXP."""
-    ratio = check_ratio(ratio, exp=True)
-    block_size = check_block_size(block_size)
-    fus = image_array("fused", fused)
-    ms_arr = image_array("ms", ms)
-    pan_arr = None if pan is None else pan_array("pan", pan)
-    if pan_arr is not None:
-        check_pan_ratio(fus, ms_arr, pan_arr, ratio)
-    else:
-        if (ms_arr.shape[0] * ratio, ms_arr.shape[1] * ratio) != fus.shape[:2]:
-            raise ShapeError(
-                f"fused {fus.shape[:2]} must be exactly ratio={ratio} times the MS size {ms_arr.shape[:2]}"
+    @classmethod
+    def build(cls, fused, ms, pan, *, ratio, block_size, ms_exp, protocol, variant, nan_policy, sensor,
+              index: str, dn: bool = False) -> _Case:
+        if variant is not None:
+            warnings.warn(f"{index}(variant=...) is deprecated: use protocol=... (the same names)",
+                          DeprecationWarning, stacklevel=3)
+            protocol = variant
+        proto = get_protocol(protocol)
+        if proto.full_engine != "toolbox":
+            raise SettingError(
+                f"protocol {proto.name!r} has no {index}; use one of the toolbox-family protocols "
+                "('toolbox2020', 'toolbox2015', 'qnr-paper')"
             )
-        if ms_arr.shape[2] != fus.shape[2]:
-            raise ShapeError(f"ms has {ms_arr.shape[2]} bands but fused has {fus.shape[2]}")
-    check_multiple_of("fused", fus.shape, block_size, why="the toolbox's block-wise indexes require it")
-    check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_arr),
-                 pan=None if pan_arr is None else image_facts("pan", pan_arr), dn_what=_DN_WHAT if dn else None)
-    fus = np.asarray(fus, dtype=np.float64)
-    ms_arr = np.asarray(ms_arr, dtype=np.float64)
-    pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)
-    return ratio, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape), block_size
+        check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
+        s = None if sensor is None else resolve_sensor(sensor)
+        ratio = check_ratio(ratio if ratio is not None or s is None else s.ratio, exp=True)
+        block_size = check_block_size(block_size)
+        fus = image_array("fused", fused)
+        ms_arr = image_array("ms", ms)
+        pan_arr = None if pan is None else pan_array("pan", pan)
+        check_pan_ratio(fus, ms_arr, fus if pan_arr is None else pan_arr, ratio,
+                        pan_name="fused" if pan_arr is None else "pan")
+        check_multiple_of("fused", fus.shape, block_size, why="the toolbox's block-wise indexes require it")
+        check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_arr),
+                     pan=None if pan_arr is None else image_facts("pan", pan_arr), dn_what=_DN_WHAT if dn else None)
+        fus = np.asarray(fus, dtype=np.float64)
+        ms_arr = np.asarray(ms_arr, dtype=np.float64)
+        pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)
+        return cls(proto, ratio, block_size, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape),
+                   nan_policy, s)
 
+    @functools.cached_property
+    def blocks(self) -> dict[str, np.ndarray]:
+        """Block UIQIs (one moment pass serves D_lambda and D_s)."""
+        return fr_block_uiqi(self.fused, self.ms, self.pan, self.exp, self.ratio, self.block_size, self.protocol,
+                             self.sensor)
 
-def _mean(blocks: dict[str, np.ndarray], key: str, nan_policy: str) -> np.ndarray:
-    return mean_block_uiqi(block_sums(blocks[key]), what=BLOCK_FAMILIES[key], nan_policy=nan_policy)
+    def _means(self, keys: tuple[str, str]) -> list[np.ndarray]:
+        return [mean_block_uiqi(block_sums(self.blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=self.nan_policy)
+                for k in keys]
 
+    def d_lambda(self, p: float) -> float:
+        return d_lambda_from_means(*self._means(("pairs_high", "pairs_low")), self.fused.shape[2], float(p))
 
-def _d_lambda(blocks: dict[str, np.ndarray], n_bands: int, p: float, nan_policy: str) -> float:
-    return d_lambda_from_means(_mean(blocks, "pairs_high", nan_policy), _mean(blocks, "pairs_low", nan_policy),
-                               n_bands, p)
+    def d_s(self, q: float) -> float:
+        return d_s_from_means(*self._means(("pan_high", "pan_low")), float(q))
 
-
-def _d_s(blocks: dict[str, np.ndarray], q: float, nan_policy: str) -> float:
-    return d_s_from_means(_mean(blocks, "pan_high", nan_policy), _mean(blocks, "pan_low", nan_policy), q)
-
-
-def _khan(fus: np.ndarray, exp: StripImage, sensor: Sensor, ratio: int, block_size: int) -> float:
-    gnyq = tuple(sensor.gnyq_for(fus.shape[2]))
-    planes = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
-    return d_lambda_k_from_sums(*khan_q2n_sums(planes, exp, gnyq, ratio, block_size))
+    def d_lambda_k(self) -> float:
+        assert self.sensor is not None
+        gnyq = tuple(self.sensor.gnyq_for(self.fused.shape[2]))
+        planes = np.ascontiguousarray(np.moveaxis(self.fused, 2, 0), dtype=np.float64)
+        return d_lambda_k_from_sums(*khan_q2n_sums(planes, self.exp, gnyq, self.ratio, self.block_size))
 
 
 def d_lambda(
@@ -421,7 +432,9 @@ def d_lambda(
     ratio : int
         Resolution ratio (power of two).
     block_size : int, default 32
+        Block side (pixels).
     p : float, default 1
+        Exponent of the band-pair differences.
     ms_exp : ndarray, optional
         Precomputed ``interp23tap(ms, ratio)``.
     protocol : str or Protocol, default "toolbox2020"
@@ -448,11 +461,9 @@ def d_lambda(
     >>> d_lambda(interp23tap(ms, 4), ms, ratio=4)
     0.0
     """
-    proto = _protocol(protocol, variant, index="d_lambda")
-    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
-    ratio, fus, ms_arr, _, exp, block_size = _prepare(fused, ms, None, ratio, block_size, ms_exp)
-    blocks = fr_block_uiqi(fus, ms_arr, None, exp, ratio, block_size, proto, None)
-    return _d_lambda(blocks, fus.shape[2], float(p), nan_policy)
+    case = _Case.build(fused, ms, None, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=None, index="d_lambda")
+    return case.d_lambda(p)
 
 
 def d_s(
@@ -479,19 +490,14 @@ def d_s(
 
     Parameters
     ----------
-    fused : ndarray, shape (H, W, B)
-    ms : ndarray, shape (H/ratio, W/ratio, B)
     pan : ndarray, shape (H, W)
-    ratio : int
-    block_size : int, default 32
+        PAN (DN).
     q : float, default 1
-    ms_exp : ndarray, optional
-    protocol : str or Protocol, default "toolbox2020"
+        Exponent of the band differences.
     sensor : str or Sensor, optional
         Required where D_s uses the sensor's PAN MTF (``"toolbox2015"``).
-    nan_policy : {"raise", "omit", "propagate"}
-    variant : str, optional
-        Deprecated name of ``protocol``.
+    fused, ms, ratio, block_size, ms_exp, protocol, nan_policy, variant
+        As :func:`d_lambda`.
 
     Returns
     -------
@@ -504,19 +510,16 @@ def d_s(
 
     Examples
     --------
+    >>> from pansharp_iqa import interp23tap
     >>> rng = np.random.default_rng(0)
     >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
     >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
-    >>> from pansharp_iqa import interp23tap
     >>> round(d_s(interp23tap(ms, 4), ms, pan, ratio=4), 4)
     0.0103
     """
-    proto = _protocol(protocol, variant, index="d_s")
-    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
-    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, pan, ratio, block_size, ms_exp)
-    s = None if sensor is None else resolve_sensor(sensor)
-    blocks = fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, proto, s)
-    return _d_s(blocks, float(q), nan_policy)
+    case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=sensor, index="d_s")
+    return case.d_s(q)
 
 
 def qnr(
@@ -538,8 +541,8 @@ def qnr(
 ) -> float:
     """Quality with no reference: ``(1 - D_lambda)^alpha (1 - D_s)^beta`` (toolbox ``QNR``).
 
-    Built from :func:`d_lambda` and :func:`d_s` (one block pass serves both); parameters are
-    theirs.
+    Built from :func:`d_lambda` and :func:`d_s`; ``alpha`` and ``beta`` weight the two terms, the
+    other parameters are theirs.
 
     Returns
     -------
@@ -556,17 +559,12 @@ def qnr(
     >>> rng = np.random.default_rng(0)
     >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
     >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
-    >>> 0.0 <= qnr(interp23tap(ms, 4), ms, pan, ratio=4) <= 1.0
-    True
+    >>> round(qnr(interp23tap(ms, 4), ms, pan, ratio=4), 4)
+    0.9897
     """
-    proto = _protocol(protocol, variant, index="qnr")
-    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
-    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, pan, ratio, block_size, ms_exp)
-    s = None if sensor is None else resolve_sensor(sensor)
-    blocks = fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, proto, s)
-    dl = _d_lambda(blocks, fus.shape[2], float(p), nan_policy)
-    ds = _d_s(blocks, float(q), nan_policy)
-    return float((1.0 - dl) ** alpha * (1.0 - ds) ** beta)
+    case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=sensor, index="qnr")
+    return float((1.0 - case.d_lambda(p)) ** alpha * (1.0 - case.d_s(q)) ** beta)
 
 
 def d_lambda_k(
@@ -585,15 +583,12 @@ def d_lambda_k(
 
     Parameters
     ----------
-    fused : ndarray, shape (H, W, B)
-        Fused image in DN; H, W multiples of ``block_size``.
-    ms : ndarray, shape (H/ratio, W/ratio, B)
     sensor : str or Sensor
         Sensor whose MTF is used (its band count must match, or select a band subset).
     ratio : int, optional
         Defaults to the sensor's nominal ratio.
-    block_size : int, default 32
-    ms_exp : ndarray, optional
+    fused, ms, block_size, ms_exp
+        As :func:`d_lambda`.
 
     Returns
     -------
@@ -611,10 +606,9 @@ def d_lambda_k(
     >>> 0.0 <= d_lambda_k(interp23tap(ms, 4), ms, sensor="QB") <= 1.0
     True
     """
-    s = resolve_sensor(sensor)
-    ratio = ratio if ratio is not None else s.ratio
-    ratio, fus, _, _, exp, block_size = _prepare(fused, ms, None, ratio, block_size, ms_exp, dn=True)
-    return _khan(fus, exp, s, ratio, block_size)
+    case = _Case.build(fused, ms, None, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol="toolbox2020",
+                       variant=None, nan_policy="raise", sensor=sensor, index="d_lambda_k", dn=True)
+    return case.d_lambda_k()
 
 
 def hqnr(
@@ -632,14 +626,7 @@ def hqnr(
     variant: str | None = None,
 ) -> float:
     """Hybrid QNR: ``(1 - D_lambda_K)(1 - D_s)`` (toolbox 2020 ``HQNR``), built from
-    :func:`d_lambda_k` and :func:`d_s`.
-
-    Parameters
-    ----------
-    fused, ms, pan, sensor, ratio, block_size, q, ms_exp, protocol, nan_policy
-        See :func:`d_lambda_k` and :func:`d_s`.
-    variant : str, optional
-        Deprecated name of ``protocol``.
+    :func:`d_lambda_k` and :func:`d_s` (whose parameters these are).
 
     Returns
     -------
@@ -660,12 +647,6 @@ def hqnr(
     >>> 0.0 <= hqnr(interp23tap(ms, 4), ms, pan, sensor="QB") <= 1.0
     True
     """
-    proto = _protocol(protocol, variant, index="hqnr")
-    check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
-    s = resolve_sensor(sensor)
-    ratio = ratio if ratio is not None else s.ratio
-    ratio, fus, ms_arr, pan_arr, exp, block_size = _prepare(fused, ms, pan, ratio, block_size, ms_exp, dn=True)
-    dlk = _khan(fus, exp, s, ratio, block_size)
-    blocks = fr_block_uiqi(fus, ms_arr, pan_arr, exp, ratio, block_size, proto, s)
-    ds = _d_s(blocks, float(q), nan_policy)
-    return float((1.0 - dlk) * (1.0 - ds))
+    case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=sensor, index="hqnr", dn=True)
+    return float((1.0 - case.d_lambda_k()) * (1.0 - case.d_s(q)))
