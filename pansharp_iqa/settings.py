@@ -32,7 +32,7 @@ from .validation import (
 )
 
 __all__ = [
-    "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
+    "EvaluationSettings", "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
     "NAN_POLICIES", "Q2N_CAST",
 ]
 
@@ -75,20 +75,19 @@ def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
     return card
 
 
-@dataclasses.dataclass(frozen=True)
-class ReducedSettings:
-    """Validated settings of a reduced-resolution (Wald protocol) evaluation.
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class EvaluationSettings:
+    """What every evaluation is run with (see :class:`ReducedSettings`, :class:`FullSettings`).
 
     Attributes
     ----------
     protocol : Protocol
-        With reduced-resolution indexes.
     ratio : int
-        PAN/MS resolution ratio (ERGAS); an integer >= 2.
+        PAN/MS resolution ratio.
     bits : int
         Radiometric resolution (threshold and range rule).
     scale : float
-        Multiplier to DN applied to both images.
+        Multiplier to DN applied to every input.
     threshold : bool
         Clip the fused image to [0, 2^bits] first.
     """
@@ -100,14 +99,20 @@ class ReducedSettings:
     threshold: bool = False
 
     @property
-    def indexes(self) -> tuple[str, ...]:
-        """Keys of the result."""
-        return self.protocol.reduced_indexes
-
-    @property
     def clip_max(self) -> float | None:
         """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
         return float(2**self.bits) if self.threshold else None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReducedSettings(EvaluationSettings):
+    """Validated settings of a reduced-resolution (Wald protocol) evaluation (build them with
+    :func:`reduced_settings`); the ratio is an integer >= 2 and only scales ERGAS."""
+
+    @property
+    def indexes(self) -> tuple[str, ...]:
+        """Keys of the result (the protocol's reduced-resolution indexes)."""
+        return self.protocol.reduced_indexes
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``.
@@ -186,44 +191,30 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
             f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
             "reduced resolution, or evaluate_full for this protocol"
         )
-    return ReducedSettings(proto, check_ratio(ratio, exp=False), check_bits(bits), check_scale(scale),
-                           bool(threshold))
+    return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=check_bits(bits),
+                           scale=check_scale(scale), threshold=bool(threshold))
 
 
-@dataclasses.dataclass(frozen=True)
-class FullSettings:
-    """Validated settings of a full-resolution (no reference) evaluation.
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FullSettings(EvaluationSettings):
+    """Validated settings of a full-resolution (no reference) evaluation (build them with
+    :func:`full_settings`).
 
     Attributes
     ----------
-    protocol : Protocol
     sensor : Sensor
         Its MTF drives D_lambda_K (and D_s under ``d_s_low_pass="pan-mtf"``).
-    ratio : int
-        A power of two (the EXP interpolator runs).
-    bits : int
-    scale : float
-    threshold : bool
     nan_policy : {"raise", "omit", "propagate"}
+        Treatment of constant blocks.
     """
 
-    protocol: Protocol
     sensor: Sensor
-    ratio: int
-    bits: int
-    scale: float = 1.0
-    threshold: bool = False
     nan_policy: str = "raise"
 
     @property
     def indexes(self) -> tuple[str, ...]:
-        """Keys of the result."""
+        """Keys of the result (the protocol's full-resolution indexes)."""
         return self.protocol.full_indexes
-
-    @property
-    def clip_max(self) -> float | None:
-        """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
-        return float(2**self.bits) if self.threshold else None
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
         """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied).
@@ -315,5 +306,6 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     bits = bits if bits is not None else s.bits
     if bits is None:
         raise SettingError(f"bits is required: sensor {s.name!r} has no nominal bit depth")
-    return FullSettings(proto, s, check_ratio(ratio, exp=proto.uses_exp), check_bits(bits), check_scale(scale),
-                        bool(threshold), check_choice("nan_policy", nan_policy, NAN_POLICIES))
+    return FullSettings(protocol=proto, sensor=s, ratio=check_ratio(ratio, exp=proto.uses_exp),
+                        bits=check_bits(bits), scale=check_scale(scale), threshold=bool(threshold),
+                        nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES))

@@ -257,20 +257,12 @@ def _as_float(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def as_image(name: str, value: object, *, allow_2d: bool = False) -> np.ndarray:
-    """Validate an (H, W, B) image and return it as a new float64 array (finite values only).
+    """:func:`image_array`, returned as a new C-contiguous float64 array of finite values.
 
-    Parameters
-    ----------
-    name : str
-        Argument name used in error messages.
-    value : array_like
-        Integer or float image.
-    allow_2d : bool
-        Accept an (H, W) image and return it as (H, W, 1).
-
-    Returns
-    -------
-    ndarray, shape (H, W, B), float64
+    Raises
+    ------
+    InputError
+        As :func:`image_array`; :class:`NonFiniteError` for NaN/Inf.
 
     Examples
     --------

@@ -23,7 +23,7 @@ from .exp import exp
 from .gsa import gsa
 from .mtf_glp_hpm import mtf_glp_hpm
 
-__all__ = ["BASELINES", "bt_h", "exp", "get_baseline", "gsa", "list_baselines", "mtf_glp_hpm"]
+__all__ = ["BASELINES", "bt_h", "exp", "gsa", "list_baselines", "mtf_glp_hpm"]
 
 Baseline = Callable[..., np.ndarray]
 
@@ -39,18 +39,3 @@ BASELINES: dict[str, Baseline] = {
 def list_baselines() -> list[str]:
     """Names of the available baselines, in report order."""
     return list(BASELINES)
-
-
-def get_baseline(name: str) -> Baseline:
-    """Look a baseline up by name (case-insensitive).
-
-    Raises
-    ------
-    KeyError
-        With the list of known names.
-    """
-    table = {k.lower(): v for k, v in BASELINES.items()}
-    try:
-        return table[name.lower()]
-    except KeyError:
-        raise KeyError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}") from None

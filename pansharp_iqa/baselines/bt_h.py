@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import check_pair
+from .inputs import baseline_inputs
 from .lowpass import gaussian_lowpass
 from .regression import regress_bands
 
@@ -27,28 +27,21 @@ def bt_h(ms: np.ndarray, pan: np.ndarray, *, sensor: object = None, ratio: int) 
 
     Parameters
     ----------
-    ms : numpy.ndarray
-        ``(h, w, B)`` low-resolution MS, DN.
-    pan : numpy.ndarray
-        ``(ratio*h, ratio*w)`` PAN, DN.
-    sensor : str or Sensor, optional
-        Unused (the method does not depend on the MTF).
-    ratio : int
-        Resolution ratio.
+    ms, pan, ratio
+        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+    sensor : str or Sensor
+        Unused: the method does not depend on the MTF.
 
     Returns
     -------
     numpy.ndarray
-        ``(ratio*h, ratio*w, B)`` float64, DN.
+        The haze-corrected Brovey fusion, ``(ratio*h, ratio*w, B)`` float64, DN.
 
     References
     ----------
     Lolli, Alparone, Garzelli & Vivone, IEEE GRSL 14(12), 2017; Vivone et al., IEEE GRSM 9(1), 2021.
     """
-    from pansharp_iqa import interp23tap
-
-    ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
-    up = np.asarray(interp23tap(ms_arr, ratio), dtype=np.float64)
+    ms_arr, pan_arr, ratio, up = baseline_inputs(ms, pan, ratio)
     n_bands = up.shape[2]
     if n_bands == 4:
         pct = np.percentile(up.reshape(-1, 4), HAZE_PERCENTILE, axis=0, method="hazen")

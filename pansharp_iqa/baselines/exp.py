@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import check_pair
+from .inputs import baseline_inputs
 
 __all__ = ["exp"]
 
@@ -14,25 +14,18 @@ def exp(ms: np.ndarray, pan: np.ndarray, *, sensor: object = None, ratio: int) -
 
     Parameters
     ----------
-    ms : numpy.ndarray
-        ``(h, w, B)`` low-resolution MS, DN.
-    pan : numpy.ndarray
-        ``(ratio*h, ratio*w)`` PAN (only its shape is checked).
-    sensor : str or Sensor, optional
-        Unused (kept for the common signature).
-    ratio : int
-        Resolution ratio.
+    ms, pan, ratio
+        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+    sensor : str or Sensor
+        Unused (the PAN only fixes the output size).
 
     Returns
     -------
     numpy.ndarray
-        ``(ratio*h, ratio*w, B)`` float64, DN.
+        The upsampled MS, ``(ratio*h, ratio*w, B)`` float64, DN.
 
     References
     ----------
     Aiazzi et al., IEEE TGRS 40(10), 2002 (23-tap polynomial kernel); Vivone et al., IEEE GRSM 2021.
     """
-    from pansharp_iqa import interp23tap
-
-    ms_arr, _, ratio = check_pair(ms, pan, ratio)
-    return np.asarray(interp23tap(ms_arr, ratio), dtype=np.float64)
+    return baseline_inputs(ms, pan, ratio)[3]

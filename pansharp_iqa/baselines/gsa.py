@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import check_pair
+from .inputs import baseline_inputs
 from .lowpass import starlet_lowpass_decimate
 from .regression import regress_bands
 
@@ -22,28 +22,21 @@ def gsa(ms: np.ndarray, pan: np.ndarray, *, sensor: object = None, ratio: int) -
 
     Parameters
     ----------
-    ms : numpy.ndarray
-        ``(h, w, B)`` low-resolution MS, DN.
-    pan : numpy.ndarray
-        ``(ratio*h, ratio*w)`` PAN, DN.
-    sensor : str or Sensor, optional
-        Unused.
-    ratio : int
-        Resolution ratio.
+    ms, pan, ratio
+        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+    sensor : str or Sensor
+        Unused (GSA's injection gains come from regressions, not from the MTF).
 
     Returns
     -------
     numpy.ndarray
-        ``(ratio*h, ratio*w, B)`` float64, DN.
+        The Gram-Schmidt adaptive fusion, ``(ratio*h, ratio*w, B)`` float64, DN.
 
     References
     ----------
     Aiazzi, Baronti & Selva, IEEE TGRS 45(10), 2007; Vivone et al., IEEE TGRS 53(5), 2015.
     """
-    from pansharp_iqa import interp23tap
-
-    ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
-    up = np.asarray(interp23tap(ms_arr, ratio), dtype=np.float64)
+    ms_arr, pan_arr, ratio, up = baseline_inputs(ms, pan, ratio)
     up_mean = up.mean(axis=(0, 1))
     up0 = up - up_mean
     ms0 = ms_arr - ms_arr.mean(axis=(0, 1))

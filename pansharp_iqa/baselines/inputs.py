@@ -1,9 +1,16 @@
-"""Input checks shared by the baseline fusion methods (the package's rules, applied once)."""
+"""What every baseline starts from: the checked MS/PAN pair and the EXP-upsampled MS.
+
+Every baseline has the common signature ``method(ms, pan, *, sensor, ratio) -> fused`` (see
+:mod:`pansharp_iqa.baselines`): ``ms`` the low-resolution MS ``(h, w, B)`` and ``pan`` the PAN
+``(ratio*h, ratio*w)``, both in DN, ``ratio`` a power of two; the result is
+``(ratio*h, ratio*w, B)`` float64 in DN.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..resample import interp23tap
 from ..validation import (
     ShapeError,
     as_image,
@@ -13,7 +20,7 @@ from ..validation import (
     image_facts,
 )
 
-__all__ = ["check_pair"]
+__all__ = ["check_pair", "baseline_inputs"]
 
 
 def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -54,3 +61,16 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
         )
     check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr))
     return ms_arr, pan_arr, ratio
+
+
+def baseline_inputs(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """:func:`check_pair` and the EXP-upsampled MS, ``interp23tap(ms, ratio)`` (DN).
+
+    Examples
+    --------
+    >>> ms, pan, r, up = baseline_inputs(np.ones((4, 4, 3)), np.ones((16, 16)), 4)
+    >>> up.shape
+    (16, 16, 3)
+    """
+    ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
+    return ms_arr, pan_arr, ratio, np.asarray(interp23tap(ms_arr, ratio), dtype=np.float64)

@@ -7,6 +7,8 @@ import math
 import numpy as np
 from scipy import ndimage
 
+from ..mtf import mtf_filter
+
 __all__ = ["gaussian_lowpass", "starlet_lowpass_decimate", "nearest_decimate"]
 
 #: GNyq of the toolbox's ``LPfilterGauss`` (a fixed Gaussian, whatever the sensor).
@@ -35,8 +37,6 @@ def gaussian_lowpass(pan: np.ndarray, ratio: int) -> np.ndarray:
     ----------
     Vivone et al., IEEE TGRS 53(5), 2015; Vivone et al., IEEE GRSM 9(1), 2021.
     """
-    from pansharp_iqa import mtf_filter
-
     return np.asarray(mtf_filter(pan, LPFILTER_GAUSS_GNYQ, ratio, sigma_form="2015"), dtype=np.float64)
 
 

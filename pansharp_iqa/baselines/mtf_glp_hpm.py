@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import check_pair
+from ..mtf import mtf_filter
+from ..resample import interp23tap
+from ..sensors import resolve_sensor
+from ..validation import SettingError, check_sensor_bands
+from .inputs import baseline_inputs
 from .lowpass import gaussian_lowpass, nearest_decimate
 
 __all__ = ["mtf_glp_hpm"]
@@ -20,32 +24,25 @@ def mtf_glp_hpm(ms: np.ndarray, pan: np.ndarray, *, sensor: object, ratio: int) 
 
     Parameters
     ----------
-    ms : numpy.ndarray
-        ``(h, w, B)`` low-resolution MS, DN.
-    pan : numpy.ndarray
-        ``(ratio*h, ratio*w)`` PAN, DN.
+    ms, pan, ratio
+        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
     sensor : str or Sensor
-        Gives the per-band MS GNyq (``"none"`` for the generic 0.30). Required.
-    ratio : int
-        Resolution ratio.
+        Required: it gives the per-band MS GNyq (``"none"`` for the generic 0.30).
 
     Returns
     -------
     numpy.ndarray
-        ``(ratio*h, ratio*w, B)`` float64, DN.
+        The MTF-GLP-HPM fusion, ``(ratio*h, ratio*w, B)`` float64, DN.
 
     References
     ----------
     Aiazzi et al., PE&RS 72(5), 2006; Vivone et al., IEEE GRSL 11(5), 2014; Vivone et al.,
     IEEE GRSM 9(1), 2021.
     """
-    from pansharp_iqa import interp23tap, mtf_filter, resolve_sensor
-
     if sensor is None:
-        raise ValueError("mtf_glp_hpm needs the sensor (its MTF shapes the low-pass PAN); use 'none' if unknown")
-    ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
-    gnyq = resolve_sensor(sensor).gnyq_for(ms_arr.shape[2])
-    up = np.asarray(interp23tap(ms_arr, ratio), dtype=np.float64)
+        raise SettingError("mtf_glp_hpm needs the sensor (its MTF shapes the low-pass PAN); use 'none' if unknown")
+    ms_arr, pan_arr, ratio, up = baseline_inputs(ms, pan, ratio)
+    gnyq = check_sensor_bands(resolve_sensor(sensor), ms_arr.shape[2])
     pan_lp_std = gaussian_lowpass(pan_arr, ratio).std(ddof=1)
     gain = up.reshape(-1, up.shape[2]).std(axis=0, ddof=1) / pan_lp_std
     pan_eq = (pan_arr - pan_arr.mean())[:, :, None] * gain + up.mean(axis=(0, 1))

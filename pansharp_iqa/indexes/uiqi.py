@@ -126,8 +126,8 @@ def uiqi_map(
 
     Returns
     -------
-    ndarray, shape (H - block_size + 1, W - block_size + 1)
-        Q per window (dimensionless, in [-1, 1]).
+    ndarray
+        As :func:`uiqi_rows`: one Q per valid window.
 
     Examples
     --------
@@ -365,9 +365,9 @@ def against_last_uiqi(mean: np.ndarray, cov: np.ndarray, n_bands: int) -> np.nda
 
     Examples
     --------
-    >>> m, c = block_moments(np.random.default_rng(0).integers(1, 99, (4, 4, 3)).astype(float), 4)
-    >>> against_last_uiqi(m, c, 2).shape
-    (1, 2)
+    >>> x = np.ones((8, 8, 2)) * [2.0, 5.0] + np.arange(64.0).reshape(8, 8, 1)
+    >>> against_last_uiqi(*block_moments(x, 8), 1).round(6).tolist()
+    [[0.996333]]
     """
     var = np.diagonal(cov, axis1=1, axis2=2)
     return uiqi_from_moments(
