@@ -519,6 +519,8 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     """
     if ratio is None:
         raise SettingError(f"{name} is required (no silent default): pass the PAN/MS resolution ratio, e.g. 4")
+    if isinstance(ratio, str):
+        raise SettingError(f"{name} must be an integer >= 2 (the PAN/MS resolution ratio), got the string {ratio!r}")
     try:
         integral = float(ratio).is_integer()  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -911,7 +913,7 @@ _KNOWN_FACTORS: tuple[tuple[float, str], ...] = (
 
 def _factor_hint(factor: float) -> str:
     best = min(_KNOWN_FACTORS, key=lambda kv: abs(math.log(kv[0] / factor)))
-    return f" (= {best[1]})" if abs(math.log(best[0] / factor)) < 0.01 else ""
+    return f" (close to {best[1]})" if abs(math.log(best[0] / factor)) < 0.2 else ""
 
 
 def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | None = None) -> None:
@@ -940,25 +942,24 @@ def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | No
     >>> check_scales_agree(image_facts("fused", np.arange(64.0).reshape(8, 8, 1) * 30 / 2047), ref)
     Traceback (most recent call last):
     ...
-    pansharp_iqa.validation.ScaleError: fused is on another scale than reference: its values are about 0.000489 times theirs (means 0.462 vs 945, spreads 0.271 vs 554), so every index would be meaningless. Bring fused to the scale of reference: multiply it by about 2047 (= 2**11 - 1, as for [0, 1]-normalised 11-bit data), or pass both in digital numbers.
+    pansharp_iqa.validation.ScaleError: fused is on another scale than reference: its values are about 0.000489 times theirs (means 0.462 vs 945, spreads 0.271 vs 554), so every index would be meaningless. Bring fused to the scale of reference: multiply it by about 2047 (close to 2**11 - 1, as for [0, 1]-normalised 11-bit data), or pass both in digital numbers.
     """
     m_t, m_r, s_t, s_r = test.mean, reference.mean, test.spread, reference.spread
     if not (m_r > 0 and m_t > 0):
         return  # all-zero/negative data: other rules (or the indexes) speak
     lim = SCALE_FACTOR_LIMIT
-    k_mean = m_t / m_r
+    factor = m_t / m_r  # the means: a fusion keeps the reference's mean, not its spread
     if s_r > 0 and s_t > 0:
         k_spread = s_t / s_r
-        off = (k_mean > lim and k_spread > lim) or (k_mean < 1 / lim and k_spread < 1 / lim)
-        factor = math.sqrt(k_mean * k_spread)
+        off = (factor > lim and k_spread > lim) or (factor < 1 / lim and k_spread < 1 / lim)
     else:  # a constant image: the means alone
-        off = not (1 / lim <= k_mean <= lim)
-        factor = k_mean
+        off = not (1 / lim <= factor <= lim)
     if not off:
         return
     if fix is None:
-        fix = (f"Bring {test.name} to the scale of {reference.name}: multiply it by about "
-               f"{1 / factor:.4g}{_factor_hint(1 / factor)}, or pass both in digital numbers.")
+        how = (f"divide it by about {factor:.4g}{_factor_hint(factor)}" if factor > 1 else
+               f"multiply it by about {1 / factor:.4g}{_factor_hint(1 / factor)}")
+        fix = f"Bring {test.name} to the scale of {reference.name}: {how}, or pass both in digital numbers."
     raise ScaleError(
         f"{test.name} is on another scale than {reference.name}: its values are about {factor:.3g} times "
         f"theirs (means {m_t:.3g} vs {m_r:.3g}, spreads {s_t:.3g} vs {s_r:.3g}), so every index would be "
@@ -1000,11 +1001,16 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     >>> check_values(reference=ms, pan=image_facts("pan", np.full((32, 32), 0.2)), bits=11)
     Traceback (most recent call last):
     ...
-    pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 0.0005 times theirs (means 0.2 vs 400, spreads 0 vs 0), so every index would be meaningless. Bring pan to the scale of ms: multiply it by about 2000, or pass both in digital numbers.
+    pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 0.0005 times theirs (means 0.2 vs 400, spreads 0 vs 0), so every index would be meaningless. Bring pan to the scale of ms: multiply it by about 2000 (close to 2**11 - 1, as for [0, 1]-normalised 11-bit data), or pass both in digital numbers.
     """
     images = [f for f in (test, reference, pan) if f is not None]
     for f in images:
         check_finite_facts(f)
+    # mixed scales first: one image in [0, 1] next to DN needs that image fixed, not a global scale
+    if pan is not None:
+        check_scales_agree(pan, reference)
+    if test is not None:
+        check_scales_agree(test, reference)
     if dn_what is not None and not scaled:
         for f in images:
             check_dn_range(f, what=dn_what)
@@ -1013,10 +1019,6 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
             check_non_negative(f)
             if bits is not None:
                 check_bits_range(f, bits)
-    if pan is not None:
-        check_scales_agree(pan, reference)
-    if test is not None:
-        check_scales_agree(test, reference)
 
 
 def checked_pair(reference: object, fused: object, *, dn_what: str | None = None,

@@ -222,9 +222,9 @@ def test_inputs_not_modified(piq, rng, fr):
 def test_unknown_variant_names(piq, fr, rng):
     fused, ms, pan = fr
     with pytest.raises(ValueError, match="(?i)variant|protocol"):
-        piq.d_s(fused, ms, pan, ratio=4, variant="toolbox2099")
+        piq.d_s(fused, ms, pan, ratio=4, protocol="toolbox2099")
     with pytest.raises(ValueError, match="(?i)variant|protocol"):
-        piq.d_lambda(fused, ms, ratio=4, variant="paper-2009")
+        piq.d_lambda(fused, ms, ratio=4, protocol="paper-2009")
     x = dn_float(rng, (40, 40, 3))
     with pytest.raises(ValueError, match="(?i)variant"):
         piq.scc(x, x + 1, variant="2017")

@@ -80,7 +80,7 @@ def test_d_lambda_band_permutation_symmetric(piq, scene8):
 def test_d_lambda_qnr_paper(piq, scene4):
     fused, ms, pan = scene4
     ref = R.d_lambda_paper(fused, ms, 4, 32, 1)
-    rel_close(piq.d_lambda(fused, ms, ratio=4, variant="qnr-paper"), ref, what="d_lambda qnr-paper")
+    rel_close(piq.d_lambda(fused, ms, ratio=4, protocol="qnr-paper"), ref, what="d_lambda qnr-paper")
     assert abs(ref - R.d_lambda(fused, _exp(ms))) > 1e-6
 
 
@@ -108,20 +108,20 @@ def test_d_s_2020_sensor_independent(piq, scene4):
 def test_d_s_2015_vs_reference(piq, scene4, sensor):
     fused, ms, pan = scene4
     ref = R.d_s(fused, _exp(ms), pan, 4, 32, 1, "toolbox2015", pan_gnyq=R.SPEC_PAN_GNYQ[sensor])
-    rel_close(piq.d_s(fused, ms, pan, ratio=4, variant="toolbox2015", sensor=sensor), ref, what=f"d_s 2015 {sensor}")
+    rel_close(piq.d_s(fused, ms, pan, ratio=4, protocol="toolbox2015", sensor=sensor), ref, what=f"d_s 2015 {sensor}")
 
 
 def test_d_s_2015_depends_on_sensor(piq, scene4):
     fused, ms, pan = scene4
-    a = piq.d_s(fused, ms, pan, ratio=4, variant="toolbox2015", sensor="QB")
-    b = piq.d_s(fused, ms, pan, ratio=4, variant="toolbox2015", sensor="IKONOS")
+    a = piq.d_s(fused, ms, pan, ratio=4, protocol="toolbox2015", sensor="QB")
+    b = piq.d_s(fused, ms, pan, ratio=4, protocol="toolbox2015", sensor="IKONOS")
     assert abs(a - b) > 1e-6
 
 
 def test_d_s_qnr_paper(piq, scene4):
     fused, ms, pan = scene4
     ref = R.d_s(fused, _exp(ms), pan, 4, 32, 1, "qnr-paper", ms_lr=ms)
-    rel_close(piq.d_s(fused, ms, pan, ratio=4, variant="qnr-paper"), ref, what="d_s qnr-paper")
+    rel_close(piq.d_s(fused, ms, pan, ratio=4, protocol="qnr-paper"), ref, what="d_s qnr-paper")
 
 
 # ------------------------------------------------------------------ QNR

@@ -328,8 +328,10 @@ def test_same_input_errors_as_in_memory():
     for fn in (evaluate_full, evaluate_full_tiled):
         with pytest.raises(InputError, match="exceeds the 10-bit range"):
             fn(s["fused"], s["ms"], s["pan"], sensor="QB", bits=10, protocol=PROTO)
-        with pytest.raises(InputError, match="float data within"):
+        with pytest.raises(InputError, match="fused is on another scale than ms"):
             fn(s["fused"] / 2047.0, s["ms"], s["pan"], sensor="QB", protocol=PROTO)
+        with pytest.raises(InputError, match="float data within"):  # everything [0, 1]: pass scale=
+            fn(s["fused"] / 2047.0, s["ms"] / 2047.0, s["pan"] / 2047.0, sensor="QB", protocol=PROTO)
         with pytest.raises(ValueError, match="8 bands"):
             fn(s["fused"], s["ms"], s["pan"], sensor="WV3", protocol=PROTO)
     bad = s["fused"].astype(np.float64)
