@@ -174,3 +174,44 @@ def test_every_refusal_is_an_input_error_and_a_value_error(scene):
     from pansharp_iqa.io.errors import DataError, SettingsError
 
     assert issubclass(DataError, pi.InputError) and issubclass(SettingsError, pi.InputError)
+
+
+# ----------------------------------------------------------------------------- combinations
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SCALES = (2047.0, 1 / 2047, 255 / 2047, 8.0)  # [0, 1] vs DN both ways, 8-bit export, 3 bits too many
+MISTAKES = ("scale", "channel_first", "wrong_ratio", "wrong_sensor", "nan", "negative_ref")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mistakes=st.sets(st.sampled_from(MISTAKES), min_size=1), factor=st.sampled_from(SCALES),
+       resolution=st.sampled_from(["reduced", "full"]), tiled=st.booleans())
+def test_any_combination_of_mistakes_is_refused_never_a_number(scene, mistakes, factor, resolution, tiled):
+    fused = (scene["rr_fused"] if resolution == "reduced" else scene["fr_fused"]).astype(np.float64)
+    ref = (scene["gt"] if resolution == "reduced" else scene["ms"]).astype(np.float64)
+    ratio, sensor = 4, "none"
+    if "scale" in mistakes:
+        fused = fused * factor
+    if "nan" in mistakes:
+        fused[3, 4, 1] = np.nan
+    if "negative_ref" in mistakes:
+        ref[7, 2, 0] = -5.0
+    if "channel_first" in mistakes:
+        fused = np.ascontiguousarray(np.moveaxis(fused, -1, 0))
+    if "wrong_ratio" in mistakes:
+        ratio = 8 if resolution == "full" else 1
+    if "wrong_sensor" in mistakes:
+        sensor = "WV2"  # 8 bands, the scene has 4
+        if resolution == "reduced":
+            mistakes = mistakes - {"wrong_sensor"}  # no sensor at reduced resolution
+            if not mistakes:
+                return
+    with pytest.raises(pi.InputError) as err:
+        if resolution == "reduced":
+            (evaluate_reduced_tiled if tiled else pi.evaluate_reduced)(fused, ref, ratio=ratio, bits=11)
+        else:
+            (evaluate_full_tiled if tiled else pi.evaluate_full)(fused, ref, scene["pan"], sensor=sensor,
+                                                                 ratio=ratio, bits=11)
+    assert len(str(err.value)) > 30  # a sentence that says what and how, not a bare code
