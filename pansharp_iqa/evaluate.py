@@ -27,7 +27,9 @@ from typing import Any
 import numpy as np
 
 from .indexes.full_resolution import (
+    BLOCK_FAMILIES,
     NanPolicy,
+    block_sums,
     d_lambda_from_means,
     d_lambda_k_from_sums,
     d_s_from_means,
@@ -35,8 +37,6 @@ from .indexes.full_resolution import (
     fr_block_uiqi,
     khan_q2n_sums,
     mean_block_uiqi,
-    block_sums,
-    BLOCK_FAMILIES,
 )
 from .indexes.reduced_pass import reduced_sums, reduced_values
 from .indexes.scc import check_gradient

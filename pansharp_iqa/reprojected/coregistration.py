@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import SettingError, ShapeError, as_image, as_pan, check_ratio
 from ..parallel import chunks, parallel_map
 from ..parallel import n_threads as n_workers
+from ..validation import SettingError, ShapeError, as_image, as_pan, check_ratio
 from .correlation import IntegralMethod, box_sum, centre_and_energy, clip_sums, rho_from_sums
 from .filtering import filter_replicate
 

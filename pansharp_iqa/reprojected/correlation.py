@@ -22,9 +22,9 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from ..validation import ShapeError, as_image, as_pan, check_block_size, check_choice
 from ..parallel import chunks, parallel_map
 from ..parallel import n_threads as n_workers
+from ..validation import ShapeError, as_image, as_pan, check_block_size, check_choice
 
 __all__ = [
     "SXX_FLOOR",

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..mtf import filter_replicate
+from ..parallel import parallel_map
 from ..validation import SettingError, ShapeError
 from .inputs import band_planes
-from ..parallel import parallel_map
 
 __all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
 

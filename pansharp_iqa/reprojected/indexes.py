@@ -26,7 +26,7 @@ from ..indexes.sam import sam, sam_from_sums, sam_sums
 from ..indexes.uiqi import edge_extended_q, q_index
 from ..parallel import n_threads as n_workers
 from ..parallel import parallel_map
-from ..validation import SettingError, ShapeError, as_image, as_pan, check_block_size, check_ratio
+from ..validation import ShapeError, as_image, as_pan, check_block_size, check_ratio
 from .coregistration import coregister
 from .correlation import IntegralMethod, field_parts, mean_one_minus_rho, rho_from_sums
 from .filtering import reproject

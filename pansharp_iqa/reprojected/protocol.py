@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .inputs import REFERENCE, band_planes, resolve_inputs
 from .coregistration import coregister, search_window_for
 from .correlation import IntegralMethod, mean_one_minus_rho
 from .filtering import reproject
 from .indexes import Q2N_STD_FLOOR, d_rho_half_width, reprojected_values
+from .inputs import REFERENCE, band_planes, resolve_inputs
 from .kernels import KAISER_BETA, KERNEL_SIZE, reprojection_kernels
 
 __all__ = ["PROTOCOL_NAME", "INDEX_NAMES", "SETTINGS", "evaluate_reprojected"]

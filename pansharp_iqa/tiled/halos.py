@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..borders import border_index, consecutive_runs
 from ..mtf import mtf_filter
 from ..resample import imresize, interp23tap
-from ..borders import border_index, consecutive_runs
 from .patch import Patch
 
 __all__ = [

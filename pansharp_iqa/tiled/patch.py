@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..validation import as_image
 from ..borders import consecutive_runs
+from ..validation import as_image
 from .sources import Source
 
 __all__ = ["Patch", "fetch"]
