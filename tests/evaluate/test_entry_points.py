@@ -154,3 +154,24 @@ def test_file_inputs_are_evaluated_tile_wise_with_the_same_numbers(tmp_path):
     ref = pi.evaluate_full(fused_fr, ms, pan, sensor="QB")
     for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"):
         assert res[k] == pytest.approx(ref[k], rel=1e-9)
+
+
+def test_large_full_resolution_arrays_go_tile_wise_by_default(monkeypatch):
+    """Above TILED_AUTO_PIXELS the in-memory full-resolution path needs several GB; the default
+    then evaluates tile-wise (same numbers), and the card says which path ran."""
+    import pansharp_iqa.evaluate as ev
+
+    fused, ms, pan = _fr_case(21)
+    small = pi.evaluate_full(fused, ms, pan, sensor="QB")
+    assert "tiling" not in small["protocol"]
+    monkeypatch.setattr(ev, "TILED_AUTO_PIXELS", fused.shape[0] * fused.shape[1])
+    auto = pi.evaluate_full(fused, ms, pan, sensor="QB")
+    assert auto["protocol"]["tiling"]["n_tiles"] >= 1
+    for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"):
+        assert auto[k] == pytest.approx(small[k], rel=1e-9, abs=1e-12)
+    never = pi.evaluate_full(fused, ms, pan, sensor="QB", tiled="never")
+    assert "tiling" not in never["protocol"]
+    always = pi.evaluate_reduced(fused, fused, ratio=4, bits=11, tiled="always")
+    assert "tiling" in always["protocol"]
+    with pytest.raises(pi.InputError, match="tiled must be one of"):
+        pi.evaluate_full(fused, ms, pan, sensor="QB", tiled="sometimes")
