@@ -21,7 +21,7 @@ from pansharp_iqa.io.scale import check_result_range
 from pansharp_iqa.io.scenes import load_scene
 from pansharp_iqa.io.settings import DatasetSettings
 
-__all__ = ["SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
+__all__ = ["SceneOutcome", "SceneTask", "display_pair", "evaluate_arrays", "evaluate_scene", "quality_maps", "tiled_paths"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +45,9 @@ class SceneTask:
     tiled : {"auto", "always", "never"}
         Tile-wise evaluation of GeoTIFF scenes in bounded memory (same numbers): ``"auto"`` above
         :data:`TILED_MIN_PIXELS` pixels of the fused image.
+    display : int
+        When positive, also return the pair's display images (``--format html``, ``--figures``)
+        with this longer side in pixels; 0: none.
     """
 
     scene: SceneSource
@@ -54,6 +57,7 @@ class SceneTask:
     settings: DatasetSettings
     want_maps: bool = False
     tiled: str = "auto"
+    display: int = 0
 
 
 @dataclasses.dataclass
@@ -73,6 +77,8 @@ class SceneOutcome:
         Why it failed.
     maps : dict or None
         ``{"Q2n": (ny, nx), "SAM": (H, W)}`` arrays when requested.
+    display : PairDisplay, str or None
+        Display images when requested (:mod:`.scene_display`), or why they could not be made.
     """
 
     scene: str
@@ -82,6 +88,7 @@ class SceneOutcome:
     protocol: dict[str, Any] | None = None
     reason: str | None = None
     maps: dict[str, np.ndarray] | None = None
+    display: Any = None
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
@@ -154,8 +161,24 @@ TILED_MIN_PIXELS = 64 * 2**20
 _TIFF = (".tif", ".tiff")
 
 
-def _tiled_paths(task: SceneTask) -> dict[str, str] | None:
-    """Input paths for tile-wise evaluation, or None when the scene is evaluated in memory."""
+def tiled_paths(task: SceneTask) -> dict[str, str] | None:
+    """Input paths for tile-wise evaluation, or None when the scene is evaluated in memory.
+
+    Parameters
+    ----------
+    task : SceneTask
+
+    Returns
+    -------
+    dict or None
+        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths.
+
+    Raises
+    ------
+    DataError
+        ``--tiled always`` on inputs that cannot be read tile-wise, or results not on the
+        inputs' scale.
+    """
     if task.tiled == "never" or task.result_index is not None or task.scene.kind != "split":
         return None
     roles = ("gt",) if task.settings.resolution == "reduced" else ("ms", "pan")
@@ -218,12 +241,17 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         if settings.result_scale is None:
             raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
         reduced = settings.resolution == "reduced"
-        tiled = _tiled_paths(task)
+        tiled = tiled_paths(task)
         if tiled is not None:
             result = _evaluate_tiled(tiled, settings)
             card = dict(result.get("protocol") or {})
             metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
-            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None)
+            display = None
+            if task.display:
+                from .scene_display import display_from_files
+
+                display = display_from_files(tiled, method=task.method, settings=settings, max_side=task.display)
+            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None, display)
         inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
         if reduced:
             reference = inputs["gt"]
@@ -237,8 +265,45 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         card = dict(result.get("protocol") or {})
         metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
         maps = quality_maps(fused, reference, card) if (task.want_maps and reduced) else None
-        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps)
+        display = None
+        if task.display:
+            from .scene_display import display_from_arrays
+
+            display = display_from_arrays(fused, inputs, method=task.method, settings=settings, max_side=task.display)
+        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps, display)
     except DataError as exc:
         return SceneOutcome(task.scene.name, task.method, "failed", {}, None, str(exc))
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
         return SceneOutcome(task.scene.name, task.method, "failed", {}, None, f"{type(exc).__name__}: {exc}")
+
+
+def display_pair(task: SceneTask) -> Any:
+    """Read one pair again and make its display images (for pairs reused by ``--resume``).
+
+    Parameters
+    ----------
+    task : SceneTask
+        With ``display`` > 0 (the longer side of the display images, pixels).
+
+    Returns
+    -------
+    PairDisplay or str
+        The display (:mod:`.scene_display`), or why it could not be made; never raises.
+    """
+    from .scene_display import display_from_arrays, display_from_files
+
+    settings = task.settings
+    from pansharp_iqa.reports.display import DISPLAY_SIDE
+
+    side = task.display or DISPLAY_SIDE
+    try:
+        paths = tiled_paths(task)
+        if paths is not None:
+            return display_from_files(paths, method=task.method, settings=settings, max_side=side)
+        reduced = settings.resolution == "reduced"
+        inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
+        expected = inputs["gt"].shape if reduced else (*inputs["pan"].shape, inputs["ms"].shape[2])
+        fused = load_result(task.result_file, expected, task.result_index) * float(settings.result_scale or 1.0)
+    except Exception as exc:  # noqa: BLE001 - a display problem never fails the report
+        return f"no display: {type(exc).__name__}: {exc}"
+    return display_from_arrays(fused, inputs, method=task.method, settings=settings, max_side=side)
