@@ -74,7 +74,7 @@ class _DecimatedTiffImages:
         H, W = self._shapes["fused"]
         self.notes = (
             f"tile-wise scene ({H} x {W}): shown from a decimated read (nearest neighbour) of each GeoTIFF, "
-            "not loaded whole; its residual map is |fused - GT| at the sampled pixels",
+            "not loaded whole; its residual map is made from |fused - GT| at the sampled pixels",
         )
 
     def shape(self, role: str) -> tuple[int, int]:
@@ -106,7 +106,9 @@ class _DecimatedTiffImages:
         return part if bands else part[:, :, 0]
 
     def residual(self, shape: Sequence[int]) -> np.ndarray:
-        return residual_map(self._view("fused", shape), self._view("gt", shape))
+        # from the largest view already read (the display one), never a further read of the files
+        size = max((k[1] for k in self._views if k[0] == "fused"), default=(int(shape[0]), int(shape[1])))
+        return downsample(residual_map(self._view("fused", size), self._view("gt", size)), shape)
 
 
 def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int) -> PairDisplay:

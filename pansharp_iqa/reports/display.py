@@ -44,6 +44,8 @@ DISPLAY_SIDE = 256
 STRETCH_PERCENTILES = (1.0, 99.0)
 #: Smallest and largest side of the zoomed crop, in full-resolution pixels.
 CROP_SIDE_RANGE = (32, 96)
+#: Pixels sampled for the stretch limits (display only: a regular sample suffices).
+_STRETCH_SAMPLES = 16384
 #: Matplotlib colour map of the residual maps.
 RESIDUAL_CMAP = "magma"
 
@@ -149,7 +151,10 @@ def display_shape(shape: Sequence[int], max_side: int = DISPLAY_SIDE) -> tuple[i
 
 
 def downsample(image: np.ndarray, shape: Sequence[int]) -> np.ndarray:
-    """Resample an image to a display size with anti-aliasing (scikit-image ``resize``).
+    """Resample an image to a display size with anti-aliasing (scikit-image).
+
+    Integer factors use block means (``downscale_local_mean``), other sizes ``resize`` with
+    anti-aliasing (bilinear, Gaussian pre-filter).
 
     Parameters
     ----------
@@ -169,8 +174,14 @@ def downsample(image: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     (4, 4, 3)
     """
     h, w = int(shape[0]), int(shape[1])
-    if image.shape[:2] == (h, w):
+    H, W = image.shape[:2]
+    if (H, W) == (h, w):
         return np.asarray(image, dtype=np.float32)
+    if H % h == 0 and W % w == 0:  # integer factors: exact block means (fast)
+        from skimage.transform import downscale_local_mean
+
+        factors = (H // h, W // w, *([1] * (image.ndim - 2)))
+        return np.asarray(downscale_local_mean(np.asarray(image, dtype=np.float32), factors), dtype=np.float32)
     from skimage.transform import resize
 
     out = resize(np.asarray(image, dtype=np.float32), (h, w, *image.shape[2:]), order=1,
@@ -180,6 +191,9 @@ def downsample(image: np.ndarray, shape: Sequence[int]) -> np.ndarray:
 
 def stretch_limits(image: np.ndarray, percentiles: Sequence[float] = STRETCH_PERCENTILES) -> np.ndarray:
     """Per-channel stretch limits: the given percentiles of the reference.
+
+    Images over :data:`_STRETCH_SAMPLES` pixels are sampled on a regular grid (every k-th row
+    and column) first.
 
     Parameters
     ----------
@@ -198,8 +212,10 @@ def stretch_limits(image: np.ndarray, percentiles: Sequence[float] = STRETCH_PER
     >>> stretch_limits(np.arange(101.0).reshape(101, 1, 1)).tolist()
     [[1.0, 99.0]]
     """
-    arr = np.asarray(image, dtype=np.float64)
-    planes = arr.reshape(-1, 1) if arr.ndim == 2 else arr.reshape(-1, arr.shape[-1])
+    arr = np.asarray(image)
+    step = max(1, int(np.sqrt(arr.shape[0] * arr.shape[1] / _STRETCH_SAMPLES)))
+    sample = np.asarray(arr[::step, ::step], dtype=np.float64)  # a regular sample is plenty for display limits
+    planes = sample.reshape(-1, 1) if sample.ndim == 2 else sample.reshape(-1, sample.shape[-1])
     lims = np.percentile(planes, list(percentiles), axis=0).T.copy()
     flat = lims[:, 1] <= lims[:, 0]
     lims[flat, 1] = lims[flat, 0] + 1.0
@@ -318,7 +334,8 @@ def residual_map(fused: np.ndarray, reference: np.ndarray) -> np.ndarray:
     >>> residual_map(np.full((2, 2, 2), 3.0), np.ones((2, 2, 2))).tolist()
     [[2.0, 2.0], [2.0, 2.0]]
     """
-    diff = np.abs(np.asarray(fused, dtype=np.float32) - np.asarray(reference, dtype=np.float32))
+    diff = np.subtract(fused, reference, dtype=np.float64)
+    np.abs(diff, out=diff)
     return np.asarray(diff.mean(axis=2), dtype=np.float32)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 __all__ = ["JPEG_QUALITY", "data_uri", "decode_image", "encode_jpeg", "encode_png"]
 
 #: JPEG quality of the embedded display images (photographic content: a few tens of kB each).
-JPEG_QUALITY = 88
+JPEG_QUALITY = 80
 
 
 def _pil_image(image: np.ndarray):  # noqa: ANN202 - PIL.Image.Image

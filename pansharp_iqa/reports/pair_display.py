@@ -89,10 +89,8 @@ class PairDisplay:
     references : tuple of Panel
         ``GT`` at reduced resolution; ``MS (EXP)`` and ``PAN`` at full resolution.
     residual : numpy.ndarray or None
-        ``(h, w)`` uint8 residual levels; value in DN = level x ``residual_step`` (reduced
-        resolution only).
-    residual_step : float
-        DN per residual level.
+        Residual map ``mean_b |fused - GT|`` (DN, float16) at half the display size (an
+        overview: it keeps the report small); reduced resolution only.
     notes : tuple of str
         How the views were made (decimated reads, ...).
     """
@@ -105,20 +103,16 @@ class PairDisplay:
     fused: Panel
     references: tuple[Panel, ...]
     residual: np.ndarray | None
-    residual_step: float
     notes: tuple[str, ...] = ()
 
     def residual_dn(self) -> np.ndarray | None:
         """The residual map in DN (float32), or ``None``."""
-        if self.residual is None:
-            return None
-        return self.residual.astype(np.float32) * np.float32(self.residual_step)
+        return None if self.residual is None else self.residual.astype(np.float32)
 
 
-def _quantise(values: np.ndarray) -> tuple[np.ndarray, float]:
-    top = float(np.max(values)) if values.size else 0.0
-    step = top / 255.0 if top > 0 else 1.0
-    return np.clip(np.rint(values / step), 0, 255).astype(np.uint8), step
+def _compact(values: np.ndarray) -> np.ndarray:
+    """float16 copy (3 significant digits are plenty for a colour map), clipped to its range."""
+    return np.clip(values, 0.0, float(np.finfo(np.float16).max)).astype(np.float16)
 
 
 def _exp_crop(access: ImageAccess, bands: Sequence[int], crop: tuple[int, int, int], ratio: int) -> np.ndarray:
@@ -209,14 +203,14 @@ def make_pair_display(
     fused = panel(method, access.display("fused", bands, dshape), access.window("fused", rows, cols, bands), limits)
     if reduced:
         references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
-        residual, step = _quantise(access.residual(dshape))
+        residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
     else:
         references = (
             panel("MS (EXP)", ref, _exp_crop(access, bands, crop, ratio), limits),
             panel("PAN", pan, access.window("pan", rows, cols, ()), pan_limits),
         )
-        residual, step = None, 1.0
-    return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, step, tuple(access.notes))
+        residual = None
+    return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, tuple(access.notes))
 
 
 def _squeeze(image: np.ndarray) -> np.ndarray:
