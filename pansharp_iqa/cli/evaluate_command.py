@@ -141,6 +141,7 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
     for method, folder in methods:
         warnings.extend(_extra_result_files(method, folder, scenes))
     for scene_number, scene in enumerate(scenes):
+        first_task = True  # the scene's first task also makes its reference images
         for method, folder in methods:
             try:
                 found = find_result_file(folder, scene)
@@ -175,7 +176,8 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 },
             }
             task = SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled,
-                             display=display_side(ns, scene_number))
+                             display=display_side(ns, scene_number), display_reference=first_task)
+            first_task = False
             if ns.resume:
                 cached = load_cached(target, key, need_maps=ns.plots)
                 if cached is not None:

@@ -39,8 +39,8 @@ class _ArrayImages:
 
     notes: tuple[str, ...] = ()
 
-    def __init__(self, fused: np.ndarray, inputs: Mapping[str, np.ndarray]) -> None:
-        self.arrays = {"fused": fused, **inputs}
+    def __init__(self, fused: np.ndarray | None, inputs: Mapping[str, np.ndarray]) -> None:
+        self.arrays = {**inputs, **({} if fused is None else {"fused": fused})}
 
     def shape(self, role: str) -> tuple[int, int]:
         return tuple(self.arrays[role].shape[:2])  # type: ignore[return-value]
@@ -54,7 +54,7 @@ class _ArrayImages:
         return part[:, :, list(bands)] if bands else part
 
     def residual(self, shape: Sequence[int]) -> np.ndarray:
-        return downsample(residual_map(self.arrays["fused"], self.arrays["gt"]), shape)
+        return residual_map(self.arrays["fused"], self.arrays["gt"], shape)
 
 
 class _DecimatedTiffImages:
@@ -71,7 +71,7 @@ class _DecimatedTiffImages:
         for role, path in self.paths.items():
             with rasterio.open(path) as ds:
                 self._shapes[role] = (int(ds.height), int(ds.width))
-        H, W = self._shapes["fused"]
+        H, W = self._shapes["gt" if "gt" in self._shapes else "pan"]
         self.notes = (
             f"tile-wise scene ({H} x {W}): shown from a decimated read (nearest neighbour) of each GeoTIFF, "
             "not loaded whole; its residual map is made from |fused - GT| at the sampled pixels",
@@ -111,7 +111,8 @@ class _DecimatedTiffImages:
         return downsample(residual_map(self._view("fused", size), self._view("gt", size)), shape)
 
 
-def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int) -> PairDisplay:
+def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int,
+          with_fused: bool, with_references: bool) -> PairDisplay:
     return make_pair_display(
         access,  # type: ignore[arg-type]
         method=method,
@@ -119,19 +120,22 @@ def _make(access: object, n_bands: int, *, method: str, settings: DatasetSetting
         ratio=settings.ratio,
         rgb=rgb_choice(settings, n_bands),
         max_side=int(max_side) or DISPLAY_SIDE,
+        with_fused=with_fused,
+        with_references=with_references,
     )
 
 
 def display_from_arrays(
-    fused: np.ndarray, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
-    max_side: int = DISPLAY_SIDE,
-) -> PairDisplay | str:
+    fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
+    max_side: int = DISPLAY_SIDE, references: bool = True,
+) -> PairDisplay | str | None:
     """Display material from the arrays the evaluation already loaded.
 
     Parameters
     ----------
-    fused : numpy.ndarray
-        ``(H, W, B)`` fused image, DN.
+    fused : numpy.ndarray or None
+        ``(H, W, B)`` fused image, DN; ``None`` when the pair failed (only the references are
+        made, if asked for).
     inputs : mapping
         ``gt`` (reduced) or ``ms`` and ``pan`` (full), DN.
     method : str
@@ -140,20 +144,28 @@ def display_from_arrays(
         Resolution, ratio, sensor and band names.
     max_side : int
         Longer side of the display images (pixels).
+    references : bool
+        Also make the scene's reference panels (one pair per scene does).
 
     Returns
     -------
-    PairDisplay or str
-        The display, or the reason it could not be made (the pair's numbers are unaffected).
+    PairDisplay, str or None
+        The display, the reason it could not be made (the pair's numbers are unaffected), or
+        ``None`` when there is nothing to make.
     """
+    if fused is None and not references:
+        return None
     try:
-        return _make(_ArrayImages(fused, inputs), fused.shape[2], method=method, settings=settings, max_side=max_side)
+        n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
+        return _make(_ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
+                     with_fused=fused is not None, with_references=references)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"
 
 
 def display_from_files(
-    paths: Mapping[str, str], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE
+    paths: Mapping[str, str], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
+    references: bool = True,
 ) -> PairDisplay | str:
     """Display material of a tile-wise pair from decimated GeoTIFF reads (bounded memory).
 
@@ -163,7 +175,7 @@ def display_from_files(
         ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths; stored values
         times ``settings.input_scale`` are DN (tile-wise evaluation requires the results on the
         inputs' scale).
-    method, settings, max_side
+    method, settings, max_side, references
         As in :func:`display_from_arrays`.
 
     Returns
@@ -174,8 +186,9 @@ def display_from_files(
         access = _DecimatedTiffImages(paths, settings.input_scale)
         import rasterio
 
-        with rasterio.open(paths["fused"]) as ds:
+        with rasterio.open(paths["gt" if "gt" in paths else "ms"]) as ds:
             n_bands = int(ds.count)
-        return _make(access, n_bands, method=method, settings=settings, max_side=max_side)
+        return _make(access, n_bands, method=method, settings=settings, max_side=max_side,
+                     with_fused="fused" in paths, with_references=references)
     except Exception as exc:  # noqa: BLE001
         return f"no display: {type(exc).__name__}: {exc}"

@@ -48,6 +48,9 @@ class SceneTask:
     display : int
         When positive, also return the pair's display images (``--format html``, ``--figures``)
         with this longer side in pixels; 0: none.
+    display_reference : bool
+        Also make the scene's reference panels (GT, or EXP and PAN), even when the pair fails;
+        they are the same for every pair of a scene, so one task per scene sets this.
     """
 
     scene: SceneSource
@@ -58,6 +61,7 @@ class SceneTask:
     want_maps: bool = False
     tiled: str = "auto"
     display: int = 0
+    display_reference: bool = True
 
 
 @dataclasses.dataclass
@@ -237,6 +241,8 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         the declared scale, or the core's own input error).
     """
     settings = task.settings
+    inputs: dict[str, np.ndarray] | None = None
+    tiled: dict[str, str] | None = None
     try:
         if settings.result_scale is None:
             raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
@@ -246,12 +252,8 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
             result = _evaluate_tiled(tiled, settings)
             card = dict(result.get("protocol") or {})
             metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
-            display = None
-            if task.display:
-                from .scene_display import display_from_files
-
-                display = display_from_files(tiled, method=task.method, settings=settings, max_side=task.display)
-            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None, display)
+            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None,
+                                _display(task, tiled=tiled))
         inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
         if reduced:
             reference = inputs["gt"]
@@ -265,16 +267,33 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         card = dict(result.get("protocol") or {})
         metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
         maps = quality_maps(fused, reference, card) if (task.want_maps and reduced) else None
-        display = None
-        if task.display:
-            from .scene_display import display_from_arrays
-
-            display = display_from_arrays(fused, inputs, method=task.method, settings=settings, max_side=task.display)
-        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps, display)
+        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps,
+                            _display(task, fused=fused, inputs=inputs))
     except DataError as exc:
-        return SceneOutcome(task.scene.name, task.method, "failed", {}, None, str(exc))
+        reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
-        return SceneOutcome(task.scene.name, task.method, "failed", {}, None, f"{type(exc).__name__}: {exc}")
+        reason = f"{type(exc).__name__}: {exc}"
+    # a failed pair still shows the scene's references when it is the pair that makes them
+    if tiled is not None:
+        tiled = {k: v for k, v in tiled.items() if k != "fused"}
+    return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, None,
+                        _display(task, inputs=inputs, tiled=tiled) if task.display_reference else None)
+
+
+def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[str, np.ndarray] | None = None,
+             tiled: dict[str, str] | None = None) -> Any:
+    """The pair's display images when the task asks for them (see :mod:`.scene_display`)."""
+    if not task.display:
+        return None
+    from .scene_display import display_from_arrays, display_from_files
+
+    options = {"method": task.method, "settings": task.settings, "max_side": task.display,
+               "references": task.display_reference}
+    if tiled is not None:
+        return display_from_files(tiled, **options)
+    if inputs is not None:
+        return display_from_arrays(fused, inputs, **options)
+    return None
 
 
 def display_pair(task: SceneTask) -> Any:
@@ -290,20 +309,19 @@ def display_pair(task: SceneTask) -> Any:
     PairDisplay or str
         The display (:mod:`.scene_display`), or why it could not be made; never raises.
     """
-    from .scene_display import display_from_arrays, display_from_files
-
-    settings = task.settings
     from pansharp_iqa.reports.display import DISPLAY_SIDE
 
-    side = task.display or DISPLAY_SIDE
+    settings = task.settings
+    if not task.display:
+        task = dataclasses.replace(task, display=DISPLAY_SIDE)
     try:
         paths = tiled_paths(task)
         if paths is not None:
-            return display_from_files(paths, method=task.method, settings=settings, max_side=side)
+            return _display(task, tiled=paths)
         reduced = settings.resolution == "reduced"
         inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
         expected = inputs["gt"].shape if reduced else (*inputs["pan"].shape, inputs["ms"].shape[2])
         fused = load_result(task.result_file, expected, task.result_index) * float(settings.result_scale or 1.0)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails the report
         return f"no display: {type(exc).__name__}: {exc}"
-    return display_from_arrays(fused, inputs, method=task.method, settings=settings, max_side=side)
+    return _display(task, fused=fused, inputs=inputs)

@@ -45,7 +45,9 @@ STRETCH_PERCENTILES = (1.0, 99.0)
 #: Smallest and largest side of the zoomed crop, in full-resolution pixels.
 CROP_SIDE_RANGE = (32, 96)
 #: Pixels sampled for the stretch limits (display only: a regular sample suffices).
-_STRETCH_SAMPLES = 16384
+_STRETCH_SAMPLES = 4096
+#: Longer side of the luminance grid on which the crop is placed.
+_CROP_SEARCH_SIDE = 64
 #: Matplotlib colour map of the residual maps.
 RESIDUAL_CMAP = "magma"
 
@@ -271,9 +273,10 @@ def crop_side(shape: Sequence[int]) -> int:
 def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> tuple[int, int, int]:
     """Place the zoomed crop where the reference has the most detail.
 
-    The local standard deviation of the reference's display luminance over a window of the
-    crop's size is maximised (first maximum in row-major order), so the crop is the same for
-    every method and shows texture rather than a flat area.
+    The local variance of the reference's display luminance (block-averaged to at most
+    :data:`_CROP_SEARCH_SIDE` pixels a side) over a window of the crop's size is maximised (first
+    maximum in row-major order), so the crop is the same for every method and shows structure
+    rather than a flat area.
 
     Parameters
     ----------
@@ -298,10 +301,12 @@ def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> 
     from scipy.ndimage import uniform_filter
 
     H, W = int(full_shape[0]), int(full_shape[1])
-    h, w = luminance.shape
+    lum = np.asarray(luminance, dtype=np.float64)
+    if max(lum.shape) > _CROP_SEARCH_SIDE:  # the crop's place needs no finer grid than this
+        lum = downsample(lum, display_shape(lum.shape, _CROP_SEARCH_SIDE)).astype(np.float64)
+    h, w = lum.shape
     fy, fx = h / H, w / W
     win_y, win_x = max(1, round(side * fy)), max(1, round(side * fx))
-    lum = np.asarray(luminance, dtype=np.float64)
     mean = uniform_filter(lum, (win_y, win_x), mode="nearest")
     sq = uniform_filter(lum * lum, (win_y, win_x), mode="nearest")
     var = sq - mean * mean
@@ -316,27 +321,41 @@ def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> 
     return min(max(row, 0), H - side), min(max(col, 0), W - side), int(side)
 
 
-def residual_map(fused: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Per-pixel mean absolute difference over the bands, ``mean_b |fused - reference|`` (DN).
+def residual_map(fused: np.ndarray, reference: np.ndarray, shape: Sequence[int] | None = None) -> np.ndarray:
+    """Mean absolute difference over the bands, ``mean_b |fused - reference|`` (DN), per pixel or
+    averaged over the pixels of each cell of a display grid.
 
     Parameters
     ----------
     fused, reference : numpy.ndarray
         ``(H, W, B)`` in DN.
+    shape : sequence of int, optional
+        Display size ``(h, w)``: each output value is the mean over the full-resolution pixels it
+        covers (scikit-image ``block_reduce`` for integer factors, else :func:`downsample`).
 
     Returns
     -------
     numpy.ndarray
-        ``(H, W)`` float32 (DN).
+        ``(H, W)`` or ``(h, w)`` float32 (DN).
 
     Examples
     --------
     >>> residual_map(np.full((2, 2, 2), 3.0), np.ones((2, 2, 2))).tolist()
     [[2.0, 2.0], [2.0, 2.0]]
+    >>> residual_map(np.arange(8.0).reshape(2, 2, 2), np.zeros((2, 2, 2)), (1, 1)).tolist()
+    [[3.5]]
     """
     diff = np.subtract(fused, reference, dtype=np.float64)
     np.abs(diff, out=diff)
-    return np.asarray(diff.mean(axis=2), dtype=np.float32)
+    H, W, B = diff.shape
+    if shape is None:
+        return np.asarray(diff.mean(axis=2), dtype=np.float32)
+    h, w = int(shape[0]), int(shape[1])
+    if H % h == 0 and W % w == 0:  # one pass: bands and pixels of each cell together
+        from skimage.measure import block_reduce
+
+        return np.asarray(block_reduce(diff, (H // h, W // w, B), np.mean)[:, :, 0], dtype=np.float32)
+    return downsample(diff.mean(axis=2), (h, w))
 
 
 def colourise(values: np.ndarray, vmax: float, *, cmap: str = RESIDUAL_CMAP) -> np.ndarray:

@@ -85,9 +85,11 @@ class PairDisplay:
         ``(row, col, side)`` of the zoomed crop in full-resolution pixels.
     rgb : RgbChoice
         Bands shown as R, G, B.
-    fused : Panel
+    fused : Panel or None
+        ``None`` when only the references were made (a failed pair).
     references : tuple of Panel
-        ``GT`` at reduced resolution; ``MS (EXP)`` and ``PAN`` at full resolution.
+        ``GT`` at reduced resolution; ``MS (EXP)`` and ``PAN`` at full resolution; empty when
+        another pair of the scene makes them.
     residual : numpy.ndarray or None
         Residual map ``mean_b |fused - GT|`` (DN, float16) at half the display size (an
         overview: it keeps the report small); reduced resolution only.
@@ -100,7 +102,7 @@ class PairDisplay:
     display_shape: tuple[int, int]
     crop: tuple[int, int, int]
     rgb: RgbChoice
-    fused: Panel
+    fused: Panel | None
     references: tuple[Panel, ...]
     residual: np.ndarray | None
     notes: tuple[str, ...] = ()
@@ -144,6 +146,8 @@ def make_pair_display(
     ratio: int,
     rgb: RgbChoice,
     max_side: int = DISPLAY_SIDE,
+    with_fused: bool = True,
+    with_references: bool = True,
 ) -> PairDisplay:
     """Build the display material of one pair.
 
@@ -162,23 +166,30 @@ def make_pair_display(
         Bands to show (see :func:`~.display.rgb_bands`).
     max_side : int
         Longer side of the display images (pixels).
+    with_fused : bool
+        Make the method's panel and residual (``False``: the fused image is not available, e.g.
+        the pair failed; only the references are made).
+    with_references : bool
+        Make the reference panels (they are the same for every pair of a scene, so one pair per
+        scene is enough).
 
     Returns
     -------
     PairDisplay
         Contrast stretch: the 1st..99th percentiles of the GT (reduced) or the MS (full), at
         display size, applied to every panel but the PAN (stretched on its own percentiles).
-        Crop: the most textured window of the GT (reduced) or PAN (full) luminance.
+        Crop: the most textured window of the GT (reduced) or PAN (full) luminance. Both depend
+        on the reference only, so every pair of a scene agrees.
 
     Examples
     --------
     See ``tests/reports/test_pair_display.py``.
     """
     bands = rgb.indices
-    H, W = access.shape("fused")
+    reduced = resolution == "reduced"
+    H, W = access.shape("gt" if reduced else "pan")
     dshape = display_shape((H, W), max_side)
     side = crop_side((H, W))
-    reduced = resolution == "reduced"
     if reduced:
         ref = access.display("gt", bands, dshape)
         limits = stretch_limits(ref)
@@ -187,7 +198,6 @@ def make_pair_display(
         ref = access.display("ms", bands, dshape)
         limits = stretch_limits(ref)
         pan = access.display("pan", (), dshape)
-        pan_limits = stretch_limits(pan)
         luminance = pan
         side = max(ratio, side - side % ratio)
     row, col, side = choose_crop(luminance, (H, W), side)
@@ -200,16 +210,19 @@ def make_pair_display(
         return Panel(label, encode_jpeg(_squeeze(apply_stretch(display, lims))),
                      encode_jpeg(_squeeze(apply_stretch(window, lims))))
 
-    fused = panel(method, access.display("fused", bands, dshape), access.window("fused", rows, cols, bands), limits)
-    if reduced:
+    fused = residual = None
+    if with_fused:
+        fused = panel(method, access.display("fused", bands, dshape), access.window("fused", rows, cols, bands), limits)
+        if reduced:
+            residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
+    references: tuple[Panel, ...] = ()
+    if with_references and reduced:
         references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
-        residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
-    else:
+    elif with_references:
         references = (
             panel("MS (EXP)", ref, _exp_crop(access, bands, crop, ratio), limits),
-            panel("PAN", pan, access.window("pan", rows, cols, ()), pan_limits),
+            panel("PAN", pan, access.window("pan", rows, cols, ()), stretch_limits(pan)),
         )
-        residual = None
     return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, tuple(access.notes))
 
 
@@ -227,7 +240,7 @@ class SceneView:
     methods : list of str
         Report order.
     references : tuple of Panel
-        From the first pair with a display (identical for every pair of the scene).
+        From the pair of the scene that made them (identical for every pair of the scene).
     panels : dict
         ``panels[method]`` = the method's :class:`Panel`, or the reason it has none.
     residuals : dict
@@ -280,11 +293,12 @@ def assemble_scene(scene: str, methods: Sequence[str], displays: dict[str, objec
     if not shown:
         return None
     first: PairDisplay = shown[0]  # type: ignore[assignment]
+    references = next((d.references for d in shown if d.references), ())  # type: ignore[union-attr]
     panels: dict[str, Panel | str] = {}
     residuals: dict[str, np.ndarray] = {}
     for m in methods:
         d = displays.get(m)
-        if isinstance(d, PairDisplay):
+        if isinstance(d, PairDisplay) and d.fused is not None:
             panels[m] = d.fused
             res = d.residual_dn()
             if res is not None:
@@ -294,5 +308,5 @@ def assemble_scene(scene: str, methods: Sequence[str], displays: dict[str, objec
     tops = [float(np.percentile(r, 99)) for r in residuals.values() if r.size]
     top = float(np.median(tops)) if tops else 0.0
     notes = [first.rgb.note, *first.notes]
-    return SceneView(scene, list(methods), first.references, panels, residuals, top if top > 0 else 1.0,
+    return SceneView(scene, list(methods), references, panels, residuals, top if top > 0 else 1.0,
                      first.full_shape, first.display_shape, first.crop, notes)

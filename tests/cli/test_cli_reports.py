@@ -204,3 +204,12 @@ def test_demo_report_renders_in_a_headless_browser(tmp_path):
     # (anti-aliasing); with the images, ~16 % of the page is dark and it has tens of thousands of colours
     assert (pixels.max(axis=2) < 200).mean() > 0.08
     assert len(np.unique(pixels.reshape(-1, 3)[::7], axis=0)) > 10_000
+
+
+def test_scene_keeps_its_reference_images_when_the_pair_making_them_fails(tmp_path, reduced_dataset, rr_methods):
+    folder, scenes = reduced_dataset
+    np.save(rr_methods["good"] / "s1.npy", np.zeros((64, 64, 4)))  # wrong shape: the scene's first pair fails
+    out = tmp_path / "out"
+    assert main([str(folder), *map(str, rr_methods.values()), "--out", str(out), "--format", "html"]) == 1
+    alts = [a for a, _ in _page(out).images]
+    assert alts.count("GT: whole scene") == 3 and alts.count("good: whole scene") == 2
