@@ -172,6 +172,7 @@ def write_reports(
         out_dir, outcomes, html="html" in formats, figures=figures, title=f"pansharp-eval: {settings.name}",
         notes=notes, settings=settings, card=card, summary=summary, statistics=statistics, records=records,
         failures=failures, scenes=scenes, methods=methods, argv=argv, inputs_sha=inputs_sha, results_sha=results_sha,
+        jobs=int(run_info.get("jobs", 1) or 1),
     )
     if "table" in formats:
         print(render_table(summary, failures, title=title))

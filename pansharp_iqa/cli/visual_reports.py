@@ -155,8 +155,18 @@ def write_html_report(
     return path
 
 
-def write_figures(out_dir: Path, views: Mapping[str, SceneView | None]) -> list[Path]:
+def write_figures(out_dir: Path, views: Mapping[str, SceneView | None], *, jobs: int = 1) -> list[Path]:
     """Write ``<out_dir>/<scene>.png`` (300 dpi) and ``.pdf`` for every scene with images.
+
+    Parameters
+    ----------
+    out_dir : Path
+        ``OUT/figures``.
+    views : mapping of str to SceneView or None
+        From :func:`scene_views`.
+    jobs : int
+        Worker processes drawing the figures (matplotlib draws one figure at a time per process,
+        about 0.2 to 0.5 s each).
 
     Returns
     -------
@@ -165,11 +175,18 @@ def write_figures(out_dir: Path, views: Mapping[str, SceneView | None]) -> list[
     """
     from pansharp_iqa.reports.figures import write_scene_figure
 
-    written: list[Path] = []
-    for view in views.values():
-        if view is not None:
-            written += write_scene_figure(out_dir, view)
-    return written
+    todo = [v for v in views.values() if v is not None]
+    if jobs > 1 and len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=context) as pool:
+            parts = list(pool.map(write_scene_figure, [out_dir] * len(todo), todo))
+    else:
+        parts = [write_scene_figure(out_dir, v) for v in todo]
+    return [p for part in parts for p in part]
 
 
 def write_visual_reports(
@@ -191,6 +208,7 @@ def write_visual_reports(
     argv: Sequence[str],
     inputs_sha: Mapping[str, str],
     results_sha: Mapping[str, Mapping[str, str]],
+    jobs: int = 1,
 ) -> list[Path]:
     """Write ``report.html`` (``html``) and ``figures/`` (``figures``) of a run.
 
@@ -204,6 +222,8 @@ def write_visual_reports(
         Which outputs to write.
     title, notes, settings, card, summary, statistics, records, failures, scenes, methods, argv, inputs_sha, results_sha
         The run's report material (see :func:`.report_writer.write_reports`).
+    jobs : int
+        Processes drawing the figures (the run's ``--jobs``).
 
     Returns
     -------
@@ -221,5 +241,5 @@ def write_visual_reports(
             inputs_sha=inputs_sha, results_sha=results_sha,
         ))
     if figures:
-        written += write_figures(out_dir / FIGURES_DIR, views)
+        written += write_figures(out_dir / FIGURES_DIR, views, jobs=jobs)
     return written
