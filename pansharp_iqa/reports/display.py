@@ -271,12 +271,13 @@ def crop_side(shape: Sequence[int]) -> int:
 
 
 def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> tuple[int, int, int]:
-    """Place the zoomed crop where the reference has the most detail.
+    """Place the zoomed crop where the reference has the most fine detail.
 
-    The local variance of the reference's display luminance (block-averaged to at most
-    :data:`_CROP_SEARCH_SIDE` pixels a side) over a window of the crop's size is maximised (first
-    maximum in row-major order), so the crop is the same for every method and shows structure
-    rather than a flat area.
+    The gradient magnitude (Sobel, scikit-image) of the reference's display luminance, averaged
+    over a window of the crop's size, is maximised (first maximum in row-major order; the
+    gradient map is block-averaged to at most :data:`_CROP_SEARCH_SIDE` pixels a side first), so
+    the crop is the same for every method and shows edges and texture, where pansharpening
+    methods differ, rather than a flat area.
 
     Parameters
     ----------
@@ -299,20 +300,19 @@ def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> 
     (40, 8, 16)
     """
     from scipy.ndimage import uniform_filter
+    from skimage.filters import sobel
 
     H, W = int(full_shape[0]), int(full_shape[1])
-    lum = np.asarray(luminance, dtype=np.float64)
-    if max(lum.shape) > _CROP_SEARCH_SIDE:  # the crop's place needs no finer grid than this
-        lum = downsample(lum, display_shape(lum.shape, _CROP_SEARCH_SIDE)).astype(np.float64)
-    h, w = lum.shape
+    detail = sobel(np.asarray(luminance, dtype=np.float64))
+    if max(detail.shape) > _CROP_SEARCH_SIDE:  # the crop's place needs no finer grid than this
+        detail = downsample(detail, display_shape(detail.shape, _CROP_SEARCH_SIDE)).astype(np.float64)
+    h, w = detail.shape
     fy, fx = h / H, w / W
     win_y, win_x = max(1, round(side * fy)), max(1, round(side * fx))
-    mean = uniform_filter(lum, (win_y, win_x), mode="nearest")
-    sq = uniform_filter(lum * lum, (win_y, win_x), mode="nearest")
-    var = sq - mean * mean
+    mean = uniform_filter(detail, (win_y, win_x), mode="nearest")
     # only centres whose window lies inside the image
     y0, x0 = win_y // 2, win_x // 2
-    inner = var[y0 : h - (win_y - 1 - y0), x0 : w - (win_x - 1 - x0)]
+    inner = mean[y0 : h - (win_y - 1 - y0), x0 : w - (win_x - 1 - x0)]
     if inner.size == 0:
         return 0, 0, int(side)
     iy, ix = np.unravel_index(int(np.argmax(inner)), inner.shape)

@@ -152,7 +152,10 @@ def _card(provenance: Mapping[str, Any]) -> str:
             cell = (f"<details><summary>{len(value)} file(s)</summary><table>{inner}</table></details>"
                     if value else "-")
         elif isinstance(value, Mapping):
-            cell = "<br>".join(f"{_e(k)} = {_e(v)}" for k, v in value.items())
+            inner = "<br>".join(
+                f"{_e(k)} = {'; '.join(map(_e, v)) if isinstance(v, (list, tuple)) else _e(v)}" for k, v in value.items()
+            )
+            cell = f"<details><summary>{len(value)} entries</summary>{inner}</details>" if value else "-"
         elif isinstance(value, (list, tuple)):
             cell = "<br>".join(_e(v) for v in value)
         else:
@@ -236,10 +239,10 @@ def _scene_grid(view: SceneView) -> str:
                    f"style='background:{_gradient(RESIDUAL_CMAP)}'></span> {view.residual_max:.4g} and above "
                    "(one scale for every method of this scene)</div>")
     dh, dw = view.display_shape
-    shown = "full resolution" if (dh, dw) == (H, W) else f"downsampled for display to {dh} × {dw}"
+    shown = "shown at its own size" if (dh, dw) == (H, W) else f"downsampled for display to {dh} × {dw}"
     out.append(f"<p class='note'>Scene {H} × {W} pixels, {shown}; the same contrast stretch for every "
                f"panel ({'reference' if len(view.references) == 1 else 'MS'} 1st–99th percentiles per "
-               "channel; PAN on its own). " + " ".join(_e(n_) + "." for n_ in view.notes) + "</p>")
+               "channel; PAN on its own). " + " ".join(_e(n_[:1].upper() + n_[1:]) + "." for n_ in view.notes) + "</p>")
     return "".join(out)
 
 
