@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from pansharp_iqa.reports.display import downsample, residual_map, rgb_bands
+from pansharp_iqa.reports.display import rgb_bands
 from pansharp_iqa.reports.html import render_html
 from pansharp_iqa.reports.pair_display import assemble_scene, make_pair_display
 from pansharp_iqa.reports.stats import compare_methods
