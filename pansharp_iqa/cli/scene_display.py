@@ -111,8 +111,31 @@ class _DecimatedTiffImages:
         return downsample(residual_map(self._view("fused", size), self._view("gt", size)), shape)
 
 
+def _array_key(scene: str, settings: DatasetSettings, inputs: Mapping[str, np.ndarray]) -> tuple:
+    """Identifies a scene's reference: its name, dataset and a fingerprint of a grid of its pixels."""
+    import hashlib
+
+    parts: list[object] = [settings.root, scene]
+    for role in sorted(inputs):
+        arr = inputs[role]
+        grid = arr[:: max(1, arr.shape[0] // 16), :: max(1, arr.shape[1] // 16)]
+        parts += [role, arr.shape, hashlib.blake2b(np.ascontiguousarray(grid).tobytes(), digest_size=16).hexdigest()]
+    return tuple(parts)
+
+
+def _file_key(scene: str, paths: Mapping[str, str]) -> tuple:
+    """Identifies a tile-wise scene's reference by its files (path, size, modification time)."""
+    import os
+
+    parts: list[object] = [scene]
+    for role in sorted(r for r in paths if r != "fused"):
+        st = os.stat(paths[role])
+        parts += [role, os.path.abspath(paths[role]), st.st_size, st.st_mtime_ns]
+    return tuple(parts)
+
+
 def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int,
-          with_fused: bool, with_references: bool) -> PairDisplay:
+          with_fused: bool, with_references: bool, scene_key: tuple | None) -> PairDisplay:
     return make_pair_display(
         access,  # type: ignore[arg-type]
         method=method,
@@ -122,12 +145,13 @@ def _make(access: object, n_bands: int, *, method: str, settings: DatasetSetting
         max_side=int(max_side) or DISPLAY_SIDE,
         with_fused=with_fused,
         with_references=with_references,
+        scene_key=scene_key,
     )
 
 
 def display_from_arrays(
     fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
-    max_side: int = DISPLAY_SIDE, references: bool = True,
+    max_side: int = DISPLAY_SIDE, references: bool = True, scene: str | None = None,
 ) -> PairDisplay | str | None:
     """Display material from the arrays the evaluation already loaded.
 
@@ -146,6 +170,9 @@ def display_from_arrays(
         Longer side of the display images (pixels).
     references : bool
         Also make the scene's reference panels (one pair per scene does).
+    scene : str, optional
+        Scene name: with it, the scene's stretch and crop are computed once per process and
+        reused for its other pairs (keyed by the name and a fingerprint of the reference pixels).
 
     Returns
     -------
@@ -157,15 +184,16 @@ def display_from_arrays(
         return None
     try:
         n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
+        key = None if scene is None else _array_key(scene, settings, inputs)
         return _make(_ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused=fused is not None, with_references=references)
+                     with_fused=fused is not None, with_references=references, scene_key=key)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"
 
 
 def display_from_files(
     paths: Mapping[str, str], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
-    references: bool = True,
+    references: bool = True, scene: str | None = None,
 ) -> PairDisplay | str:
     """Display material of a tile-wise pair from decimated GeoTIFF reads (bounded memory).
 
@@ -175,8 +203,8 @@ def display_from_files(
         ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths; stored values
         times ``settings.input_scale`` are DN (tile-wise evaluation requires the results on the
         inputs' scale).
-    method, settings, max_side, references
-        As in :func:`display_from_arrays`.
+    method, settings, max_side, references, scene
+        As in :func:`display_from_arrays` (the scene's files identify its reference).
 
     Returns
     -------
@@ -188,7 +216,8 @@ def display_from_files(
 
         with rasterio.open(paths["gt" if "gt" in paths else "ms"]) as ds:
             n_bands = int(ds.count)
+        key = None if scene is None else _file_key(scene, paths)
         return _make(access, n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused="fused" in paths, with_references=references)
+                     with_fused="fused" in paths, with_references=references, scene_key=key)
     except Exception as exc:  # noqa: BLE001
         return f"no display: {type(exc).__name__}: {exc}"

@@ -288,7 +288,7 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
     from .scene_display import display_from_arrays, display_from_files
 
     options = {"method": task.method, "settings": task.settings, "max_side": task.display,
-               "references": task.display_reference}
+               "references": task.display_reference, "scene": task.scene.name}
     if tiled is not None:
         return display_from_files(tiled, **options)
     if inputs is not None:

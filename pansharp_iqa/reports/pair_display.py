@@ -11,7 +11,7 @@ scene (same stretch, same crop for every method), so any pair of a scene can sup
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -148,6 +148,7 @@ def make_pair_display(
     max_side: int = DISPLAY_SIDE,
     with_fused: bool = True,
     with_references: bool = True,
+    scene_key: Hashable | None = None,
 ) -> PairDisplay:
     """Build the display material of one pair.
 
@@ -172,6 +173,10 @@ def make_pair_display(
     with_references : bool
         Make the reference panels (they are the same for every pair of a scene, so one pair per
         scene is enough).
+    scene_key : hashable, optional
+        Identifies the scene's reference (e.g. its name and a fingerprint of its pixels): the
+        stretch limits and the crop, which depend on the reference only, are then computed once
+        per scene in a process and reused for its other pairs.
 
     Returns
     -------
@@ -189,21 +194,20 @@ def make_pair_display(
     reduced = resolution == "reduced"
     H, W = access.shape("gt" if reduced else "pan")
     dshape = display_shape((H, W), max_side)
-    side = crop_side((H, W))
-    if reduced:
-        ref = access.display("gt", bands, dshape)
-        limits = stretch_limits(ref)
-        luminance = ref.mean(axis=2)
-    else:
-        ref = access.display("ms", bands, dshape)
-        limits = stretch_limits(ref)
-        pan = access.display("pan", (), dshape)
-        luminance = pan
-        side = max(ratio, side - side % ratio)
-    row, col, side = choose_crop(luminance, (H, W), side)
-    if not reduced:  # MS-aligned crop, so the EXP crop is exactly the whole image's
-        row, col = row - row % ratio, col - col % ratio
-    crop = (row, col, side)
+    memo_key = None if scene_key is None else (scene_key, resolution, ratio, bands, dshape)
+    geometry = _GEOMETRY.get(memo_key) if memo_key is not None else None
+    ref = pan = None
+    if geometry is None or with_references:
+        ref = access.display("gt" if reduced else "ms", bands, dshape)
+        pan = None if reduced else access.display("pan", (), dshape)
+    if geometry is None:
+        geometry = _scene_geometry(ref, pan, (H, W), ratio)
+        if memo_key is not None:
+            _GEOMETRY[memo_key] = geometry
+            while len(_GEOMETRY) > _GEOMETRY_SIZE:
+                _GEOMETRY.pop(next(iter(_GEOMETRY)))
+    limits, crop = geometry
+    row, col, side = crop
     rows, cols = (row, row + side), (col, col + side)
 
     def panel(label: str, display: np.ndarray, window: np.ndarray, lims: np.ndarray) -> Panel:
@@ -219,11 +223,32 @@ def make_pair_display(
     if with_references and reduced:
         references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
     elif with_references:
+        assert ref is not None and pan is not None
         references = (
             panel("MS (EXP)", ref, _exp_crop(access, bands, crop, ratio), limits),
             panel("PAN", pan, access.window("pan", rows, cols, ()), stretch_limits(pan)),
         )
     return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, tuple(access.notes))
+
+
+#: Stretch limits and crop of recently seen scenes (see ``scene_key``), oldest first.
+_GEOMETRY: dict[Hashable, tuple[np.ndarray, tuple[int, int, int]]] = {}
+_GEOMETRY_SIZE = 16
+
+
+def _scene_geometry(
+    ref: np.ndarray, pan: np.ndarray | None, full_shape: tuple[int, int], ratio: int
+) -> tuple[np.ndarray, tuple[int, int, int]]:
+    """Stretch limits (of the GT or MS display) and crop (on the GT or PAN luminance)."""
+    limits = stretch_limits(ref)
+    side = crop_side(full_shape)
+    if pan is None:
+        row, col, side = choose_crop(ref.mean(axis=2), full_shape, side)
+    else:
+        side = max(ratio, side - side % ratio)
+        row, col, side = choose_crop(pan, full_shape, side)
+        row, col = row - row % ratio, col - col % ratio  # MS-aligned: the EXP crop is the whole image's
+    return limits, (row, col, side)
 
 
 def _squeeze(image: np.ndarray) -> np.ndarray:

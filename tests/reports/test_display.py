@@ -95,6 +95,17 @@ def test_residual_map_by_hand():
     assert residual_map(fused, ref).tolist() == [[2.0, 2.0]]
 
 
+def test_residual_map_at_display_size_averages_each_cell():
+    rng = np.random.default_rng(4)
+    fused, ref = rng.normal(size=(4, 6, 3)), rng.normal(size=(4, 6, 3))
+    per_pixel = np.abs(fused - ref).mean(axis=2)
+    cells = residual_map(fused, ref, (2, 3))
+    expected = per_pixel.reshape(2, 2, 3, 2).mean(axis=(1, 3))
+    assert cells.shape == (2, 3) and np.allclose(cells, expected, rtol=1e-6)
+    odd = residual_map(fused, ref, (3, 4))  # non-integer factors: resampled per-pixel map
+    assert np.allclose(odd, downsample(per_pixel, (3, 4)), rtol=1e-6)
+
+
 def test_colourise_uses_one_scale_and_saturates():
     import matplotlib
 
