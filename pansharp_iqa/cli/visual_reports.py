@@ -166,7 +166,7 @@ def write_figures(out_dir: Path, views: Mapping[str, SceneView | None], *, jobs:
         From :func:`scene_views`.
     jobs : int
         Worker processes drawing the figures (matplotlib draws one figure at a time per process,
-        about 0.2 to 0.5 s each).
+        about 0.3 s each).
 
     Returns
     -------
