@@ -265,6 +265,9 @@ def _index_statistics(
     *, n_resamples: int, seed: int,
 ) -> IndexStatistics | None:
     direction = INDEX_DIRECTIONS.get(index)
+    finite = {m: sum(math.isfinite(v) for v in table.get(m, {}).values()) for m in methods}
+    left_out = [m for m in methods if finite[m] < 2]  # e.g. a method that failed everywhere
+    methods = [m for m in methods if finite[m] >= 2]
     if direction is None or len(methods) < 2:
         return None
     complete = [
@@ -300,6 +303,8 @@ def _index_statistics(
         friedman = None
         note = (f"only {n} scenes: the tests have little power (at least {MIN_SCENES} are needed for a "
                 "two-sided Wilcoxon p-value below 0.05), so no p-values or intervals are given")
+    if left_out:
+        note += f"; left out (fewer than 2 scenes with a value): {', '.join(left_out)}"
     return IndexStatistics(index, int(direction), complete, {m: float(r) for m, r in zip(methods, ranks)},
                            best, friedman, comparisons, tested, note)
 
@@ -330,7 +335,8 @@ def compare_methods(
     Returns
     -------
     dict of str to IndexStatistics
-        Indexes with fewer than 2 complete scenes, fewer than 2 methods or unknown direction are
+        Methods with a value on fewer than 2 scenes are left out (and named in the note);
+        indexes with fewer than 2 complete scenes, fewer than 2 methods or unknown direction are
         left out (empty dict for a single-scene run).
 
     Examples

@@ -137,3 +137,14 @@ def test_json_form_is_plain_data():
     assert doc["bootstrap_resamples"] == N_RESAMPLES and entry["scenes"] == 7 and entry["tested"]
     assert set(entry["versus_best"]) == {"A", "B", "C"} - {entry["best"]}
     assert entry["friedman"]["p"] == pytest.approx(st["Q2n"].friedman["p"])
+
+
+def test_a_method_without_values_is_left_out_and_named():
+    rng = np.random.default_rng(6)
+    recs = _records({"A": rng.random(7), "B": rng.random(7), "broken": rng.random(7)})
+    for r in recs:
+        if r["method"] == "broken":
+            r.update(status="failed", metrics={})
+    st = compare_methods(recs, ["A", "B", "broken"], ["Q2n"])["Q2n"]
+    assert set(st.mean_rank) == {"A", "B"} and len(st.scenes) == 7 and st.tested
+    assert "left out" in st.note and "broken" in st.note
