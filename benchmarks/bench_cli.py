@@ -2,9 +2,14 @@
 
 Measures the wall time of the whole command with ``--jobs 1`` and ``--jobs 2``, and the time
 spent in the core metrics alone (``evaluate_reduced`` on arrays already in memory), to show that
-the command's time is dominated by the metrics. Run::
+the command's time is dominated by the metrics.
 
-    python benchmarks/bench_cli.py [--scenes 20] [--size 256] [--bands 8] [--keep DIR]
+``--overhead N`` also measures what the visual reports add: the same run (``--jobs 1``) with the
+default formats, with ``--format html`` added, with ``--figures`` and with both, N times each in
+interleaved order (the machine may be shared: the median of N runs is compared, and every
+figure is printed). Run::
+
+    python benchmarks/bench_cli.py [--scenes 20] [--size 256] [--bands 8] [--keep DIR] [--overhead 5]
 """
 
 from __future__ import annotations
@@ -61,15 +66,45 @@ def metrics_only(data: Path, methods: list[Path]) -> float:
     return time.perf_counter() - t0
 
 
-def run_cli(data: Path, methods: list[Path], out: Path, jobs: int) -> float:
+def run_cli(data: Path, methods: list[Path], out: Path, jobs: int, extra: tuple[str, ...] = ()) -> float:
+    import contextlib
+    import io
+
     from pansharp_iqa.cli.main import main
 
     t0 = time.perf_counter()
-    code = main([str(data), *map(str, methods), "--out", str(out), "--jobs", str(jobs), "--force", "--no-progress"])
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main([str(data), *map(str, methods), "--out", str(out), "--jobs", str(jobs), "--force", "--no-progress",
+                     *extra])
     elapsed = time.perf_counter() - t0
     if code != 0:
         raise SystemExit(f"pansharp-eval exited with {code}")
     return elapsed
+
+
+VARIANTS = {
+    "default formats": (),
+    "+ --format html": ("--format", "table,csv,json,md,tex,html"),
+    "+ --figures": ("--figures",),
+    "+ html and figures": ("--format", "table,csv,json,md,tex,html", "--figures"),
+}
+
+
+def overhead(data: Path, methods: list[Path], root: Path, repeat: int) -> None:
+    """Median wall time of each variant over ``repeat`` interleaved runs (``--jobs 1``)."""
+    times: dict[str, list[float]] = {k: [] for k in VARIANTS}
+    run_cli(data, methods, root / "warm", 1, VARIANTS["+ html and figures"])  # imports, caches
+    for _ in range(repeat):
+        for name, extra in VARIANTS.items():
+            times[name].append(run_cli(data, methods, root / "ov", 1, extra))
+    base = float(np.median(times["default formats"]))
+    size = (root / "ov" / "report.html").stat().st_size / 2**20
+    print(f"  visual reports (--jobs 1, median of {repeat} interleaved runs; all runs in brackets):")
+    for name, ts in times.items():
+        med = float(np.median(ts))
+        extra = "" if name == "default formats" else f"  (+{100 * (med - base) / base:.0f} %)"
+        print(f"    {name:22s}: {med:6.2f} s{extra}  [{', '.join(f'{t:.2f}' for t in ts)}]")
+    print(f"    report.html: {size:.1f} MB")
 
 
 def main() -> None:
@@ -78,6 +113,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--bands", type=int, default=8)
     parser.add_argument("--keep", type=Path, help="build the data here and keep it")
+    parser.add_argument("--overhead", type=int, default=0, metavar="N",
+                        help="also time --format html and --figures, N interleaved runs of each")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pansharp-bench-"))
     try:
@@ -95,6 +132,8 @@ def main() -> None:
         print(f"  pansharp-eval --jobs 1                    : {t1:7.2f} s  (metrics share {100 * t_metrics / t1:.0f} %)")
         print(f"  pansharp-eval --jobs 2                    : {t2:7.2f} s  (speed-up x{t1 / t2:.2f})")
         print(f"  results identical for --jobs 1 and 2      : {same}")
+        if args.overhead:
+            overhead(data, methods, root, args.overhead)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

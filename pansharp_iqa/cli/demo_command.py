@@ -6,7 +6,8 @@ Steps, all under ``OUT`` (default ``./pansharp-eval-demo/``):
    ``datasets/reduced`` -- its Wald-protocol degradation (:func:`pansharp_iqa.wald_degrade` with
    the generic sensor ``"none"``): GT = the MS, inputs = degraded MS and PAN;
 2. ``methods/<resolution>/<method>/`` -- the classical baselines on each;
-3. ``reduced/`` and ``full/`` -- the evaluation reports; the two tables are printed.
+3. ``reduced/`` and ``full/`` -- the evaluation reports (with ``report.html``, every method's images
+   side by side, unless ``--format`` leaves html out); the two tables and the pages' paths are printed.
 """
 
 from __future__ import annotations
@@ -94,8 +95,13 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
         e_args += ["--resume"] if ns.resume else ["--force"]
         if ns.plots:
             e_args.append("--plots")
+        if ns.figures:
+            e_args.append("--figures")
         if ns.progress is False:
             e_args.append("--no-progress")
         print()
         status = max(status, run_evaluate(build_evaluate_parser().parse_args(e_args), ["demo", *e_args]))
+    if "html" in ns.format:
+        pages = [str((out / r / "report.html").resolve()) for r in datasets if (out / r / "report.html").is_file()]
+        print(f"\npansharp-eval demo: open the report{'s' if len(pages) > 1 else ''} in a browser: {' and '.join(pages)}")
     return status

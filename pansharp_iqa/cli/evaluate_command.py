@@ -20,6 +20,7 @@ from .report_writer import write_reports
 from .runner import run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
+from .visual_reports import display_side, with_display
 
 __all__ = ["run_evaluate", "settings_from_args"]
 
@@ -139,7 +140,8 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
     task_meta: list[dict[str, Any]] = []
     for method, folder in methods:
         warnings.extend(_extra_result_files(method, folder, scenes))
-    for scene in scenes:
+    for scene_number, scene in enumerate(scenes):
+        first_task = True  # the scene's first task also makes its reference images
         for method, folder in methods:
             try:
                 found = find_result_file(folder, scene)
@@ -173,12 +175,15 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                     "settings": settings.to_dict(),
                 },
             }
+            task = SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled,
+                             display=display_side(ns, scene_number), display_reference=first_task)
+            first_task = False
             if ns.resume:
                 cached = load_cached(target, key, need_maps=ns.plots)
                 if cached is not None:
-                    planned[(scene.name, method)] = cached
+                    planned[(scene.name, method)] = with_display(cached, task)
                     continue
-            tasks.append(SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled))
+            tasks.append(task)
             task_meta.append(meta)
 
     def on_done(i: int, outcome: SceneOutcome) -> None:
@@ -200,6 +205,7 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         scenes=[s.name for s in scenes],
         formats=ns.format,
         plots=ns.plots,
+        figures=getattr(ns, "figures", False),
         inputs_sha=inputs_sha,
         results_sha=results_sha,
         warnings=warnings,

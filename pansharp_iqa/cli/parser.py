@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["ALL_FORMATS", "build_baselines_parser", "build_demo_parser", "build_evaluate_parser", "parse_formats"]
+__all__ = [
+    "ALL_FORMATS", "DEFAULT_FORMATS", "build_baselines_parser", "build_demo_parser", "build_evaluate_parser",
+    "parse_formats",
+]
 
-ALL_FORMATS = ("table", "csv", "json", "md", "tex")
+ALL_FORMATS = ("table", "csv", "json", "md", "tex", "html")
+#: Written when --format is not given (html, with its images, only on request or with 'all').
+DEFAULT_FORMATS = ("table", "csv", "json", "md", "tex")
 
 _EPILOG = """\
 other commands:
@@ -67,10 +72,13 @@ def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--input-scale", dest="input_scale", help="inputs' scale: dn, unit or a multiplier")
 
 
-def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str) -> None:
+def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str,
+                   default_formats: tuple[str, ...] = DEFAULT_FORMATS) -> None:
     parser.add_argument("--out", help=f"output folder (default: {default_out})")
-    parser.add_argument("--format", type=parse_formats, default=list(ALL_FORMATS),
-                        help="comma-separated outputs among table,csv,json,md,tex (default: all)")
+    parser.add_argument("--format", type=parse_formats, default=list(default_formats),
+                        help=f"comma-separated outputs among {','.join(ALL_FORMATS)}, or 'all' "
+                             f"(default: {','.join(default_formats)}); html: OUT/report.html, one self-contained "
+                             "page with the tables, statistics and every method's images")
     parser.add_argument("--jobs", type=_positive_int, default=1,
                         help="worker processes (results are identical for any value; default 1)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -86,6 +94,9 @@ def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str) -> None
     mode.add_argument("--force", action="store_true", help="overwrite previous outputs in OUT")
     parser.add_argument("--plots", action="store_true",
                         help="write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene")
+    parser.add_argument("--figures", action="store_true",
+                        help="write each scene's comparison grid (every method's true-colour image, zoomed crop, "
+                             "residual maps) as OUT/figures/<scene>.png (300 dpi) and .pdf")
     parser.add_argument("--no-progress", dest="progress", action="store_false", default=None,
                         help="no progress bar (it is shown only on a terminal anyway)")
 
@@ -119,7 +130,7 @@ def build_demo_parser() -> argparse.ArgumentParser:
         description="Run the baselines and the evaluation on the bundled real scene (solaris "
                     "tutorial pair, Apache-2.0) at reduced and full resolution, and print the tables.",
     )
-    _add_run_flags(parser, default_out="./pansharp-eval-demo/")
+    _add_run_flags(parser, default_out="./pansharp-eval-demo/", default_formats=ALL_FORMATS)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""Turning outcomes into the reports of one run (terminal, CSV, JSON, Markdown, LaTeX, PNG)."""
+"""Turning outcomes into the reports of one run (terminal, CSV, JSON, Markdown, LaTeX, HTML, PNG)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from typing import Any
 
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.reports import render_latex, render_markdown, render_table, summarise, write_csv, write_json
+from pansharp_iqa.reports.stats import statistics_to_dict
 
 from .scene_eval import SceneOutcome
+from .visual_reports import write_visual_reports
 
 __all__ = ["common_card", "write_reports"]
 
@@ -57,6 +59,7 @@ def write_reports(
     scenes: list[str],
     formats: Sequence[str],
     plots: bool,
+    figures: bool = False,
     inputs_sha: dict[str, str],
     results_sha: dict[str, dict[str, str]],
     warnings: list[str],
@@ -75,9 +78,12 @@ def write_reports(
     methods, scenes : list of str
         Report order.
     formats : sequence of str
-        Among ``table``, ``csv``, ``json``, ``md``, ``tex``.
+        Among ``table``, ``csv``, ``json``, ``md``, ``tex``, ``html``.
     plots : bool
         Write PNG figures under ``out_dir/plots``.
+    figures : bool
+        Write each scene's comparison grid under ``out_dir/figures`` (PNG 300 dpi and PDF);
+        needs the outcomes' display images.
     inputs_sha, results_sha : dict
         SHA-256 of every input file and every result file.
     warnings : list of str
@@ -106,6 +112,11 @@ def write_reports(
     title = (
         f"pansharp-eval: {settings.name} - {len(scenes)} scene(s) x {len(methods)} method(s); " + notes[0]
     )
+    statistics = {}
+    if {"json", "md", "html"} & set(formats) and len(scenes) >= 2:
+        from pansharp_iqa.reports.stats import compare_methods
+
+        statistics = compare_methods(records, methods, summary.metrics)
     if "csv" in formats:
         write_csv(out_dir / "results.csv", records, summary.metrics)
     if "json" in formats:
@@ -126,6 +137,7 @@ def write_reports(
             "methods": methods,
             "metrics": summary.metrics,
             "summary": summary.to_dict(),
+            "statistics": statistics_to_dict(statistics, len(scenes)),
             "scenes": per_scene,
             "failures": failures,
             "warnings": warnings,
@@ -133,7 +145,9 @@ def write_reports(
         })
     if "md" in formats:
         (out_dir / "results.md").write_text(
-            render_markdown(summary, failures, title=f"pansharp-eval: {settings.name}", notes=notes), encoding="utf-8"
+            render_markdown(summary, failures, title=f"pansharp-eval: {settings.name}", notes=notes,
+                            statistics=statistics, n_scenes=len(scenes)),
+            encoding="utf-8",
         )
     if "tex" in formats:
         (out_dir / "results.tex").write_text(
@@ -154,14 +168,23 @@ def write_reports(
             plot_scene_maps(plot_dir, scene, maps)
         if settings.resolution == "full":
             print("pansharp-eval: note: Q2n/SAM maps need a reference; at full resolution only box plots are drawn")
+    extra = write_visual_reports(
+        out_dir, outcomes, html="html" in formats, figures=figures, title=f"pansharp-eval: {settings.name}",
+        notes=notes, settings=settings, card=card, summary=summary, statistics=statistics, records=records,
+        failures=failures, scenes=scenes, methods=methods, argv=argv, inputs_sha=inputs_sha, results_sha=results_sha,
+        jobs=int(run_info.get("jobs", 1) or 1),
+    )
     if "table" in formats:
         print(render_table(summary, failures, title=title))
     else:
         for f in failures:
             print(f"FAILED {f['scene']} / {f['method']}: {f['reason']}")
     written = [n for n, f in (("results.csv", "csv"), ("results.json", "json"), ("results.md", "md"), ("results.tex", "tex")) if f in formats]
+    written += [p.name for p in extra if p.suffix == ".html"]
     print(f"pansharp-eval: wrote {', '.join(written) or 'no report files'}"
-          f"{' and plots/' if plots else ''} in {out_dir}")
+          f"{' and plots/' if plots else ''}{' and figures/' if figures else ''} in {out_dir}")
+    if "html" in formats:
+        print(f"pansharp-eval: report: {(out_dir / 'report.html').resolve()}")
     if failures:
         print(f"pansharp-eval: {len(failures)} of {len(records)} evaluation(s) failed (exit status 1)", file=sys.stderr)
     return len(failures)

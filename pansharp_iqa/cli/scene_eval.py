@@ -21,7 +21,7 @@ from pansharp_iqa.io.scale import check_result_range
 from pansharp_iqa.io.scenes import load_scene
 from pansharp_iqa.io.settings import DatasetSettings
 
-__all__ = ["SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
+__all__ = ["SceneOutcome", "SceneTask", "display_pair", "evaluate_arrays", "evaluate_scene", "quality_maps", "tiled_paths"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +45,12 @@ class SceneTask:
     tiled : {"auto", "always", "never"}
         Tile-wise evaluation of GeoTIFF scenes in bounded memory (same numbers): ``"auto"`` above
         :data:`TILED_MIN_PIXELS` pixels of the fused image.
+    display : int
+        When positive, also return the pair's display images (``--format html``, ``--figures``)
+        with this longer side in pixels; 0: none.
+    display_reference : bool
+        Also make the scene's reference panels (GT, or EXP and PAN), even when the pair fails;
+        they are the same for every pair of a scene, so one task per scene sets this.
     """
 
     scene: SceneSource
@@ -54,6 +60,8 @@ class SceneTask:
     settings: DatasetSettings
     want_maps: bool = False
     tiled: str = "auto"
+    display: int = 0
+    display_reference: bool = True
 
 
 @dataclasses.dataclass
@@ -73,6 +81,8 @@ class SceneOutcome:
         Why it failed.
     maps : dict or None
         ``{"Q2n": (ny, nx), "SAM": (H, W)}`` arrays when requested.
+    display : PairDisplay, str or None
+        Display images when requested (:mod:`.scene_display`), or why they could not be made.
     """
 
     scene: str
@@ -82,6 +92,7 @@ class SceneOutcome:
     protocol: dict[str, Any] | None = None
     reason: str | None = None
     maps: dict[str, np.ndarray] | None = None
+    display: Any = None
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
@@ -154,8 +165,24 @@ TILED_MIN_PIXELS = 64 * 2**20
 _TIFF = (".tif", ".tiff")
 
 
-def _tiled_paths(task: SceneTask) -> dict[str, str] | None:
-    """Input paths for tile-wise evaluation, or None when the scene is evaluated in memory."""
+def tiled_paths(task: SceneTask) -> dict[str, str] | None:
+    """Input paths for tile-wise evaluation, or None when the scene is evaluated in memory.
+
+    Parameters
+    ----------
+    task : SceneTask
+
+    Returns
+    -------
+    dict or None
+        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths.
+
+    Raises
+    ------
+    DataError
+        ``--tiled always`` on inputs that cannot be read tile-wise, or results not on the
+        inputs' scale.
+    """
     if task.tiled == "never" or task.result_index is not None or task.scene.kind != "split":
         return None
     roles = ("gt",) if task.settings.resolution == "reduced" else ("ms", "pan")
@@ -214,16 +241,19 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         the declared scale, or the core's own input error).
     """
     settings = task.settings
+    inputs: dict[str, np.ndarray] | None = None
+    tiled: dict[str, str] | None = None
     try:
         if settings.result_scale is None:
             raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
         reduced = settings.resolution == "reduced"
-        tiled = _tiled_paths(task)
+        tiled = tiled_paths(task)
         if tiled is not None:
             result = _evaluate_tiled(tiled, settings)
             card = dict(result.get("protocol") or {})
             metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
-            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None)
+            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None,
+                                _display(task, tiled=tiled))
         inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
         if reduced:
             reference = inputs["gt"]
@@ -237,8 +267,61 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         card = dict(result.get("protocol") or {})
         metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
         maps = quality_maps(fused, reference, card) if (task.want_maps and reduced) else None
-        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps)
+        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps,
+                            _display(task, fused=fused, inputs=inputs))
     except DataError as exc:
-        return SceneOutcome(task.scene.name, task.method, "failed", {}, None, str(exc))
+        reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
-        return SceneOutcome(task.scene.name, task.method, "failed", {}, None, f"{type(exc).__name__}: {exc}")
+        reason = f"{type(exc).__name__}: {exc}"
+    # a failed pair still shows the scene's references when it is the pair that makes them
+    if tiled is not None:
+        tiled = {k: v for k, v in tiled.items() if k != "fused"}
+    return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, None,
+                        _display(task, inputs=inputs, tiled=tiled) if task.display_reference else None)
+
+
+def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[str, np.ndarray] | None = None,
+             tiled: dict[str, str] | None = None) -> Any:
+    """The pair's display images when the task asks for them (see :mod:`.scene_display`)."""
+    if not task.display:
+        return None
+    from .scene_display import display_from_arrays, display_from_files
+
+    options = {"method": task.method, "settings": task.settings, "max_side": task.display,
+               "references": task.display_reference, "scene": task.scene.name}
+    if tiled is not None:
+        return display_from_files(tiled, **options)
+    if inputs is not None:
+        return display_from_arrays(fused, inputs, **options)
+    return None
+
+
+def display_pair(task: SceneTask) -> Any:
+    """Read one pair again and make its display images (for pairs reused by ``--resume``).
+
+    Parameters
+    ----------
+    task : SceneTask
+        With ``display`` > 0 (the longer side of the display images, pixels).
+
+    Returns
+    -------
+    PairDisplay or str
+        The display (:mod:`.scene_display`), or why it could not be made; never raises.
+    """
+    from pansharp_iqa.reports.display import DISPLAY_SIDE
+
+    settings = task.settings
+    if not task.display:
+        task = dataclasses.replace(task, display=DISPLAY_SIDE)
+    try:
+        paths = tiled_paths(task)
+        if paths is not None:
+            return _display(task, tiled=paths)
+        reduced = settings.resolution == "reduced"
+        inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
+        expected = inputs["gt"].shape if reduced else (*inputs["pan"].shape, inputs["ms"].shape[2])
+        fused = load_result(task.result_file, expected, task.result_index) * float(settings.result_scale or 1.0)
+    except Exception as exc:  # noqa: BLE001 - a display problem never fails the report
+        return f"no display: {type(exc).__name__}: {exc}"
+    return _display(task, fused=fused, inputs=inputs)

@@ -1,8 +1,15 @@
-"""Report writers for ``pansharp-eval``: terminal table, CSV, JSON, Markdown, LaTeX, PNG plots.
+"""Report writers for ``pansharp-eval``: terminal table, CSV, JSON, Markdown, LaTeX, PNG plots,
+and the visual reports.
 
 All writers take the same inputs: the per-(scene, method) records (dicts with ``scene``,
 ``method``, ``status`` (``"ok"``/``"failed"``), ``metrics`` and ``reason``) and the summary made by
 :func:`.summary.summarise`.
+
+Modules imported on demand (they need scipy.stats, scikit-image or matplotlib):
+:mod:`.stats` (statistics across scenes), :mod:`.display` (display images from arrays),
+:mod:`.image_codec` (JPEG/PNG, ``data:`` URIs), :mod:`.pair_display` (one pair's images, one
+scene's grid), :mod:`.html` (``report.html``), :mod:`.figures` (publication figures),
+:mod:`.plots` (box plots and index maps).
 """
 
 from .csv_report import write_csv

@@ -5,16 +5,60 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .formatting import direction_arrow, format_value
+from .formatting import DIGITS, direction_arrow, format_value
+from .stats import ALPHA, MIN_SCENES, N_RESAMPLES, SEED, IndexStatistics
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_markdown"]
 
 
+def _p(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
+
+
+def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> list[str]:
+    lines = ["", "## Statistics across scenes", ""]
+    if not statistics:
+        why = "a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes"
+        return [*lines, f"No statistics across scenes: {why}."]
+    lines.append(
+        "Per index, over the scenes where every method has a value: mean rank (1 = best), Friedman test over the "
+        "methods, and each method against the best mean: paired two-sided Wilcoxon signed-rank test with "
+        f"Holm-corrected p-values and a bootstrap 95 % CI of the mean difference (method − best; {N_RESAMPLES} "
+        f"resamples, seed {SEED}). With fewer than {MIN_SCENES} scenes the tests have little power and no "
+        "p-values are given."
+    )
+    for metric, st in statistics.items():
+        arrow = "higher is better" if st.direction > 0 else "lower is better"
+        lines += ["", f"### {metric} ({arrow}; best: {st.best})", ""]
+        if st.friedman is not None:
+            lines.append(f"Friedman chi2 = {st.friedman['statistic']:.3f}, p = {_p(st.friedman['p'])}. {st.note}.")
+        else:
+            lines.append(f"{st.note}.")
+        lines += ["", "| Method | mean rank | mean diff. vs best | 95 % CI | p (Holm) | verdict |",
+                  "|---|:---:|:---:|:---:|:---:|---|",
+                  f"| {st.best} | {st.mean_rank[st.best]:.2f} | 0 | - | - | best |"]
+        for c in st.comparisons:
+            ci = f"[{c.ci95[0]:.{DIGITS}f}, {c.ci95[1]:.{DIGITS}f}]" if c.ci95 else "-"
+            verdict = ("not tested" if c.distinguishable is None else
+                       "worse than the best" if c.distinguishable else "not distinguishable from the best")
+            lines.append(f"| {c.method} | {st.mean_rank[c.method]:.2f} | {c.mean_difference:.{DIGITS}f} | {ci} | "
+                         f"{_p(c.p_holm)} | {verdict} |")
+    return lines
+
+
 def render_markdown(
-    summary: Summary, failures: Sequence[Mapping[str, Any]] = (), *, title: str = "", notes: Sequence[str] = ()
+    summary: Summary,
+    failures: Sequence[Mapping[str, Any]] = (),
+    *,
+    title: str = "",
+    notes: Sequence[str] = (),
+    statistics: Mapping[str, IndexStatistics] | None = None,
+    n_scenes: int = 0,
 ) -> str:
-    """Markdown table (best mean per column in bold) followed by notes and failures.
+    """Markdown table (best mean per column in bold) followed by notes, statistics and failures.
 
     Parameters
     ----------
@@ -25,6 +69,11 @@ def render_markdown(
         Heading.
     notes : sequence of str
         Lines printed under the table (protocol, sensor, ...).
+    statistics : mapping of str to IndexStatistics, optional
+        From :func:`~.stats.compare_methods`: adds the "Statistics across scenes" section and marks
+        with ``≈`` the methods not distinguishable from the best. ``None``: no section.
+    n_scenes : int
+        Scenes in the run (explains an empty ``statistics``).
 
     Returns
     -------
@@ -42,11 +91,18 @@ def render_markdown(
         for metric in summary.metrics:
             s = summary.stats[method][metric]
             cell = format_value(s["mean"], s["std"], s["n"], pm=" ± ")
-            cells.append(f"**{cell}**" if method in summary.best.get(metric, ()) and cell != "-" else cell)
+            best = method in summary.best.get(metric, ()) and cell != "-"
+            st = (statistics or {}).get(metric)
+            tie = bool(st and not best and method in st.not_distinguishable())
+            cells.append(f"**{cell}**" if best else f"{cell} ≈" if tie else cell)
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("Mean ± sample standard deviation over scenes; best mean in bold.")
+    lines.append("Mean ± sample standard deviation over scenes; best mean in bold"
+                 + (f"; ≈ not distinguishable from the best (Holm-corrected Wilcoxon p ≥ {ALPHA})."
+                    if any(st.tested for st in (statistics or {}).values()) else "."))
     lines.extend(f"{n}" for n in notes)
+    if statistics is not None:
+        lines += _statistics_lines(statistics, n_scenes)
     if failures:
         lines += ["", f"## Failures ({len(failures)})", ""]
         lines.extend(f"- `{esc(f['scene'])}` / `{esc(f['method'])}`: {esc(f['reason'])}" for f in failures)

@@ -1,0 +1,223 @@
+"""Display material of one (scene, method) pair for ``--format html`` and ``--figures``.
+
+The evaluation worker already holds the pair's images, so it makes the display images there
+(:func:`display_from_arrays`) and returns them, a few tens of kilobytes, with the pair's outcome:
+nothing is read twice and the main process never holds whole scenes. Scenes evaluated tile-wise
+are never loaded whole for a thumbnail: :func:`display_from_files` reads a decimated view of each
+GeoTIFF (rasterio ``out_shape``, nearest neighbour: GDAL reads block by block, or uses the file's
+overviews when it has them) plus the crop's window. Pairs reused by ``--resume`` have no display
+yet; :func:`pansharp_iqa.cli.scene_eval.display_pair` reads just that pair again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.reports.display import DISPLAY_SIDE, RgbChoice, downsample, residual_map, rgb_bands
+from pansharp_iqa.reports.pair_display import PairDisplay, make_pair_display
+
+__all__ = ["display_from_arrays", "display_from_files", "rgb_choice"]
+
+
+def rgb_choice(settings: DatasetSettings, n_bands: int) -> RgbChoice:
+    """Bands shown as R, G, B for a dataset: ``band_names`` from ``dataset.toml``, else the
+    sensor registry's band names (see :func:`pansharp_iqa.reports.display.rgb_bands`)."""
+    names = settings.band_names
+    if names is None:
+        try:
+            names = settings.resolved_sensor().band_names
+        except Exception:  # noqa: BLE001 - an unknown sensor just means unknown band names
+            names = None
+    return rgb_bands(n_bands, names, sensor=settings.sensor)
+
+
+class _ArrayImages:
+    """:class:`~pansharp_iqa.reports.pair_display.ImageAccess` over whole arrays (DN)."""
+
+    notes: tuple[str, ...] = ()
+
+    def __init__(self, fused: np.ndarray | None, inputs: Mapping[str, np.ndarray]) -> None:
+        self.arrays = {**inputs, **({} if fused is None else {"fused": fused})}
+
+    def shape(self, role: str) -> tuple[int, int]:
+        return tuple(self.arrays[role].shape[:2])  # type: ignore[return-value]
+
+    def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
+        arr = self.arrays[role]
+        return downsample(arr[:, :, list(bands)] if bands else arr, shape)
+
+    def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
+        part = self.arrays[role][rows[0] : rows[1], cols[0] : cols[1]]
+        return part[:, :, list(bands)] if bands else part
+
+    def residual(self, shape: Sequence[int]) -> np.ndarray:
+        return residual_map(self.arrays["fused"], self.arrays["gt"], shape)
+
+
+class _DecimatedTiffImages:
+    """:class:`~pansharp_iqa.reports.pair_display.ImageAccess` over GeoTIFF files read with
+    rasterio: decimated views (nearest neighbour) and windows, never the whole image."""
+
+    def __init__(self, paths: Mapping[str, str], scale: float) -> None:
+        import rasterio
+
+        self.paths = dict(paths)
+        self.scale = float(scale)
+        self._views: dict[tuple[str, tuple[int, int]], np.ndarray] = {}
+        self._shapes: dict[str, tuple[int, int]] = {}
+        for role, path in self.paths.items():
+            with rasterio.open(path) as ds:
+                self._shapes[role] = (int(ds.height), int(ds.width))
+        H, W = self._shapes["gt" if "gt" in self._shapes else "pan"]
+        self.notes = (
+            f"tile-wise scene ({H} x {W}): shown from a decimated read (nearest neighbour) of each GeoTIFF, "
+            "not loaded whole; its residual map is made from |fused - GT| at the sampled pixels",
+        )
+
+    def shape(self, role: str) -> tuple[int, int]:
+        return self._shapes[role]
+
+    def _view(self, role: str, shape: Sequence[int]) -> np.ndarray:
+        key = (role, (int(shape[0]), int(shape[1])))
+        if key not in self._views:
+            import rasterio
+            from rasterio.enums import Resampling
+
+            with rasterio.open(self.paths[role]) as ds:
+                data = ds.read(out_shape=(ds.count, key[1][0], key[1][1]), resampling=Resampling.nearest)
+            self._views[key] = np.moveaxis(data, 0, 2).astype(np.float32) * np.float32(self.scale)
+        return self._views[key]
+
+    def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
+        view = self._view(role, shape)
+        return view[:, :, list(bands)] if bands else view[:, :, 0]
+
+    def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
+        import rasterio
+        from rasterio.windows import Window
+
+        with rasterio.open(self.paths[role]) as ds:
+            indexes = [b + 1 for b in bands] if bands else [1]
+            data = ds.read(indexes, window=Window(cols[0], rows[0], cols[1] - cols[0], rows[1] - rows[0]))
+        part = np.moveaxis(data, 0, 2).astype(np.float64) * self.scale
+        return part if bands else part[:, :, 0]
+
+    def residual(self, shape: Sequence[int]) -> np.ndarray:
+        # from the largest view already read (the display one), never a further read of the files
+        size = max((k[1] for k in self._views if k[0] == "fused"), default=(int(shape[0]), int(shape[1])))
+        return downsample(residual_map(self._view("fused", size), self._view("gt", size)), shape)
+
+
+def _array_key(scene: str, settings: DatasetSettings, inputs: Mapping[str, np.ndarray]) -> tuple:
+    """Identifies a scene's reference: its name, dataset and a fingerprint of a grid of its pixels."""
+    import hashlib
+
+    parts: list[object] = [settings.root, scene]
+    for role in sorted(inputs):
+        arr = inputs[role]
+        grid = arr[:: max(1, arr.shape[0] // 16), :: max(1, arr.shape[1] // 16)]
+        parts += [role, arr.shape, hashlib.blake2b(np.ascontiguousarray(grid).tobytes(), digest_size=16).hexdigest()]
+    return tuple(parts)
+
+
+def _file_key(scene: str, paths: Mapping[str, str]) -> tuple:
+    """Identifies a tile-wise scene's reference by its files (path, size, modification time)."""
+    import os
+
+    parts: list[object] = [scene]
+    for role in sorted(r for r in paths if r != "fused"):
+        st = os.stat(paths[role])
+        parts += [role, os.path.abspath(paths[role]), st.st_size, st.st_mtime_ns]
+    return tuple(parts)
+
+
+def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int,
+          with_fused: bool, with_references: bool, scene_key: tuple | None) -> PairDisplay:
+    return make_pair_display(
+        access,  # type: ignore[arg-type]
+        method=method,
+        resolution=settings.resolution,
+        ratio=settings.ratio,
+        rgb=rgb_choice(settings, n_bands),
+        max_side=int(max_side) or DISPLAY_SIDE,
+        with_fused=with_fused,
+        with_references=with_references,
+        scene_key=scene_key,
+    )
+
+
+def display_from_arrays(
+    fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
+    max_side: int = DISPLAY_SIDE, references: bool = True, scene: str | None = None,
+) -> PairDisplay | str | None:
+    """Display material from the arrays the evaluation already loaded.
+
+    Parameters
+    ----------
+    fused : numpy.ndarray or None
+        ``(H, W, B)`` fused image, DN; ``None`` when the pair failed (only the references are
+        made, if asked for).
+    inputs : mapping
+        ``gt`` (reduced) or ``ms`` and ``pan`` (full), DN.
+    method : str
+        Method name (panel label).
+    settings : DatasetSettings
+        Resolution, ratio, sensor and band names.
+    max_side : int
+        Longer side of the display images (pixels).
+    references : bool
+        Also make the scene's reference panels (one pair per scene does).
+    scene : str, optional
+        Scene name: with it, the scene's stretch and crop are computed once per process and
+        reused for its other pairs (keyed by the name and a fingerprint of the reference pixels).
+
+    Returns
+    -------
+    PairDisplay, str or None
+        The display, the reason it could not be made (the pair's numbers are unaffected), or
+        ``None`` when there is nothing to make.
+    """
+    if fused is None and not references:
+        return None
+    try:
+        n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
+        key = None if scene is None else _array_key(scene, settings, inputs)
+        return _make(_ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
+                     with_fused=fused is not None, with_references=references, scene_key=key)
+    except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
+        return f"no display: {type(exc).__name__}: {exc}"
+
+
+def display_from_files(
+    paths: Mapping[str, str], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
+    references: bool = True, scene: str | None = None,
+) -> PairDisplay | str:
+    """Display material of a tile-wise pair from decimated GeoTIFF reads (bounded memory).
+
+    Parameters
+    ----------
+    paths : mapping
+        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths; stored values
+        times ``settings.input_scale`` are DN (tile-wise evaluation requires the results on the
+        inputs' scale).
+    method, settings, max_side, references, scene
+        As in :func:`display_from_arrays` (the scene's files identify its reference).
+
+    Returns
+    -------
+    PairDisplay or str
+    """
+    try:
+        access = _DecimatedTiffImages(paths, settings.input_scale)
+        import rasterio
+
+        with rasterio.open(paths["gt" if "gt" in paths else "ms"]) as ds:
+            n_bands = int(ds.count)
+        key = None if scene is None else _file_key(scene, paths)
+        return _make(access, n_bands, method=method, settings=settings, max_side=max_side,
+                     with_fused="fused" in paths, with_references=references, scene_key=key)
+    except Exception as exc:  # noqa: BLE001
+        return f"no display: {type(exc).__name__}: {exc}"

@@ -1,0 +1,245 @@
+"""``OUT/report.html`` and ``OUT/figures/`` of one run, from its outcomes' display images."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.reports.pair_display import SceneView, assemble_scene
+from pansharp_iqa.reports.stats import IndexStatistics
+from pansharp_iqa.reports.summary import Summary
+
+from .scene_eval import SceneOutcome, SceneTask, display_pair
+
+__all__ = [
+    "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "scene_views", "with_display",
+    "write_figures", "write_html_report", "write_visual_reports",
+]
+
+HTML_FILE = "report.html"
+FIGURES_DIR = "figures"
+#: Scenes shown with images in ``report.html`` (the others get their tables only), so that the
+#: page stays a size a browser opens quickly (about 0.2 MB per scene and 5 methods).
+MAX_HTML_IMAGE_SCENES = 50
+
+
+def display_side(ns: argparse.Namespace, scene_number: int) -> int:
+    """Longer side (pixels) of the display images the evaluation of a scene should return.
+
+    Parameters
+    ----------
+    ns : argparse.Namespace
+        The run's options (``format``, ``figures``).
+    scene_number : int
+        0-based position of the scene in the report.
+
+    Returns
+    -------
+    int
+        :data:`~pansharp_iqa.reports.display.DISPLAY_SIDE` when ``--format html`` shows this scene's
+        images (the first :data:`MAX_HTML_IMAGE_SCENES`) or ``--figures`` is set; 0 otherwise.
+    """
+    from pansharp_iqa.reports.display import DISPLAY_SIDE
+
+    html = "html" in (getattr(ns, "format", None) or ()) and scene_number < MAX_HTML_IMAGE_SCENES
+    return DISPLAY_SIDE if (html or getattr(ns, "figures", False)) else 0
+
+
+def with_display(outcome: SceneOutcome, task: SceneTask) -> SceneOutcome:
+    """A reused (``--resume``) outcome with the display images its task asks for.
+
+    The stored results hold numbers only, so the pair is read once more (that pair only).
+
+    Parameters
+    ----------
+    outcome : SceneOutcome
+        From the per-scene cache.
+    task : SceneTask
+        The pair's task (``display`` > 0 to ask for images).
+
+    Returns
+    -------
+    SceneOutcome
+        ``outcome`` itself when no images are needed or it has them already.
+    """
+    if not task.display or outcome.display is not None or outcome.status != "ok":
+        return outcome
+    return dataclasses.replace(outcome, display=display_pair(task))
+
+
+def scene_views(outcomes: Sequence[SceneOutcome], scenes: Sequence[str], methods: Sequence[str]) -> dict[str, SceneView | None]:
+    """Assemble each scene's comparison grid from its pairs' display images.
+
+    Parameters
+    ----------
+    outcomes : sequence of SceneOutcome
+        With ``display`` set where display images were made.
+    scenes, methods : sequence of str
+        Report order.
+
+    Returns
+    -------
+    dict of str to SceneView or None
+    """
+    by_scene: dict[str, dict[str, Any]] = {s: {} for s in scenes}
+    for o in outcomes:
+        if o.display is not None:
+            by_scene.setdefault(o.scene, {})[o.method] = o.display
+    return {s: assemble_scene(s, methods, by_scene[s]) for s in scenes}
+
+
+def _provenance(settings: DatasetSettings, card: Mapping[str, Any], argv: Sequence[str],
+                inputs_sha: Mapping[str, str], results_sha: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+    from pansharp_iqa import __version__
+
+    flat = {f: sha for files in results_sha.values() for f, sha in files.items()}
+    return {
+        "library": f"pansharp_iqa {card.get('version', __version__)}",
+        "protocol": card.get("name", settings.protocol),
+        "resolution": settings.resolution,
+        "sensor": settings.sensor,
+        "ratio": settings.ratio,
+        "bits": settings.bits,
+        "band names": list(settings.band_names) if settings.band_names else "(from the sensor registry)",
+        "input scale": settings.input_scale_label,
+        "result scale": settings.result_scale_label,
+        "dataset": settings.root,
+        "command": " ".join(["pansharp-eval", *argv]),
+        "protocol card": {k: v for k, v in card.items() if k not in ("name",)},
+        "inputs_sha256": dict(inputs_sha),
+        "results_sha256": flat,
+    }
+
+
+def write_html_report(
+    path: Path,
+    *,
+    title: str,
+    notes: Sequence[str],
+    settings: DatasetSettings,
+    card: Mapping[str, Any],
+    summary: Summary,
+    statistics: Mapping[str, IndexStatistics],
+    records: Sequence[Mapping[str, Any]],
+    failures: Sequence[Mapping[str, Any]],
+    scenes: Sequence[str],
+    views: Mapping[str, SceneView | None],
+    argv: Sequence[str],
+    inputs_sha: Mapping[str, str],
+    results_sha: Mapping[str, Mapping[str, str]],
+) -> Path:
+    """Write ``report.html`` (see :func:`pansharp_iqa.reports.html.render_html`).
+
+    Images are shown for the first :data:`MAX_HTML_IMAGE_SCENES` scenes.
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    from pansharp_iqa.reports.html import render_html
+
+    shown = {s: v for i, (s, v) in enumerate(views.items()) if i < MAX_HTML_IMAGE_SCENES}
+    notes = list(notes)
+    if len(views) > MAX_HTML_IMAGE_SCENES:
+        notes.append(f"Images are shown for the first {MAX_HTML_IMAGE_SCENES} of {len(views)} scenes "
+                     "(--figures writes a figure for every scene).")
+    text = render_html(title=title, summary=summary, statistics=statistics, records=records, failures=failures,
+                       scenes=scenes, provenance=_provenance(settings, card, argv, inputs_sha, results_sha),
+                       views=shown, notes=notes)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_figures(out_dir: Path, views: Mapping[str, SceneView | None], *, jobs: int = 1) -> list[Path]:
+    """Write ``<out_dir>/<scene>.png`` (300 dpi) and ``.pdf`` for every scene with images.
+
+    Parameters
+    ----------
+    out_dir : Path
+        ``OUT/figures``.
+    views : mapping of str to SceneView or None
+        From :func:`scene_views`.
+    jobs : int
+        Worker processes drawing the figures (matplotlib draws one figure at a time per process,
+        about 0.3 s each).
+
+    Returns
+    -------
+    list of Path
+        Files written.
+    """
+    from pansharp_iqa.reports.figures import write_scene_figure
+
+    todo = [v for v in views.values() if v is not None]
+    if jobs > 1 and len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=context) as pool:
+            parts = list(pool.map(write_scene_figure, [out_dir] * len(todo), todo))
+    else:
+        parts = [write_scene_figure(out_dir, v) for v in todo]
+    return [p for part in parts for p in part]
+
+
+def write_visual_reports(
+    out_dir: Path,
+    outcomes: Sequence[SceneOutcome],
+    *,
+    html: bool,
+    figures: bool,
+    title: str,
+    notes: Sequence[str],
+    settings: DatasetSettings,
+    card: Mapping[str, Any],
+    summary: Summary,
+    statistics: Mapping[str, IndexStatistics],
+    records: Sequence[Mapping[str, Any]],
+    failures: Sequence[Mapping[str, Any]],
+    scenes: Sequence[str],
+    methods: Sequence[str],
+    argv: Sequence[str],
+    inputs_sha: Mapping[str, str],
+    results_sha: Mapping[str, Mapping[str, str]],
+    jobs: int = 1,
+) -> list[Path]:
+    """Write ``report.html`` (``html``) and ``figures/`` (``figures``) of a run.
+
+    Parameters
+    ----------
+    out_dir : Path
+        Output folder (exists).
+    outcomes : sequence of SceneOutcome
+        With their display images (``SceneTask.display`` > 0).
+    html, figures : bool
+        Which outputs to write.
+    title, notes, settings, card, summary, statistics, records, failures, scenes, methods, argv, inputs_sha, results_sha
+        The run's report material (see :func:`.report_writer.write_reports`).
+    jobs : int
+        Processes drawing the figures (the run's ``--jobs``).
+
+    Returns
+    -------
+    list of Path
+        ``report.html`` and the figure files written.
+    """
+    if not (html or figures):
+        return []
+    views = scene_views(outcomes, scenes, methods)
+    written: list[Path] = []
+    if html:
+        written.append(write_html_report(
+            out_dir / HTML_FILE, title=title, notes=notes, settings=settings, card=card, summary=summary,
+            statistics=statistics, records=records, failures=failures, scenes=scenes, views=views, argv=argv,
+            inputs_sha=inputs_sha, results_sha=results_sha,
+        ))
+    if figures:
+        written += write_figures(out_dir / FIGURES_DIR, views, jobs=jobs)
+    return written

@@ -1,0 +1,337 @@
+"""What one (scene, method) pair contributes to the visual reports: the method's composite and
+zoomed crop, the reference panels, and the residual map, as small encoded images.
+
+:func:`make_pair_display` is called where the pair's images are already in memory (the
+evaluation worker), through an :class:`ImageAccess` that hides whether the images are whole
+arrays or files read as decimated views; it returns a :class:`PairDisplay` of a few tens of
+kilobytes, which travels back with the pair's outcome. The reference panels depend only on the
+scene (same stretch, same crop for every method), so any pair of a scene can supply them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from .display import (
+    DISPLAY_SIDE,
+    RgbChoice,
+    apply_stretch,
+    choose_crop,
+    crop_side,
+    display_shape,
+    stretch_limits,
+)
+from .image_codec import encode_jpeg
+
+__all__ = ["ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "make_pair_display"]
+
+
+class ImageAccess(Protocol):
+    """Read access to one pair's images (roles ``fused``, ``gt``, ``ms``, ``pan``), in DN.
+
+    ``shape(role)`` is ``(H, W)`` of the role's own grid (the MS is ``ratio`` times smaller);
+    ``display(role, bands, shape)`` returns the role resampled to a display ``shape`` as
+    ``(h, w, len(bands))`` (``bands`` empty: the PAN, ``(h, w)``); ``window(role, rows, cols,
+    bands)`` returns full-resolution pixels ``[r0:r1, c0:c1]``; ``residual(shape)`` returns the
+    display-size map of ``mean_b |fused - gt|`` (DN); ``notes`` says how the views were made.
+    """
+
+    notes: tuple[str, ...]
+
+    def shape(self, role: str) -> tuple[int, int]: ...
+
+    def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray: ...
+
+    def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray: ...
+
+    def residual(self, shape: Sequence[int]) -> np.ndarray: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Panel:
+    """One image of the comparison grid.
+
+    Attributes
+    ----------
+    label : str
+        ``"GT"``, ``"MS (EXP)"``, ``"PAN"`` or the method name.
+    image : bytes
+        JPEG of the whole image at display size.
+    crop : bytes
+        JPEG of the zoomed crop at full resolution.
+    """
+
+    label: str
+    image: bytes
+    crop: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class PairDisplay:
+    """Display material of one (scene, method) pair (picklable, small).
+
+    Attributes
+    ----------
+    method : str
+    full_shape : (int, int)
+        ``(H, W)`` of the fused image (pixels).
+    display_shape : (int, int)
+        ``(h, w)`` of the display images.
+    crop : (int, int, int)
+        ``(row, col, side)`` of the zoomed crop in full-resolution pixels.
+    rgb : RgbChoice
+        Bands shown as R, G, B.
+    fused : Panel or None
+        ``None`` when only the references were made (a failed pair).
+    references : tuple of Panel
+        ``GT`` at reduced resolution; ``MS (EXP)`` and ``PAN`` at full resolution; empty when
+        another pair of the scene makes them.
+    residual : numpy.ndarray or None
+        Residual map ``mean_b |fused - GT|`` (DN, float16) at half the display size (an
+        overview: it keeps the report small); reduced resolution only.
+    notes : tuple of str
+        How the views were made (decimated reads, ...).
+    """
+
+    method: str
+    full_shape: tuple[int, int]
+    display_shape: tuple[int, int]
+    crop: tuple[int, int, int]
+    rgb: RgbChoice
+    fused: Panel | None
+    references: tuple[Panel, ...]
+    residual: np.ndarray | None
+    notes: tuple[str, ...] = ()
+
+    def residual_dn(self) -> np.ndarray | None:
+        """The residual map in DN (float32), or ``None``."""
+        return None if self.residual is None else self.residual.astype(np.float32)
+
+
+def _compact(values: np.ndarray) -> np.ndarray:
+    """float16 copy (3 significant digits are plenty for a colour map), clipped to its range."""
+    return np.clip(values, 0.0, float(np.finfo(np.float16).max)).astype(np.float16)
+
+
+def _exp_crop(access: ImageAccess, bands: Sequence[int], crop: tuple[int, int, int], ratio: int) -> np.ndarray:
+    """The EXP-upsampled MS on the crop: exact rows/cols of the whole-image ``interp23tap``."""
+    from pansharp_iqa.tiled.borders import consecutive_runs
+    from pansharp_iqa.tiled.halos import exp_window
+
+    row, col, side = crop
+    shape_lr = access.shape("ms")
+
+    def get_low(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        blocks = [
+            np.concatenate([access.window("ms", (r0, r1), (c0, c1), bands) for c0, c1 in consecutive_runs(cols)], axis=1)
+            for r0, r1 in consecutive_runs(rows)
+        ]
+        return np.concatenate(blocks, axis=0)
+
+    lo_r, lo_c = row // ratio, col // ratio
+    hi_r, hi_c = -(-(row + side) // ratio), -(-(col + side) // ratio)
+    up = exp_window(get_low, (lo_r, hi_r), (lo_c, hi_c), shape_lr, ratio)
+    return up[row - lo_r * ratio : row - lo_r * ratio + side, col - lo_c * ratio : col - lo_c * ratio + side]
+
+
+def make_pair_display(
+    access: ImageAccess,
+    *,
+    method: str,
+    resolution: str,
+    ratio: int,
+    rgb: RgbChoice,
+    max_side: int = DISPLAY_SIDE,
+    with_fused: bool = True,
+    with_references: bool = True,
+    scene_key: Hashable | None = None,
+) -> PairDisplay:
+    """Build the display material of one pair.
+
+    Parameters
+    ----------
+    access : ImageAccess
+        The pair's images.
+    method : str
+        Method name (panel label).
+    resolution : {"reduced", "full"}
+        Reduced: reference = GT, residual maps ``mean_b |fused - GT|``. Full: references = the
+        EXP-upsampled MS and the PAN, no residual (there is no ground truth).
+    ratio : int
+        PAN/MS resolution ratio.
+    rgb : RgbChoice
+        Bands to show (see :func:`~.display.rgb_bands`).
+    max_side : int
+        Longer side of the display images (pixels).
+    with_fused : bool
+        Make the method's panel and residual (``False``: the fused image is not available, e.g.
+        the pair failed; only the references are made).
+    with_references : bool
+        Make the reference panels (they are the same for every pair of a scene, so one pair per
+        scene is enough).
+    scene_key : hashable, optional
+        Identifies the scene's reference (e.g. its name and a fingerprint of its pixels): the
+        stretch limits and the crop, which depend on the reference only, are then computed once
+        per scene in a process and reused for its other pairs.
+
+    Returns
+    -------
+    PairDisplay
+        Contrast stretch: the 1st..99th percentiles of the GT (reduced) or the MS (full), at
+        display size, applied to every panel but the PAN (stretched on its own percentiles).
+        Crop: the most textured window of the GT (reduced) or PAN (full) luminance. Both depend
+        on the reference only, so every pair of a scene agrees.
+
+    Examples
+    --------
+    See ``tests/reports/test_pair_display.py``.
+    """
+    bands = rgb.indices
+    reduced = resolution == "reduced"
+    H, W = access.shape("gt" if reduced else "pan")
+    dshape = display_shape((H, W), max_side)
+    memo_key = None if scene_key is None else (scene_key, resolution, ratio, bands, dshape)
+    geometry = _GEOMETRY.get(memo_key) if memo_key is not None else None
+    ref = pan = None
+    if geometry is None or with_references:
+        ref = access.display("gt" if reduced else "ms", bands, dshape)
+        pan = None if reduced else access.display("pan", (), dshape)
+    if geometry is None:
+        geometry = _scene_geometry(ref, pan, (H, W), ratio)
+        if memo_key is not None:
+            _GEOMETRY[memo_key] = geometry
+            while len(_GEOMETRY) > _GEOMETRY_SIZE:
+                _GEOMETRY.pop(next(iter(_GEOMETRY)))
+    limits, crop = geometry
+    row, col, side = crop
+    rows, cols = (row, row + side), (col, col + side)
+
+    def panel(label: str, display: np.ndarray, window: np.ndarray, lims: np.ndarray) -> Panel:
+        return Panel(label, encode_jpeg(_squeeze(apply_stretch(display, lims))),
+                     encode_jpeg(_squeeze(apply_stretch(window, lims))))
+
+    fused = residual = None
+    if with_fused:
+        fused = panel(method, access.display("fused", bands, dshape), access.window("fused", rows, cols, bands), limits)
+        if reduced:
+            residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
+    references: tuple[Panel, ...] = ()
+    if with_references and reduced:
+        references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
+    elif with_references:
+        assert ref is not None and pan is not None
+        references = (
+            panel("MS (EXP)", ref, _exp_crop(access, bands, crop, ratio), limits),
+            panel("PAN", pan, access.window("pan", rows, cols, ()), stretch_limits(pan)),
+        )
+    return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, tuple(access.notes))
+
+
+#: Stretch limits and crop of recently seen scenes (see ``scene_key``), oldest first.
+_GEOMETRY: dict[Hashable, tuple[np.ndarray, tuple[int, int, int]]] = {}
+_GEOMETRY_SIZE = 16
+
+
+def _scene_geometry(
+    ref: np.ndarray, pan: np.ndarray | None, full_shape: tuple[int, int], ratio: int
+) -> tuple[np.ndarray, tuple[int, int, int]]:
+    """Stretch limits (of the GT or MS display) and crop (on the GT or PAN luminance)."""
+    limits = stretch_limits(ref)
+    side = crop_side(full_shape)
+    if pan is None:
+        row, col, side = choose_crop(ref.mean(axis=2), full_shape, side)
+    else:
+        side = max(ratio, side - side % ratio)
+        row, col, side = choose_crop(pan, full_shape, side)
+        row, col = row - row % ratio, col - col % ratio  # MS-aligned: the EXP crop is the whole image's
+    return limits, (row, col, side)
+
+
+def _squeeze(image: np.ndarray) -> np.ndarray:
+    return image[:, :, 0] if image.ndim == 3 and image.shape[2] == 1 else image
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneView:
+    """The comparison grid of one scene, assembled from its pairs' displays.
+
+    Attributes
+    ----------
+    scene : str
+    methods : list of str
+        Report order.
+    references : tuple of Panel
+        From the pair of the scene that made them (identical for every pair of the scene).
+    panels : dict
+        ``panels[method]`` = the method's :class:`Panel`, or the reason it has none.
+    residuals : dict
+        ``residuals[method]`` = ``(h, w)`` float32 residual map (DN), reduced resolution only.
+    residual_max : float
+        Top of the shared residual colour scale (DN): the median over methods of each residual's
+        99th percentile (a method much worse than the others saturates instead of darkening all
+        the others' maps).
+    full_shape, display_shape : (int, int)
+    crop : (int, int, int)
+        ``(row, col, side)`` in full-resolution pixels.
+    notes : list of str
+        Band choice and how the views were made.
+    """
+
+    scene: str
+    methods: list[str]
+    references: tuple[Panel, ...]
+    panels: dict[str, Panel | str]
+    residuals: dict[str, np.ndarray]
+    residual_max: float
+    full_shape: tuple[int, int]
+    display_shape: tuple[int, int]
+    crop: tuple[int, int, int]
+    notes: list[str]
+
+
+def assemble_scene(scene: str, methods: Sequence[str], displays: dict[str, object]) -> SceneView | None:
+    """Put one scene's pair displays together on shared scales.
+
+    Parameters
+    ----------
+    scene : str
+    methods : sequence of str
+        Report order.
+    displays : dict
+        ``displays[method]`` = :class:`PairDisplay`, a reason string, or absent / ``None``
+        (failed pair: the report lists its reason elsewhere).
+
+    Returns
+    -------
+    SceneView or None
+        ``None`` when no pair of the scene has a display.
+
+    Examples
+    --------
+    See ``tests/reports/test_pair_display.py``.
+    """
+    shown = [displays[m] for m in methods if isinstance(displays.get(m), PairDisplay)]
+    if not shown:
+        return None
+    first: PairDisplay = shown[0]  # type: ignore[assignment]
+    references = next((d.references for d in shown if d.references), ())  # type: ignore[union-attr]
+    panels: dict[str, Panel | str] = {}
+    residuals: dict[str, np.ndarray] = {}
+    for m in methods:
+        d = displays.get(m)
+        if isinstance(d, PairDisplay) and d.fused is not None:
+            panels[m] = d.fused
+            res = d.residual_dn()
+            if res is not None:
+                residuals[m] = res
+        else:
+            panels[m] = d if isinstance(d, str) else "not evaluated (see the failures)"
+    tops = [float(np.percentile(r, 99)) for r in residuals.values() if r.size]
+    top = float(np.median(tops)) if tops else 0.0
+    notes = [first.rgb.note, *first.notes]
+    return SceneView(scene, list(methods), references, panels, residuals, top if top > 0 else 1.0,
+                     first.full_shape, first.display_shape, first.crop, notes)
