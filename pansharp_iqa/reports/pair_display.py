@@ -119,7 +119,7 @@ def _compact(values: np.ndarray) -> np.ndarray:
 
 def _exp_crop(access: ImageAccess, bands: Sequence[int], crop: tuple[int, int, int], ratio: int) -> np.ndarray:
     """The EXP-upsampled MS on the crop: exact rows/cols of the whole-image ``interp23tap``."""
-    from pansharp_iqa.tiled.borders import consecutive_runs
+    from pansharp_iqa.borders import consecutive_runs
     from pansharp_iqa.tiled.halos import exp_window
 
     row, col, side = crop
