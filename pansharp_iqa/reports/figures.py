@@ -156,6 +156,15 @@ def write_scene_figure(out_dir: str | Path, view: SceneView, *, dpi: int = FIGUR
         bar.outline.set_linewidth(0.4)
     png = out / f"{_safe(view.scene)}.png"
     pdf = out / f"{_safe(view.scene)}.pdf"
-    fig.savefig(png, dpi=dpi, pil_kwargs={"compress_level": 3})
-    fig.savefig(pdf, dpi=dpi, metadata={"Creator": "pansharp_iqa"})
+    import matplotlib
+    from PIL import Image
+
+    # PNG: the rendered canvas without its (opaque) alpha channel and a fast zlib level; the
+    # mosaic is photographic, so stronger compression saves little and was most of the time
+    fig.set_dpi(dpi)
+    fig.canvas.draw()
+    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3]
+    Image.fromarray(rgb).save(png, dpi=(dpi, dpi), compress_level=1)
+    with matplotlib.rc_context({"pdf.compression": 1}):
+        fig.savefig(pdf, dpi=dpi, metadata={"Creator": "pansharp_iqa"})
     return [png, pdf]
