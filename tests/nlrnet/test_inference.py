@@ -31,10 +31,11 @@ def _predictor(net):
 
 
 def test_tile_starts_cover():
-    assert tile_starts(100, 40, 8) == [0, 32, 64]
+    assert tile_starts(100, 40, 8) == [0, 30, 60]  # ceil(92 / 32) = 3 tiles spread over [0, 60]
     assert tile_starts(30, 40, 8) == [0]
+    assert tile_starts(320, 64, 32) == list(range(0, 257, 32))
     with pytest.raises(ValueError):
-        tile_starts(100, 40, 7)
+        tile_starts(100, 40, 40)
 
 
 @pytest.mark.parametrize("tile,overlap,batch", [(32, 12, 1), (40, 16, 3)])
@@ -45,9 +46,10 @@ def test_tiled_equals_whole_for_a_local_network(tile, overlap, batch):
     lms = rng.random((4, 83, 70)).astype(np.float32)
     pan = rng.random((83, 70)).astype(np.float32)
     whole = _predictor(net)(lms[None], pan[None, None])[0]
-    tiled = tiled_predict(_predictor(net), lms, pan, tile=tile, overlap=overlap, batch=batch)
-    r = 5  # receptive radius; the last tiles are reflect-padded past the image edge
-    np.testing.assert_allclose(tiled[:, :-r, :-r], whole[:, :-r, :-r], atol=1e-5)
+    tiled = tiled_predict(_predictor(net), lms, pan, tile=tile, overlap=overlap, batch=batch,
+                          blend="crop")
+    # receptive radius 5 <= overlap / 2 and no tile reaches past the image: exact everywhere
+    np.testing.assert_allclose(tiled, whole, atol=1e-5)
 
 
 def test_single_tile_nlrnet_equals_whole():
@@ -56,13 +58,14 @@ def test_single_tile_nlrnet_equals_whole():
     lms = rng.random((4, 48, 48)).astype(np.float32)
     pan = rng.random((48, 48)).astype(np.float32)
     whole = _predictor(net)(lms[None], pan[None, None])[0]
-    tiled = tiled_predict(_predictor(net), lms, pan, tile=48, overlap=16)
-    np.testing.assert_allclose(tiled, whole, atol=1e-6)
+    for blend in ("crop", "linear", "cosine"):
+        tiled = tiled_predict(_predictor(net), lms, pan, tile=48, overlap=16, blend=blend)
+        np.testing.assert_allclose(tiled, whole, atol=1e-6)
 
 
 def test_mindir_equals_network(tmp_path):
     from pansharp_iqa.nlrnet.export import export_mindir, load_mindir
-    from pansharp_iqa.nlrnet.train import save_network
+    from pansharp_iqa.nlrnet.checkpoint import save_network
 
     net = NLRNet(bands=4, blocks=1)
     rng = np.random.default_rng(2)
@@ -86,11 +89,12 @@ def test_infer_h5_writes_results_layout(tiny_val_h5, tmp_path):
     import h5py
 
     from pansharp_iqa.nlrnet.infer import infer_h5
-    from pansharp_iqa.nlrnet.train import save_network
+    from pansharp_iqa.nlrnet.checkpoint import save_network
 
     net = NLRNet(bands=8, blocks=1)
     save_network(net, tmp_path / "m.ckpt", {"bands": 8, "blocks": 1, "variant": "released",
-                                            "sensor": "WV2", "ratio": 4, "bits": 11})
+                                            "sensor": "WV2", "ratio": 4, "bits": 11,
+                                            "train_patch": 80})  # = the patch size: one tile each
     doc = infer_h5(tmp_path / "m.ckpt", tiny_val_h5, tmp_path / "RESULTS" / "nlrnet", batch=2)
     with h5py.File(tmp_path / "RESULTS" / "nlrnet" / "val.h5") as f:
         sr = f["sr"][:]
