@@ -3,7 +3,8 @@
 NLRNet: Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097. See ``docs/nlrnet.md``.
 Every expected failure (bad argument, missing or contradicting data, unusable device, existing
 run folder) prints one line ``pansharp-nlrnet <command>: error: ...`` and exits with status 2;
-training stopped by Ctrl-C saves a resumable state, says so and exits with 130 (143 on SIGTERM).
+training stopped by Ctrl-C (or SIGTERM, which MindSpore makes of a Ctrl-C during a step) saves a
+resumable state, says so and exits with 130.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def _train(a: argparse.Namespace) -> int:
             result = train(cfg, max_steps=a.max_steps, force=a.force)
     except TrainingInterrupted as stop:
         print(f"pansharp-nlrnet train: {stop}", file=sys.stderr)
-        return 128 + int(stop.signum)
+        return 130
     print(json.dumps({k: v for k, v in result.items() if k != "losses"}, default=str))
     return 0
 
@@ -230,8 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         Exit status: 0; 1 when ``doctor`` finds an operator that mismatches numpy; 2 for an
-        expected failure (one line on stderr); 130 / 143 when training was stopped by
-        SIGINT / SIGTERM after saving a resumable state.
+        expected failure (one line on stderr); 130 when training was stopped by SIGINT or
+        SIGTERM after saving a resumable state.
 
     Examples
     --------

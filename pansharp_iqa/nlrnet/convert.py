@@ -23,8 +23,8 @@ import numpy as np
 
 from .torch_pickle import read_torch_state_dict
 
-__all__ = ["RENAME_RULES", "torch_to_mindspore_names", "infer_architecture", "convert_torch",
-           "RELEASED_TRAIN_PATCH"]
+__all__ = ["RENAME_RULES", "torch_to_mindspore_names", "infer_architecture", "convert_state_dict",
+           "convert_torch", "RELEASED_TRAIN_PATCH"]
 
 #: patch size the released code trains on by default (``--block_size 128``), px at PAN scale
 RELEASED_TRAIN_PATCH = 128
@@ -130,10 +130,64 @@ def infer_architecture(state: dict[str, np.ndarray], *, where: str = "state_dict
             "variant": "released", "released_unused": bool(unused)}
 
 
+def convert_state_dict(state: dict[str, np.ndarray], *, where: str = "state_dict"):  # noqa: ANN201
+    """Build an NLRNet holding the weights of a released-code PyTorch state_dict.
+
+    Parameters
+    ----------
+    state : dict of str to ndarray
+        PyTorch parameter name -> array (e.g. from :func:`read_torch_state_dict`); any order.
+    where : str
+        Name of the source, for error messages.
+
+    Returns
+    -------
+    NLRNet
+        In inference mode; ``net.config()`` is the inferred architecture.
+
+    Raises
+    ------
+    ValueError
+        For an unknown parameter, a missing one, a duplicate or a shape that does not fit (the
+        message names the first).
+
+    Examples
+    --------
+    >>> net = convert_state_dict(read_torch_state_dict("net.model"))             # doctest: +SKIP
+    """
+    import mindspore as ms
+
+    from .model import NLRNet
+
+    arch = infer_architecture(state, where=where)
+    names = torch_to_mindspore_names(list(state), where=where)
+    net = NLRNet(**arch)
+    expected = {p.name: tuple(p.shape) for p in net.get_parameters()}
+    converted: dict[str, ms.Parameter] = {}
+    for t_name, m_name in names.items():
+        value = np.asarray(state[t_name], dtype=np.float32)
+        if m_name.endswith("enla.mixer.weight") and value.ndim == 3:
+            value = value[:, :, None, :]  # Conv1d (1, 1, 9) -> MindSpore Conv1d (1, 1, 1, 9)
+        if m_name not in expected:
+            raise ValueError(f"{where}: {t_name} -> {m_name} has no place in the inferred network {arch}")
+        if value.shape != expected[m_name]:
+            raise ValueError(f"{where}: {t_name} has shape {value.shape}; {m_name} needs {expected[m_name]}")
+        if m_name in converted:
+            raise ValueError(f"{where}: two PyTorch tensors map to {m_name}")
+        converted[m_name] = ms.Parameter(ms.Tensor(value), name=m_name)
+    missing = [k for k in expected if k not in converted]
+    if missing:
+        raise ValueError(f"{where}: {len(missing)} parameters of NLRNet{arch} are not in the file "
+                         f"(first: {missing[0]})")
+    ms.load_param_into_net(net, converted, strict_load=True)
+    net.set_train(False)
+    return net
+
+
 def convert_torch(source: str | Path, out: str | Path, *, train_patch: int = RELEASED_TRAIN_PATCH,
                   sensor: str | None = None, ratio: int | None = None, bits: int | None = None,
                   force: bool = False):  # noqa: ANN201 - NLRNet
-    """Convert a released-code PyTorch NLRNet state_dict to a network checkpoint.
+    """Convert a released-code PyTorch NLRNet state_dict file to a network checkpoint.
 
     Parameters
     ----------
@@ -157,50 +211,26 @@ def convert_torch(source: str | Path, out: str | Path, *, train_patch: int = REL
     Raises
     ------
     FileExistsError
-        If ``out`` exists and ``force`` is false.
+        If ``out`` exists and ``force`` is false (checked before reading anything).
     ValueError
-        For an unknown parameter, a missing one, or a shape that does not fit (the message names
-        the first).
+        See :func:`convert_state_dict`; :class:`TorchFormatError` for a file that is not a plain
+        state_dict.
 
     Examples
     --------
     >>> net = convert_torch("net.model", "net.ckpt", sensor="WV2")               # doctest: +SKIP
     """
-    import mindspore as ms
-
     from .checkpoint import save_network
-    from .model import NLRNet
 
-    where = str(source)
     out = Path(out)
     if train_patch < 8:
         raise ValueError(f"--train-patch must be a patch size in px (>= 8), got {train_patch}")
     if out.exists() and not force:
         raise FileExistsError(f"{out} exists: choose another --out or pass --force to overwrite it")
-    state = read_torch_state_dict(source)
-    arch = infer_architecture(state, where=where)
-    names = torch_to_mindspore_names(list(state), where=where)
-    net = NLRNet(**arch)
-    expected = {p.name: tuple(p.shape) for p in net.get_parameters()}
-    converted: dict[str, ms.Parameter] = {}
-    for t_name, m_name in names.items():
-        value = np.asarray(state[t_name], dtype=np.float32)
-        if m_name.endswith("enla.mixer.weight") and value.ndim == 3:
-            value = value[:, :, None, :]  # Conv1d (1, 1, 9) -> MindSpore Conv1d (1, 1, 1, 9)
-        if m_name not in expected:
-            raise ValueError(f"{where}: {t_name} -> {m_name} has no place in the inferred network {arch}")
-        if value.shape != expected[m_name]:
-            raise ValueError(f"{where}: {t_name} has shape {value.shape}; {m_name} needs {expected[m_name]}")
-        if m_name in converted:
-            raise ValueError(f"{where}: two PyTorch tensors map to {m_name}")
-        converted[m_name] = ms.Parameter(ms.Tensor(value), name=m_name)
-    missing = [k for k in expected if k not in converted]
-    if missing:
-        raise ValueError(f"{where}: {len(missing)} parameters of NLRNet{arch} are not in the file "
-                         f"(first: {missing[0]})")
-    ms.load_param_into_net(net, converted, strict_load=True)
-    net.set_train(False)
-    meta = {**arch, "sensor": sensor, "ratio": ratio, "bits": bits, "train_patch": int(train_patch),
+    if out.exists() and out.is_dir():
+        raise ValueError(f"--out {out} is a folder; give the checkpoint file to write")
+    net = convert_state_dict(read_torch_state_dict(source), where=str(source))
+    meta = {"sensor": sensor, "ratio": ratio, "bits": bits, "train_patch": int(train_patch),
             "source": f"converted from PyTorch {Path(source).name}", "input_scale": "unit"}
     out.parent.mkdir(parents=True, exist_ok=True)
     save_network(net, out, meta)

@@ -222,9 +222,12 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     from .dataset import H5PatchSource
     from .h5data import read_meta
     from .tiling import tiled_predict
-    from .validate import INDEXES, predict_batches, score_reduced
+    from .validate import INDEXES, MIN_RR_SIZE, predict_batches, score_reduced
 
     meta = read_meta(data, sensor=sensor, ratio=ratio, bits=bits)
+    if meta.size < MIN_RR_SIZE:
+        raise ValueError(f"{data}: patches of {meta.size} px cannot be scored (the reduced-resolution "
+                         f"protocol needs >= {MIN_RR_SIZE} px); prepare a test set with --patch 80 or more")
     out = _prepare_out(out)
     predict, mmeta, fixed = load_predictor(model)
     _check_bands(mmeta, meta.bands, str(data))

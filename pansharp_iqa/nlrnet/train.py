@@ -117,11 +117,7 @@ RUN_FILES = ("config.toml", "steps.jsonl", "metrics.jsonl", "last.ckpt", "last_n
 
 
 class TrainingInterrupted(Exception):
-    """Training stopped on SIGINT/SIGTERM after saving a resumable state (see ``message``)."""
-
-    def __init__(self, message: str, signum: int) -> None:
-        super().__init__(message)
-        self.signum = signum
+    """Training stopped on SIGINT (Ctrl-C) or SIGTERM after saving a resumable state."""
 
 
 def check_run_folder(out: str | Path, *, resume: bool, force: bool) -> None:
@@ -184,7 +180,12 @@ def _predictor(net):  # noqa: ANN001, ANN202
 
 class _StopFlag:
     """SIGINT/SIGTERM handler for the training loop: the first signal asks to stop after the
-    current step; a second SIGINT interrupts at once."""
+    current step; a second SIGINT interrupts at once.
+
+    MindSpore 2.10 installs its own SIGINT handler whenever a cell runs and turns a Ctrl-C that
+    arrives during a step into a SIGTERM to the process (measured: the Python SIGINT handler is
+    never called, the SIGTERM one is). The two signals are therefore handled alike.
+    """
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -205,7 +206,7 @@ class _StopFlag:
         if self.signum is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt
         self.signum = signum
-        log.warning("signal %d: stopping after this step and saving a resumable state", signum)
+        log.warning("stop requested (signal %d): saving a resumable state after this step", signum)
 
     def __exit__(self, *exc: object) -> None:
         import signal
@@ -371,7 +372,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
                             save_state(epoch, len(epoch_losses), epoch_losses)
                         raise TrainingInterrupted(
                             f"interrupted at epoch {epoch + 1}, step {step}: resumable state saved; "
-                            f"continue with: pansharp-nlrnet train --resume {out}", stop.signum)
+                            f"continue with: pansharp-nlrnet train --resume {out}")
                     if max_steps is not None and len(losses) >= max_steps:
                         break
             finally:
@@ -403,6 +404,6 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
             if stop.signum is not None and epoch + 1 < cfg.epochs:
                 raise TrainingInterrupted(
                     f"interrupted after epoch {epoch + 1}, step {step}: resumable state saved; "
-                    f"continue with: pansharp-nlrnet train --resume {out}", stop.signum)
+                    f"continue with: pansharp-nlrnet train --resume {out}")
     return {"losses": losses, "epochs_done": int(state["epoch"]), "step": step,
             "best_q2n": state["best_q2n"], "last_metrics": last_metrics}
