@@ -7,12 +7,16 @@ Recipe of Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097 (see
 * ``steps.jsonl`` - one line per step (epoch, step, loss);
 * ``metrics.jsonl`` - one line per epoch (epoch, step, mean loss, Q2n, Q, SAM, ERGAS, SCC, the
   sensor and the protocol card of ``pansharp_iqa.evaluate_reduced``);
-* ``last.ckpt`` (network + optimizer state + loss scale) and ``state.json`` after every epoch;
-* ``best.ckpt`` (network only) whenever validation Q2n improves.
+* ``last.ckpt`` (network + optimizer state + loss scale) and ``state.json`` after every epoch,
+  and on SIGINT/SIGTERM after the current step (``state.json`` then holds the position inside
+  the epoch);
+* ``last_net.ckpt`` and ``best.ckpt`` (network checkpoints with the training patch size, sensor,
+  ratio and bits; ``best.ckpt`` whenever validation Q2n improves).
 
 ``resume`` continues from ``last.ckpt``: the per-epoch data order is a pure function of
 (seed, epoch) and the Adam moments, step and beta powers are restored, so the losses equal those
-of an uninterrupted run.
+of an uninterrupted run. Nothing is written before every argument, the data and the run folder
+have been checked; an existing run is only continued (``resume``) or replaced (``force``).
 """
 
 from __future__ import annotations
@@ -281,8 +285,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
     from . import _env
 
     out = Path(cfg.out)
-    check_run_folder(out, resume=resume, force=force)
     if resume:
+        check_run_folder(out, resume=True, force=False)
         overrides = {"epochs": cfg.epochs, "progress": cfg.progress}
         cfg = load_config(out / "config.toml", overrides)
     cfg.validate()
@@ -290,6 +294,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
     if cfg.distributed:
         _env.configure(cfg.device, cfg.mode, seed=cfg.seed)
     rank, world = distributed_context(cfg.distributed)
+    if rank == 0 and not resume:  # only rank 0 writes the folder (others would race with it)
+        check_run_folder(out, resume=False, force=force)
     meta, vmeta = _check_inputs(cfg, world)
     state: dict[str, Any] = {"epoch": 0, "step": 0, "batch": 0, "epoch_losses": [], "best_q2n": None}
     if resume:
