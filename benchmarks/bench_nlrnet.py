@@ -110,21 +110,22 @@ def profile(a: argparse.Namespace) -> None:
         cell(lms, pan, gt).asnumpy()
     prof.stop()
     prof.analyse()
-    files = glob.glob(os.path.join(a.out, "**", "*op_type*statistic*.csv"), recursive=True)
-    files += glob.glob(os.path.join(a.out, "**", "*op_statistic*.csv"), recursive=True)
+    # MindSpore 2.10 on CPU: <out>/<run>/FRAMEWORK/cpu_op_type_info_0.csv (times in ms)
+    files = glob.glob(os.path.join(a.out, "**", "cpu_op_type_info*.csv"), recursive=True)
     if not files:
-        print(f"no op statistics found under {a.out}")
+        print(f"no cpu_op_type_info*.csv found under {a.out}")
         return
-    with open(files[0], newline="") as f:
+    with open(sorted(files)[-1], newline="") as f:
         rows = list(csv.DictReader(f))
-    key_t = next(k for k in rows[0] if "total" in k.lower() and "time" in k.lower())
-    key_n = next(k for k in rows[0] if "type" in k.lower() or k.lower().startswith("op"))
-    total = sum(float(r[key_t]) for r in rows)
-    print(f"{files[0]}: {a.steps} training steps, total op time {total:.1f} (file units)")
-    print("| operator type | share of op time |")
-    print("|---|---|")
-    for r in sorted(rows, key=lambda r: -float(r[key_t]))[:12]:
-        print(f"| {r[key_n]} | {100 * float(r[key_t]) / total:.1f} % |")
+    total = sum(float(r["total_compute_time"]) for r in rows)
+    print(f"{a.steps} training steps (batch 4, 64 x 64, {a.mode}): {total / a.steps:.0f} ms of op "
+          "time per step")
+    print("| operator type | calls per step | ms per step | share of op time |")
+    print("|---|---|---|---|")
+    for r in sorted(rows, key=lambda r: -float(r["total_compute_time"]))[:a.top]:
+        t = float(r["total_compute_time"])
+        print(f"| {r['op_type']} | {r['execution_frequency(per-step)']} | {t / a.steps:.1f} | "
+              f"{100 * t / total:.1f} % |")
 
 
 def tiling(a: argparse.Namespace) -> None:
@@ -189,6 +190,7 @@ def main() -> None:
     q.add_argument("--mode", default="graph", choices=("graph", "pynative"))
     q.add_argument("--steps", type=int, default=10)
     q.add_argument("--out", default="nlrnet_profile")
+    q.add_argument("--top", type=int, default=14, help="operator types listed")
     t = sub.add_parser("tiling")
     t.add_argument("--ckpt", required=True)
     t.add_argument("--scene", required=True)

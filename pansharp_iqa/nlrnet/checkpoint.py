@@ -96,7 +96,7 @@ def load_network(path: str | Path):  # noqa: ANN201 - NLRNet
     --------
     >>> from pansharp_iqa.nlrnet import load_network
     >>> net = load_network("runs/wv2/best.ckpt")                                 # doctest: +SKIP
-    >>> fused = net(ms.Tensor(lms), ms.Tensor(pan))    # [0, 1] inputs (N, B, H, W), (N, 1, H, W)
+    >>> fused = net(ms.Tensor(lms), ms.Tensor(pan))   # [0, 1] (N, B, H, W), (N, 1, H, W) # doctest: +SKIP
     """
     import mindspore as ms
 

@@ -21,36 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .tiling import DEFAULT_BLEND
+from .tiling import DEFAULT_BLEND, default_overlap
 
-__all__ = ["load_predictor", "infer_h5", "infer_scenes", "resolve_tiling", "range_report",
-           "default_overlap"]
+__all__ = ["load_predictor", "infer_h5", "infer_scenes", "resolve_tiling", "range_report"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
 
 Predict = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-
-
-def default_overlap(tile: int) -> int:
-    """Default overlap between tiles, px: half the tile (measured best, see ``docs/nlrnet.md``).
-
-    Parameters
-    ----------
-    tile : int
-        Tile size, px.
-
-    Returns
-    -------
-    int
-        ``tile // 2``.
-
-    Examples
-    --------
-    >>> default_overlap(64)
-    32
-    """
-    return int(tile) // 2
 
 
 def load_predictor(model: str | Path) -> tuple[Predict, dict, int | None]:

@@ -27,11 +27,33 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["tile_starts", "tiled_predict", "axis_weights", "BLENDS", "DEFAULT_BLEND"]
+__all__ = ["tile_starts", "tiled_predict", "axis_weights", "default_overlap", "BLENDS",
+           "DEFAULT_BLEND"]
 
 BLENDS = ("crop", "linear", "cosine")
 #: blending measured best on held-out WorldView-2 rows (``docs/nlrnet.md``)
 DEFAULT_BLEND = "linear"
+
+
+def default_overlap(tile: int) -> int:
+    """Default overlap between tiles, px: half the tile (measured best, see ``docs/nlrnet.md``).
+
+    Parameters
+    ----------
+    tile : int
+        Tile size, px.
+
+    Returns
+    -------
+    int
+        ``tile // 2``.
+
+    Examples
+    --------
+    >>> default_overlap(64)
+    32
+    """
+    return int(tile) // 2
 
 
 def tile_starts(length: int, tile: int, overlap: int) -> list[int]:

@@ -6,7 +6,8 @@ Recipe of Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097 (see
 * ``config.toml`` - every hyper-parameter;
 * ``steps.jsonl`` - one line per step (epoch, step, loss);
 * ``metrics.jsonl`` - one line per epoch (epoch, step, mean loss, Q2n, Q, SAM, ERGAS, SCC, the
-  sensor and the protocol card of ``pansharp_iqa.evaluate_reduced``);
+  sensor and the protocol card of ``pansharp_iqa.evaluate_reduced``; validation patches larger
+  than the training patches are fused tile by tile, as ``infer`` does by default);
 * ``last.ckpt`` (network + optimizer state + loss scale) and ``state.json`` after every epoch,
   and on SIGINT/SIGTERM after the current step (``state.json`` then holds the position inside
   the epoch);
@@ -173,13 +174,24 @@ def _truncate_jsonl(path: Path, key: str, last: int) -> None:
         path.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
 
 
-def _predictor(net):  # noqa: ANN001, ANN202
+def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN202
+    """Validation predictor: patches larger than the training tile are fused tile by tile, as
+    ``infer`` does by default, so the validation scores are those of inference."""
     import mindspore as ms
+
+    from .tiling import default_overlap, tiled_predict
 
     def predict(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
         return net(ms.Tensor(lms), ms.Tensor(pan)).asnumpy().astype(np.float32)
 
-    return predict
+    if size <= tile:
+        return predict
+
+    def tiled(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
+        return np.stack([tiled_predict(predict, a, b, tile=tile, overlap=default_overlap(tile),
+                                       batch=batch) for a, b in zip(lms, pan)])
+
+    return tiled
 
 
 class _StopFlag:
@@ -393,7 +405,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
                 if vmeta is not None:
                     net.set_train(False)
                     t0 = time.time()
-                    record.update(evaluate_h5(_predictor(net), vmeta, batch=cfg.val_batch))
+                    predict = _predictor(net, size=vmeta.size, tile=meta.size, batch=cfg.val_batch)
+                    record.update(evaluate_h5(predict, vmeta, batch=cfg.val_batch))
                     net.set_train(True)
                     log.info("epoch %d: loss %.5f Q2n %.4f SAM %.3f ERGAS %.3f (%.1f s)", epoch + 1,
                              record["loss"], record["Q2n"], record["SAM"], record["ERGAS"],

@@ -145,12 +145,22 @@ def test_resolve_tiling_rules():
         resolve_tiling(meta, None, tile=None, overlap=64, whole_scene=False, where="m")
 
 
-def test_training_records_its_patch_size(tiny_h5, tmp_path):
+def test_training_records_its_patch_size_and_validates_as_infer(tiny_h5, tiny_val_h5, tmp_path):
     from pansharp_iqa.nlrnet import load_network
     from pansharp_iqa.nlrnet.config import make_config
+    from pansharp_iqa.nlrnet.infer import infer_h5
     from pansharp_iqa.nlrnet.train import train
 
-    train(make_config({"data": str(tiny_h5), "out": str(tmp_path / "run"), "epochs": 1,
-                       "batch_size": 4, "blocks": 1, "progress": False, "mode": "pynative"}))
+    train(make_config({"data": str(tiny_h5), "val": str(tiny_val_h5), "out": str(tmp_path / "run"),
+                       "epochs": 1, "batch_size": 4, "blocks": 1, "progress": False,
+                       "mode": "pynative"}))
     net = load_network(tmp_path / "run" / "last_net.ckpt")
     assert net.meta["train_patch"] == 32 and net.meta["sensor"] == "WV2"
+    # 80 px validation patches, 32 px training patches: validation fuses them as infer does
+    record = json.loads((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()[-1])
+    doc = infer_h5(tmp_path / "run" / "last_net.ckpt", tiny_val_h5, tmp_path / "R")
+    assert doc["tile"] == 32
+    for k in ("Q2n", "SAM", "ERGAS"):
+        assert record[k] == pytest.approx(doc["mean"][k], rel=1e-5)
+    whole = infer_h5(tmp_path / "run" / "last_net.ckpt", tiny_val_h5, tmp_path / "W", whole_scene=True)
+    assert whole["mean"]["SAM"] != pytest.approx(doc["mean"]["SAM"], rel=1e-5)
