@@ -161,3 +161,17 @@ def test_fused_sparse_adam_line_is_silenced():
     assert "FusedSparseAdam" in err[False]
     assert "FusedSparseAdam" not in err[True]
     assert "other MindSpore messages still pass" in err[True]
+
+
+def test_steps_logged_after_the_saved_state_are_dropped_on_resume(tiny_h5, tmp_path):
+    # a run that stops without saving (crash, kill -9, --max-steps inside an epoch) leaves steps
+    # in steps.jsonl beyond its last saved state; --resume must not log them twice
+    run = tmp_path / "run"
+    train(_cfg(tiny_h5, run, epochs=2, batch_size=2), max_steps=6)  # epoch 1 saved, 2 steps of epoch 2 not
+    assert len((run / "steps.jsonl").read_text().splitlines()) == 6
+    assert json.loads((run / "state.json").read_text())["step"] == 4
+    train(_cfg(tiny_h5, run, epochs=2), resume=True)
+    logged = [json.loads(x) for x in (run / "steps.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in logged] == list(range(1, 9))
+    full = train(_cfg(tiny_h5, tmp_path / "full", epochs=2, batch_size=2))
+    np.testing.assert_allclose([r["loss"] for r in logged], full["losses"], rtol=1e-6)
