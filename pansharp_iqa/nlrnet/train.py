@@ -196,7 +196,7 @@ def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN20
 
 class _StopFlag:
     """SIGINT/SIGTERM handler for the training loop: the first signal asks to stop after the
-    current step; a second SIGINT interrupts at once.
+    current step; a second one interrupts at once (no state saved).
 
     MindSpore 2.10 installs its own SIGINT handler whenever a cell runs and turns a Ctrl-C that
     arrives during a step into a SIGTERM to the process (measured: the Python SIGINT handler is
@@ -217,9 +217,7 @@ class _StopFlag:
         return self
 
     def _handle(self, signum: int, frame: Any) -> None:  # noqa: ARG002
-        import signal
-
-        if self.signum is not None and signum == signal.SIGINT:
+        if self.signum is not None:
             raise KeyboardInterrupt
         self.signum = signum
         log.warning("stop requested (signal %d): saving a resumable state after this step", signum)
