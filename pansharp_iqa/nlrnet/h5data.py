@@ -14,6 +14,7 @@ import dataclasses
 import datetime
 import json
 import logging
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,7 +22,8 @@ import numpy as np
 
 from .scenes import MetadataError, Scene, load_scene, resolve_metadata
 
-__all__ = ["H5Meta", "prepare", "read_meta", "degrade_scene", "cut_patches", "LAYOUT"]
+__all__ = ["H5Meta", "prepare", "read_meta", "degrade_scene", "cut_patches", "validation_rows",
+           "LAYOUT"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
 
@@ -160,6 +162,55 @@ def _write(out: Path, parts: list[tuple[dict[str, np.ndarray], np.ndarray, int]]
     return read_meta(out)
 
 
+def validation_rows(height: int, *, val_fraction: float, val_patch: int, patch: int, ratio: int,
+                    where: str) -> int:
+    """Rows (at GT scale) of the bottom validation strip: whole validation patches within the fraction.
+
+    Parameters
+    ----------
+    height : int
+        Scene height, MS pixels (= GT scale).
+    val_fraction : float
+        Requested fraction of rows (0 < f < 1).
+    val_patch, patch : int
+        Validation and training patch sizes, px.
+    ratio : int
+        PAN/MS ratio (patch sizes must be multiples of it).
+    where : str
+        Scene name, for messages.
+
+    Returns
+    -------
+    int
+        ``floor(height * f / val_patch) * val_patch``.
+
+    Raises
+    ------
+    ValueError
+        When that is no whole validation patch, or leaves fewer rows than one training patch;
+        the message says what is too small and which values would fit.
+
+    Examples
+    --------
+    >>> validation_rows(320, val_fraction=0.25, val_patch=80, patch=64, ratio=4, where="imgWV2.mat")
+    80
+    """
+    want = height * val_fraction
+    rows = int(want / val_patch + 1e-9) * val_patch
+    if rows == 0:
+        fit = int(want) // ratio * ratio
+        need = math.ceil(100.0 * val_patch / height) / 100.0
+        hint = f"--val-patch {fit}, or " if fit >= 74 else ""  # 74 px: the protocol's minimum
+        raise ValueError(
+            f"{where}: --val-fraction {val_fraction} gives {want:.0f} of {height} rows, fewer than one "
+            f"--val-patch {val_patch}: use {hint}--val-fraction {need:.2f} or more")
+    if height - rows < patch:
+        raise ValueError(
+            f"{where}: --val-fraction {val_fraction} with --val-patch {val_patch} leaves {height - rows} "
+            f"training rows, fewer than one --patch {patch}: lower --val-fraction or --patch")
+    return rows
+
+
 def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
             stride: int | None = None, sensor: str | None = None, ratio: int | None = None,
             bits: int | None = None, val_out: str | Path | None = None,
@@ -180,7 +231,8 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
         Used only where a scene does not state them (a contradiction raises).
     val_out : path, optional
         Also write a validation h5 from the bottom ``val_fraction`` of every scene (split before
-        degradation, so no pixel is shared; rows rounded to whole patches).
+        degradation, so no pixel is shared; whole validation patches within the fraction, see
+        :func:`validation_rows`).
     val_fraction : float
         Fraction of each scene's rows for validation (0 <= f < 1).
     val_patch : int, optional
@@ -215,10 +267,8 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
         h = scene.ms.shape[0]
         split = h
         if val_out is not None:
-            split = int(round(h * (1.0 - val_fraction) / val_patch)) * val_patch
-            split = h - ((h - split) // val_patch) * val_patch
-            if split <= 0 or split >= h:
-                raise ValueError(f"{scene.source}: val fraction {val_fraction} leaves no train or val rows")
+            split = h - validation_rows(h, val_fraction=val_fraction, val_patch=val_patch,
+                                        patch=patch, ratio=r, where=scene.source)
         parts = [(train_parts, slice(0, split))]
         if val_out is not None:
             parts.append((val_parts, slice(split, h)))

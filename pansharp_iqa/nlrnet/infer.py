@@ -4,8 +4,12 @@ Outputs go to ``RESULTS/<method>`` (``--out``): ``<stem>.h5`` (dataset ``sr``, N
 an h5 test set, ``<scene>.mat`` (``I_F``, H x W x B) per scene; values are in DN
 (``result_scale = "dn"``). ``metrics.json`` holds ``pansharp_iqa.evaluate_reduced`` (test h5, or
 scenes with ``reduced=True`` after Wald degradation) or ``evaluate_full`` (scenes) with the
-sensor, ratio and bits read from the data. Model: Lei et al., IEEE TGRS 60, 2022,
-doi:10.1109/TGRS.2021.3067097.
+sensor, ratio and bits read from the data, the tiling used, and the fraction of output values
+outside the sensor's range ``[0, 2**bits - 1]``.
+
+Inference is tiled by default, with tiles of the size the network was trained on
+(``train_patch`` in the checkpoint; see :mod:`.tiling` for why). Model: Lei et al., IEEE TGRS
+60, 2022, doi:10.1109/TGRS.2021.3067097.
 """
 
 from __future__ import annotations
@@ -17,20 +21,29 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load_predictor", "infer_h5", "infer_scenes"]
+from .tiling import DEFAULT_BLEND, default_overlap
+
+__all__ = ["load_predictor", "infer_h5", "infer_scenes", "resolve_tiling", "range_report"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
 
 Predict = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
+
 def load_predictor(model: str | Path) -> tuple[Predict, dict, int | None]:
-    """``predict(lms, pan)`` from a checkpoint (``.ckpt``) or a MindIR export (``.mindir``).
+    """``predict(lms, pan)`` from a network checkpoint (``.ckpt``) or a MindIR export (``.mindir``).
+
+    Parameters
+    ----------
+    model : path
+        Checkpoint written by training or ``convert``, or a ``.mindir`` with its JSON sidecar.
 
     Returns
     -------
     (predict, meta, fixed_tile)
-        ``fixed_tile`` is the MindIR's static tile size (``None`` for a checkpoint).
+        ``predict`` on float32 numpy arrays, the model's metadata, and the MindIR's static tile
+        size (``None`` for a checkpoint).
     """
     if str(model).endswith(".mindir"):
         from .export import load_mindir
@@ -39,15 +52,98 @@ def load_predictor(model: str | Path) -> tuple[Predict, dict, int | None]:
         return predict, meta, int(meta["tile"])
     import mindspore as ms
 
-    from .train import load_network
+    from .checkpoint import load_network
 
-    net, meta = load_network(model)
+    net = load_network(model)
 
     def predict(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
         return net(ms.Tensor(np.ascontiguousarray(lms, np.float32)),
                    ms.Tensor(np.ascontiguousarray(pan, np.float32))).asnumpy()
 
-    return predict, meta, None
+    return predict, net.meta, None
+
+
+def resolve_tiling(meta: dict, fixed: int | None, *, tile: int | None, overlap: int | None,
+                   whole_scene: bool, where: str) -> tuple[int | None, int]:
+    """Tile size and overlap for a model: explicit values, else the model's training patch size.
+
+    Parameters
+    ----------
+    meta : dict
+        Model metadata (``train_patch``: training patch size, px).
+    fixed : int or None
+        Static tile size of a MindIR export.
+    tile : int or None
+        Requested tile size (``--tile``).
+    overlap : int or None
+        Requested overlap (``--overlap``); default :func:`default_overlap`.
+    whole_scene : bool
+        Run every scene / patch at once (``--whole-scene``).
+    where : str
+        The model's name, for messages.
+
+    Returns
+    -------
+    (tile, overlap)
+        ``tile`` is ``None`` for whole-scene inference.
+
+    Raises
+    ------
+    ValueError
+        For contradicting options, a MindIR asked for another tile size, or a checkpoint that
+        does not record its training patch size when no ``--tile`` is given.
+    """
+    if whole_scene and tile is not None:
+        raise ValueError("--whole-scene and --tile exclude each other")
+    if fixed is not None:
+        if whole_scene:
+            raise ValueError(f"{where} is a MindIR export with a static {fixed} px tile: whole-scene "
+                             "inference needs the .ckpt")
+        if tile is not None and tile != fixed:
+            raise ValueError(f"{where} was exported for {fixed} px tiles; got --tile {tile} "
+                             f"(drop --tile, or export again with --tile {tile})")
+        tile = fixed
+    if whole_scene:
+        return None, 0
+    if tile is None:
+        tile = meta.get("train_patch")
+        if not tile:
+            raise ValueError(f"{where} does not record the patch size it was trained on: pass "
+                             "--tile N (that size, px) or --whole-scene")
+    tile = int(tile)
+    overlap = default_overlap(tile) if overlap is None else int(overlap)
+    if tile < 8 or not 0 <= overlap < tile:
+        raise ValueError(f"need --tile >= 8 and 0 <= --overlap < tile; got tile {tile}, overlap {overlap}")
+    return tile, overlap
+
+
+def range_report(fused_dn: np.ndarray, bits: int) -> dict:
+    """How much of an output lies outside the sensor's range ``[0, 2**bits - 1]`` DN.
+
+    Parameters
+    ----------
+    fused_dn : ndarray
+        Fused image(s) in DN.
+    bits : int
+        Radiometric bits.
+
+    Returns
+    -------
+    dict
+        ``below`` / ``above`` (fractions of values < 0 and > 2**bits - 1), ``fraction`` (their
+        sum), ``min`` / ``max`` (DN) and ``range`` ([0, 2**bits - 1]).
+
+    Examples
+    --------
+    >>> range_report(np.array([-1.0, 5.0, 3000.0, 10.0]), 11)["fraction"]
+    0.5
+    """
+    top = float(2 ** int(bits) - 1)
+    n = max(int(fused_dn.size), 1)
+    below = float(np.count_nonzero(fused_dn < 0.0)) / n
+    above = float(np.count_nonzero(fused_dn > top)) / n
+    return {"below": below, "above": above, "fraction": below + above,
+            "min": float(np.min(fused_dn)), "max": float(np.max(fused_dn)), "range": [0.0, top]}
 
 
 def _check_bands(meta: dict, bands: int, where: str) -> None:
@@ -55,9 +151,21 @@ def _check_bands(meta: dict, bands: int, where: str) -> None:
         raise ValueError(f"{where} has {bands} bands but the model was trained on {meta['bands']}")
 
 
+def _prepare_out(out: str | Path) -> Path:
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a folder")
+    return out
+
+
 def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int = 8,
-             sensor: str | None = None, ratio: int | None = None, bits: int | None = None) -> dict:
+             tile: int | None = None, overlap: int | None = None, whole_scene: bool = False,
+             blend: str = DEFAULT_BLEND, clip: bool = False, sensor: str | None = None,
+             ratio: int | None = None, bits: int | None = None) -> dict:
     """Fuse every patch of a reduced-resolution h5 and score it against its ``gt``.
+
+    Patches larger than the tile (by default the model's training patch size) are fused tile
+    by tile, exactly as whole scenes are.
 
     Parameters
     ----------
@@ -68,7 +176,12 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     out : path
         Method folder ``RESULTS/<method>``; receives ``<stem>.h5`` and ``metrics.json``.
     batch : int
-        Inference batch (a MindIR export fixes it).
+        Patches (or tiles) per network call (a MindIR export fixes it).
+    tile, overlap, whole_scene, blend
+        See :func:`resolve_tiling` and :func:`tiling.tiled_predict`.
+    clip : bool
+        Clip the output to ``[0, 2**bits - 1]`` DN before writing and scoring (the fraction
+        outside is reported either way).
     sensor, ratio, bits : optional
         Only for files that do not state them.
 
@@ -76,42 +189,68 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     -------
     dict
         The ``metrics.json`` document.
+
+    Examples
+    --------
+    >>> doc = infer_h5("runs/wv2/best.ckpt", "test.h5", "RESULTS/nlrnet")        # doctest: +SKIP
+    >>> doc["mean"]["Q2n"], doc["out_of_range"]["fraction"]                      # doctest: +SKIP
     """
     import h5py
 
     from .dataset import H5PatchSource
     from .h5data import read_meta
-    from .validate import INDEXES, predict_batches, score_reduced
+    from .tiling import tiled_predict
+    from .validate import INDEXES, MIN_RR_SIZE, predict_batches, score_reduced
 
     meta = read_meta(data, sensor=sensor, ratio=ratio, bits=bits)
+    if meta.size < MIN_RR_SIZE:
+        raise ValueError(f"{data}: patches of {meta.size} px cannot be scored (the reduced-resolution "
+                         f"protocol needs >= {MIN_RR_SIZE} px); prepare a test set with --patch 80 or more")
+    out = _prepare_out(out)
     predict, mmeta, fixed = load_predictor(model)
     _check_bands(mmeta, meta.bands, str(data))
+    tile, overlap = resolve_tiling(mmeta, fixed, tile=tile, overlap=overlap,
+                                   whole_scene=whole_scene, where=str(model))
     if fixed is not None:
-        if fixed != meta.size:
-            raise ValueError(f"the MindIR was exported for {fixed} px inputs, the patches are {meta.size} px")
+        if meta.size < fixed:
+            raise ValueError(f"the MindIR was exported for {fixed} px tiles, the patches of {data} are "
+                             f"{meta.size} px: export with --tile {meta.size} (or less)")
         batch = int(mmeta["batch"])
     lms, pan, gt = H5PatchSource(meta).batch(range(meta.n))
-    fused = predict_batches(predict, lms, pan, batch)
-    out = Path(out)
+    if tile is None or meta.size <= tile:
+        fused = predict_batches(predict, lms, pan, batch)
+    else:
+        fused = np.stack([tiled_predict(predict, a, b, tile=tile, overlap=overlap, batch=batch,
+                                        blend=blend) for a, b in zip(lms, pan)])
+    fused_dn = fused.astype(np.float64) * meta.dn_scale
+    report = range_report(fused_dn, meta.bits)
+    if clip:
+        np.clip(fused_dn, 0.0, meta.dn_scale, out=fused_dn)
     out.mkdir(parents=True, exist_ok=True)
     with h5py.File(out / f"{Path(data).stem}.h5", "w") as f:
-        f.create_dataset("sr", data=(fused * meta.dn_scale).astype(np.float64))
+        f.create_dataset("sr", data=fused_dn)
         f.attrs.update({"result_scale": "dn", "sensor": meta.sensor, "bits": meta.bits,
-                        "ratio": meta.ratio, "model": str(model)})
-    scores, card = score_reduced(fused, gt, ratio=meta.ratio, bits=meta.bits)
+                        "ratio": meta.ratio, "model": str(model), "clipped": bool(clip)})
+    scores, card = score_reduced(fused_dn / meta.dn_scale, gt, ratio=meta.ratio, bits=meta.bits)
     doc = {"model": str(model), "data": str(data), "resolution": "reduced", "sensor": meta.sensor,
            "ratio": meta.ratio, "bits": meta.bits, "result_scale": "dn",
+           "tile": tile, "overlap": overlap if tile else None, "blend": blend if tile else None,
+           "clip": bool(clip), "out_of_range": report,
            "mean": {k: float(np.mean([s[k] for s in scores])) for k in INDEXES},
            "scenes": {f"{Path(data).stem}_{i}": s for i, s in enumerate(scores)}, "protocol": card}
     (out / "metrics.json").write_text(json.dumps(doc, indent=2))
+    if report["fraction"] > 0:
+        log.info("%.3g %% of the output lies outside [0, %d] DN%s", 100 * report["fraction"],
+                 int(meta.dn_scale), " (clipped)" if clip else " (kept; --clip to clip)")
     return doc
 
 
 def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Path, *,
-                 tile: int | None = None, overlap: int = 32, batch: int = 1,
-                 reduced: bool = False, sensor: str | None = None, ratio: int | None = None,
+                 tile: int | None = None, overlap: int | None = None, whole_scene: bool = False,
+                 blend: str = DEFAULT_BLEND, batch: int = 1, reduced: bool = False,
+                 clip: bool = False, sensor: str | None = None, ratio: int | None = None,
                  bits: int | None = None) -> dict:
-    """Fuse whole scenes (tiled) and evaluate them.
+    """Fuse whole scenes (tiled, by default with the model's training patch size) and evaluate them.
 
     Parameters
     ----------
@@ -121,11 +260,16 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
         ``FILE.mat`` or ``MS.tif,PAN.tif``.
     out : path
         Method folder; receives ``<scene>.mat`` (``I_F`` in DN) and ``metrics.json``.
-    tile, overlap, batch
-        See :func:`tiling.tiled_predict` (``tile=None``: whole scene at once).
+    tile, overlap, whole_scene, blend
+        See :func:`resolve_tiling` and :func:`tiling.tiled_predict`; by default tiles of the
+        training patch size overlapping by half a tile, linearly blended.
+    batch : int
+        Tiles per network call (memory: only these are in flight).
     reduced : bool
         Wald-degrade each scene first and score with ``evaluate_reduced`` against the native MS;
         otherwise fuse at full resolution and score with ``evaluate_full``.
+    clip : bool
+        Clip the output to ``[0, 2**bits - 1]`` DN before writing and scoring.
     sensor, ratio, bits : optional
         Only for scenes that do not state them.
 
@@ -133,6 +277,10 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
     -------
     dict
         The ``metrics.json`` document.
+
+    Examples
+    --------
+    >>> infer_scenes("best.ckpt", ["imgWV2.mat"], "RESULTS/nlrnet", reduced=True)  # doctest: +SKIP
     """
     import scipy.io as sio
 
@@ -140,18 +288,26 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
 
     from .h5data import degrade_scene
     from .scenes import load_scene, resolve_metadata
-    from .tiling import tiled_predict
+    from .tiling import BLENDS, tiled_predict
 
+    if blend not in BLENDS:
+        raise ValueError(f"blend must be one of {BLENDS}, got {blend!r}")
+    out = _prepare_out(out)
+    specs = [str(s) for s in scenes]
+    for spec in specs:
+        for part in spec.split(","):
+            if not Path(part).is_file():
+                raise FileNotFoundError(f"{part}: no such scene file")
     predict, mmeta, fixed = load_predictor(model)
+    tile, overlap = resolve_tiling(mmeta, fixed, tile=tile, overlap=overlap,
+                                   whole_scene=whole_scene, where=str(model))
     if fixed is not None:
-        if tile is not None and tile != fixed:
-            raise ValueError(f"the MindIR was exported with tile {fixed}; got --tile {tile}")
-        tile, batch = fixed, int(mmeta["batch"])
-    out = Path(out)
+        batch = int(mmeta["batch"])
     out.mkdir(parents=True, exist_ok=True)
     doc: dict = {"model": str(model), "resolution": "reduced" if reduced else "full",
-                 "tile": tile, "overlap": overlap, "result_scale": "dn", "scenes": {}}
-    for spec in scenes:
+                 "tile": tile, "overlap": overlap if tile else None, "blend": blend if tile else None,
+                 "clip": bool(clip), "result_scale": "dn", "scenes": {}}
+    for spec in specs:
         scene = load_scene(spec)
         s_name, r, b = resolve_metadata(scene.sensor, scene.ratio, scene.bits, sensor=sensor,
                                         ratio=ratio, bits=bits, where=scene.source)
@@ -164,8 +320,11 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
             lms = core.interp23tap(np.asarray(scene.ms, np.float64), r)
             pan = np.asarray(scene.pan, np.float64)
         fused = tiled_predict(predict, np.transpose(lms, (2, 0, 1)) / scale, pan / scale,
-                              tile=tile, overlap=overlap, batch=batch)
+                              tile=tile, overlap=overlap, batch=batch, blend=blend)
         fused_dn = np.transpose(fused, (1, 2, 0)).astype(np.float64) * scale
+        report = range_report(fused_dn, b)
+        if clip:
+            np.clip(fused_dn, 0.0, scale, out=fused_dn)
         sio.savemat(out / f"{scene.name}.mat", {"I_F": fused_dn})
         if reduced:
             res = core.evaluate_reduced(fused_dn, quad["gt"], ratio=r, bits=b)
@@ -173,7 +332,10 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
             res = core.evaluate_full(fused_dn, np.asarray(scene.ms, np.float64),
                                      np.asarray(scene.pan, np.float64), sensor=s_name, ratio=r, bits=b)
         res = {k: (float(v) if isinstance(v, (int, float, np.floating)) else v) for k, v in res.items()}
-        doc["scenes"][scene.name] = {"sensor": s_name, "ratio": r, "bits": b, **res}
-        log.info("%s: %s", scene.name, {k: v for k, v in res.items() if k != "protocol"})
+        doc["scenes"][scene.name] = {"sensor": s_name, "ratio": r, "bits": b, **res,
+                                     "out_of_range": report}
+        log.info("%s: %s; %.3g %% outside [0, %d] DN%s", scene.name,
+                 {k: v for k, v in res.items() if k != "protocol"}, 100 * report["fraction"],
+                 int(scale), " (clipped)" if clip else "")
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, default=str))
     return doc

@@ -18,6 +18,13 @@ authors' released PyTorch code (github aaabbbcq/NLRNET), re-implemented here:
 InstanceNorm is ``nn.GroupNorm(C, C)`` (one group per channel: the same statistics, eps 1e-5 and
 affine parameters; MindSpore 2.10 has no CPU kernel for ``nn.InstanceNorm2d``).
 
+LeakyReLU(0.2) is :class:`LeakyReLU`: ``nn.LeakyReLU`` in inference and, while the cell is
+training, the same function written as ``relu(x) - 0.2 * relu(-x)`` (a training step measured
+5-7 % faster on CPU, same losses; it is slower in inference). No parameters either way.
+
+The width (64 feature channels in the released code) is an argument, ``features``, so that
+small test networks and converted reduced-width PyTorch weights can be built.
+
 The released code also builds two modules that its forward pass never uses (a 3x3 ``64 -> B``
 output conv and, in every block, a GCNet channel-add transform 64 -> 8 -> 64 with LayerNorm);
 they are kept by default (``released_unused=True``) so that the parameter count is the one the
@@ -37,7 +44,7 @@ import mindspore as ms
 from mindspore import nn, ops
 from mindspore.common.initializer import Normal, Uniform, Zero
 
-__all__ = ["NLRNet", "ResidualBlock", "ENLA", "count_parameters", "FEATURES"]
+__all__ = ["NLRNet", "ResidualBlock", "ENLA", "LeakyReLU", "count_parameters", "FEATURES"]
 
 FEATURES = 64
 _SLOPE = 0.2
@@ -51,6 +58,37 @@ def _conv2d(c_in: int, c_out: int, k: int, *, bias: bool = False) -> nn.Conv2d:
         has_bias=bias, weight_init=Normal(sigma=sigma, mean=0.0),
         bias_init=Zero() if bias else None,
     )
+
+
+class LeakyReLU(nn.Cell):
+    """LeakyReLU with slope 0.2: ``nn.LeakyReLU`` in inference, ``relu(x) - 0.2 relu(-x)`` in training.
+
+    Both are ``max(x, 0) + 0.2 min(x, 0)``; the training form is faster to differentiate on CPU
+    (MindSpore 2.10) and the inference form is faster forward.
+
+    Parameters
+    ----------
+    slope : float
+        Negative slope (0.2 in NLRNet).
+
+    Examples
+    --------
+    >>> act = LeakyReLU(0.2)                                   # doctest: +SKIP
+    >>> act(ms.Tensor([-1.0, 2.0]))                            # doctest: +SKIP
+    Tensor(shape=[2], dtype=Float32, value= [-2.00000003e-01,  2.00000000e+00])
+    """
+
+    def __init__(self, slope: float = _SLOPE) -> None:
+        super().__init__()
+        self.slope = float(slope)
+        self.leaky = nn.LeakyReLU(self.slope)
+        self.relu = ops.ReLU()
+
+    def construct(self, x: ms.Tensor) -> ms.Tensor:
+        """Apply the activation elementwise."""
+        if self.training:
+            return self.relu(x) - self.slope * self.relu(-x)
+        return self.leaky(x)
 
 
 def _instance_norm(c: int) -> nn.GroupNorm:
@@ -114,7 +152,7 @@ class ResidualBlock(nn.Cell):
         super().__init__()
         self.conv1 = _conv2d(channels, channels, 3)
         self.in1 = _instance_norm(channels)
-        self.act = nn.LeakyReLU(_SLOPE)
+        self.act = LeakyReLU(_SLOPE)
         self.conv2 = _conv2d(channels, channels, 3)
         self.in2 = _instance_norm(channels)
         self.gamma = ms.Parameter(ms.Tensor([0.0], ms.float32), name="gamma")
@@ -143,31 +181,42 @@ class NLRNet(nn.Cell):
     released_unused : bool
         Build the released code's unused modules (parameter count 675,808 for B = 8, 8 blocks);
         they never affect the output.
+    features : int
+        Feature channels (64 in the released code; a multiple of 8).
 
     Notes
     -----
     ``construct(lms, pan)``: ``lms`` (N, B, H, W) EXP-upsampled MS and ``pan`` (N, 1, H, W), both
     normalised to [0, 1] by 2**bits - 1; returns the fused (N, B, H, W) image in the same units.
+
+    Examples
+    --------
+    >>> net = NLRNet(bands=4, blocks=2)                                   # doctest: +SKIP
+    >>> net(ms.Tensor(lms), ms.Tensor(pan)).shape                         # doctest: +SKIP
+    (1, 4, 64, 64)
     """
 
     def __init__(self, bands: int = 8, blocks: int = 8,
                  variant: Literal["released", "paper"] = "released",
-                 released_unused: bool = True) -> None:
+                 released_unused: bool = True, features: int = FEATURES) -> None:
         super().__init__()
         if variant not in ("released", "paper"):
             raise ValueError(f"variant must be 'released' or 'paper', got {variant!r}")
         if bands < 1 or blocks < 1:
             raise ValueError(f"bands and blocks must be >= 1, got {bands}, {blocks}")
+        if features < 8 or features % 8:
+            raise ValueError(f"features must be a positive multiple of 8, got {features}")
         self.bands, self.blocks, self.variant = int(bands), int(blocks), variant
-        f = FEATURES
+        self.features, self.released_unused = int(features), bool(released_unused)
+        f = self.features
         self.conv_input = _conv2d(bands + 1, f, 7)
-        self.act = nn.LeakyReLU(_SLOPE)
+        self.act = LeakyReLU(_SLOPE)
         self.residual = nn.SequentialCell([ResidualBlock(f, released_unused) for _ in range(blocks)])
         self.conv_mid = _conv2d(f, f, 3)
-        self.norm_mid = _instance_norm(f) if variant == "released" else nn.LeakyReLU(_SLOPE)
+        self.norm_mid = _instance_norm(f) if variant == "released" else LeakyReLU(_SLOPE)
         self.conv_out1 = _conv2d(f, f, 1)
         self.conv_out2 = _conv2d(f, bands, 1)
-        self.out_act = nn.LeakyReLU(_SLOPE) if variant == "paper" else nn.Identity()
+        self.out_act = LeakyReLU(_SLOPE) if variant == "paper" else nn.Identity()
         if released_unused:
             self.unused_outconv = _conv2d(f, bands, 3)
 
@@ -180,7 +229,8 @@ class NLRNet(nn.Cell):
 
     def config(self) -> dict:
         """Constructor arguments (JSON/TOML-serialisable) to rebuild this network."""
-        return {"bands": self.bands, "blocks": self.blocks, "variant": self.variant}
+        return {"bands": self.bands, "blocks": self.blocks, "variant": self.variant,
+                "released_unused": self.released_unused, "features": self.features}
 
 
 def count_parameters(net: nn.Cell, *, used_only: bool = False) -> int:

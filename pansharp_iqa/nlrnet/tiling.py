@@ -1,29 +1,63 @@
-"""Whole-scene inference by overlapping fixed-size tiles with seamless (core-crop) stitching.
+"""Whole-scene inference by overlapping fixed-size tiles, blended or core-cropped.
 
-Every tile has the same static shape (T x T; the scene is reflect-padded at the bottom/right so
-the last tiles are full), which graph mode on Ascend/GPU and a fixed-shape MindIR need. Tiles
-start every ``T - overlap`` pixels; each output pixel is taken from the one tile whose *core*
-(the tile minus ``overlap/2`` on its inner sides) contains it, so no pixel comes from within
-``overlap/2`` of an inner tile border and there is no blending seam. For a network whose
-receptive-field radius is <= ``overlap/2`` the result equals whole-image inference exactly.
+NLRNet (Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097) is not a local operator:
+its InstanceNorms and ENLA context vectors take statistics over the *whole input*. A network
+trained on 64 px patches therefore sees other statistics when it is run on a 1280 px scene at
+once, and its output is much worse there (measured on held-out WorldView-2 rows, see
+``docs/nlrnet.md``). Running it on tiles of the size it was trained on keeps the statistics it
+learned and bounds memory (only ``batch`` tiles are in flight); the scene-sized arrays are the
+inputs, the output and one weight sum.
 
-NLRNet itself (Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097) is not strictly
-local: its InstanceNorms and ENLA context vectors use per-tile statistics, so tiled and
-whole-image outputs differ slightly (as they differ between training patches and scenes); use
-``tile=None`` (whole scene) where memory allows, and a large tile otherwise.
+Tiles all have the same static shape T x T (graph mode on Ascend/GPU and a fixed-shape MindIR
+need it). Along each axis, ``n = ceil((L - overlap) / (T - overlap))`` tiles are spread evenly
+from 0 to ``L - T``, so neighbours overlap by at least ``overlap`` px and no tile reaches past
+the image (a scene smaller than one tile is padded symmetrically, and the padding cropped).
+Overlapping outputs are combined by ``blend``:
+
+* ``"crop"``: each pixel comes from one tile, cut at the middle of every overlap (exact for a
+  local network whose receptive-field radius is <= overlap/2);
+* ``"linear"``: weights ramp linearly across each overlap (weights of two neighbours sum to 1);
+* ``"cosine"``: the same with a raised-cosine ramp.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["tile_starts", "tiled_predict"]
+__all__ = ["tile_starts", "tiled_predict", "axis_weights", "default_overlap", "BLENDS",
+           "DEFAULT_BLEND"]
+
+BLENDS = ("crop", "linear", "cosine")
+#: blending measured best on held-out WorldView-2 rows (``docs/nlrnet.md``)
+DEFAULT_BLEND = "linear"
+
+
+def default_overlap(tile: int) -> int:
+    """Default overlap between tiles, px: half the tile (measured best, see ``docs/nlrnet.md``).
+
+    Parameters
+    ----------
+    tile : int
+        Tile size, px.
+
+    Returns
+    -------
+    int
+        ``tile // 2``.
+
+    Examples
+    --------
+    >>> default_overlap(64)
+    32
+    """
+    return int(tile) // 2
 
 
 def tile_starts(length: int, tile: int, overlap: int) -> list[int]:
-    """Tile start offsets (pixels) covering ``length`` with tiles of ``tile`` px.
+    """Start offsets (px) of the tiles covering ``length`` px.
 
     Parameters
     ----------
@@ -32,73 +66,126 @@ def tile_starts(length: int, tile: int, overlap: int) -> list[int]:
     tile : int
         Tile extent, px.
     overlap : int
-        Overlap between neighbours, px (even, ``0 <= overlap < tile``).
+        Least overlap between neighbours, px (``0 <= overlap < tile``).
 
     Returns
     -------
     list of int
-        ``0, s, 2s, ...`` with ``s = tile - overlap``, up to the first tile reaching ``length``.
+        ``n = ceil((length - overlap) / (tile - overlap))`` starts spread evenly over
+        ``[0, length - tile]`` (``[0]`` when ``length <= tile``).
+
+    Examples
+    --------
+    >>> tile_starts(100, 40, 8)
+    [0, 30, 60]
+    >>> tile_starts(30, 40, 8)
+    [0]
     """
-    if tile <= 0 or not 0 <= overlap < tile or overlap % 2:
-        raise ValueError(f"need tile > 0 and an even overlap in [0, tile); got tile={tile}, overlap={overlap}")
-    step = tile - overlap
-    starts = [0]
-    while starts[-1] + tile < length:
-        starts.append(starts[-1] + step)
-    return starts
+    if tile <= 0 or not 0 <= overlap < tile:
+        raise ValueError(f"need tile > 0 and an overlap in [0, tile); got tile={tile}, overlap={overlap}")
+    if length <= tile:
+        return [0]
+    n = math.ceil((length - overlap) / (tile - overlap))
+    return [int(round(i * (length - tile) / (n - 1))) for i in range(n)]
 
 
-def _core(starts: list[int], tile: int, overlap: int, i: int, length: int) -> tuple[int, int]:
-    lo = 0 if i == 0 else starts[i] + overlap // 2
-    hi = length if i == len(starts) - 1 else starts[i] + tile - overlap // 2
-    return lo, min(hi, length)
+def axis_weights(starts: list[int], tile: int, blend: str) -> list[np.ndarray]:
+    """1-D blending weight of each tile along one axis (length ``tile`` each).
+
+    Parameters
+    ----------
+    starts : list of int
+        From :func:`tile_starts`.
+    tile : int
+        Tile extent, px.
+    blend : {"crop", "linear", "cosine"}
+        See the module notes. Image borders are never down-weighted.
+
+    Returns
+    -------
+    list of ndarray
+        float64 weights; over every pixel the weights of the tiles covering it sum to > 0 (to
+        exactly 1 for ``crop`` and, where only two tiles overlap, for ``linear``/``cosine``).
+    """
+    if blend not in BLENDS:
+        raise ValueError(f"blend must be one of {BLENDS}, got {blend!r}")
+    k = np.arange(tile) + 0.5
+    out = []
+    for i, s in enumerate(starts):
+        w = np.ones(tile)
+        if blend == "crop":
+            lo = 0 if i == 0 else (starts[i - 1] + tile + s) // 2 - s
+            hi = tile if i == len(starts) - 1 else (s + tile + starts[i + 1]) // 2 - s
+            w[:] = 0.0
+            w[lo:hi] = 1.0
+        else:
+            ramp = (lambda t: t) if blend == "linear" else (lambda t: np.sin(0.5 * np.pi * t) ** 2)
+            if i > 0:
+                r = starts[i - 1] + tile - s  # overlap with the previous tile
+                w = np.minimum(w, ramp(np.clip(k / max(r, 1), 0.0, 1.0)))
+            if i < len(starts) - 1:
+                r = s + tile - starts[i + 1]
+                w = np.minimum(w, ramp(np.clip((tile - k) / max(r, 1), 0.0, 1.0)))
+        out.append(w)
+    return out
 
 
 def tiled_predict(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], lms: np.ndarray,
-                  pan: np.ndarray, *, tile: int | None, overlap: int = 32,
-                  batch: int = 1) -> np.ndarray:
-    """Fuse a whole scene tile by tile.
+                  pan: np.ndarray, *, tile: int | None, overlap: int, batch: int = 1,
+                  blend: str = DEFAULT_BLEND) -> np.ndarray:
+    """Fuse a whole scene tile by tile (or at once with ``tile=None``).
 
     Parameters
     ----------
     predict : callable
-        ``predict(lms, pan) -> fused`` on float32 batches (n, B, T, T), (n, 1, T, T) -> (n, B, T, T).
+        ``predict(lms, pan) -> fused`` on float32 batches (n, B, T, T), (n, 1, T, T) ->
+        (n, B, T, T); it is never given more than ``batch`` tiles at a time.
     lms : ndarray, shape (B, H, W)
         EXP-upsampled MS at PAN scale, [0, 1].
     pan : ndarray, shape (H, W) or (1, H, W)
         PAN, [0, 1].
     tile : int or None
-        Tile size, px; ``None`` runs the whole scene at once.
+        Tile size, px (the size the network was trained on); ``None`` runs the whole scene in
+        one call (memory grows with the scene; NLRNet's statistics then differ from training).
     overlap : int
-        Overlap between tiles, px (even). Must be at least twice the receptive-field radius
-        for a local network to be stitched exactly.
+        Least overlap between neighbouring tiles, px.
     batch : int
         Tiles per ``predict`` call (the last call is padded to the same size).
+    blend : {"crop", "linear", "cosine"}
+        How overlapping outputs are combined (see the module notes).
 
     Returns
     -------
     ndarray, shape (B, H, W), float32
+
+    Examples
+    --------
+    >>> fused = tiled_predict(predict, lms, pan, tile=64, overlap=32)            # doctest: +SKIP
     """
     lms = np.asarray(lms, dtype=np.float32)
     pan = np.asarray(pan, dtype=np.float32).reshape(1, *lms.shape[1:])
-    _, h, w = lms.shape
+    bands, h, w = lms.shape
     if tile is None:
         return np.asarray(predict(lms[None], pan[None]), dtype=np.float32)[0]
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
     ys, xs = tile_starts(h, tile, overlap), tile_starts(w, tile, overlap)
-    hp, wp = ys[-1] + tile, xs[-1] + tile
-    pad = ((0, 0), (0, hp - h), (0, wp - w))
-    lms_p = np.pad(lms, pad, mode="symmetric")
-    pan_p = np.pad(pan, pad, mode="symmetric")
+    wy, wx = axis_weights(ys, tile, blend), axis_weights(xs, tile, blend)
+    hp, wp = max(h, tile), max(w, tile)
+    if (hp, wp) != (h, w):  # smaller than one tile: pad symmetrically to the static shape
+        pad = ((0, 0), (0, hp - h), (0, wp - w))
+        lms, pan = np.pad(lms, pad, mode="symmetric"), np.pad(pan, pad, mode="symmetric")
+    acc = np.zeros((bands, hp, wp), np.float32)
+    wsum = np.zeros((hp, wp), np.float32)
     jobs = [(i, j) for i in range(len(ys)) for j in range(len(xs))]
-    out = np.empty_like(lms)
     for start in range(0, len(jobs), batch):
         chunk = jobs[start:start + batch]
-        chunk_padded = chunk + [chunk[-1]] * (batch - len(chunk))
-        a = np.stack([lms_p[:, ys[i]:ys[i] + tile, xs[j]:xs[j] + tile] for i, j in chunk_padded])
-        b = np.stack([pan_p[:, ys[i]:ys[i] + tile, xs[j]:xs[j] + tile] for i, j in chunk_padded])
+        padded = chunk + [chunk[-1]] * (batch - len(chunk))
+        a = np.stack([lms[:, ys[i]:ys[i] + tile, xs[j]:xs[j] + tile] for i, j in padded])
+        b = np.stack([pan[:, ys[i]:ys[i] + tile, xs[j]:xs[j] + tile] for i, j in padded])
         res = np.asarray(predict(a, b), dtype=np.float32)
         for k, (i, j) in enumerate(chunk):
-            y0, y1 = _core(ys, tile, overlap, i, h)
-            x0, x1 = _core(xs, tile, overlap, j, w)
-            out[:, y0:y1, x0:x1] = res[k, :, y0 - ys[i]:y1 - ys[i], x0 - xs[j]:x1 - xs[j]]
-    return out
+            wt = np.outer(wy[i], wx[j]).astype(np.float32)
+            acc[:, ys[i]:ys[i] + tile, xs[j]:xs[j] + tile] += res[k] * wt
+            wsum[ys[i]:ys[i] + tile, xs[j]:xs[j] + tile] += wt
+    return (acc / wsum)[:, :h, :w]

@@ -6,13 +6,18 @@ Recipe of Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097 (see
 * ``config.toml`` - every hyper-parameter;
 * ``steps.jsonl`` - one line per step (epoch, step, loss);
 * ``metrics.jsonl`` - one line per epoch (epoch, step, mean loss, Q2n, Q, SAM, ERGAS, SCC, the
-  sensor and the protocol card of ``pansharp_iqa.evaluate_reduced``);
-* ``last.ckpt`` (network + optimizer state + loss scale) and ``state.json`` after every epoch;
-* ``best.ckpt`` (network only) whenever validation Q2n improves.
+  sensor and the protocol card of ``pansharp_iqa.evaluate_reduced``; validation patches larger
+  than the training patches are fused tile by tile, as ``infer`` does by default);
+* ``last.ckpt`` (network + optimizer state + loss scale) and ``state.json`` after every epoch,
+  and on SIGINT/SIGTERM after the current step (``state.json`` then holds the position inside
+  the epoch);
+* ``last_net.ckpt`` and ``best.ckpt`` (network checkpoints with the training patch size, sensor,
+  ratio and bits; ``best.ckpt`` whenever validation Q2n improves).
 
 ``resume`` continues from ``last.ckpt``: the per-epoch data order is a pure function of
 (seed, epoch) and the Adam moments, step and beta powers are restored, so the losses equal those
-of an uninterrupted run.
+of an uninterrupted run. Nothing is written before every argument, the data and the run folder
+have been checked; an existing run is only continued (``resume``) or replaced (``force``).
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ from .config import TrainConfig, load_config, save_config
 from .h5data import H5Meta, read_meta
 from .validate import evaluate_h5
 
-__all__ = ["train", "build_network", "build_train_cell", "save_network", "load_network",
-           "distributed_context"]
+__all__ = ["train", "build_network", "build_train_cell", "distributed_context",
+           "check_run_folder", "TrainingInterrupted", "RUN_FILES"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
 
@@ -111,34 +116,47 @@ def build_train_cell(net, cfg: TrainConfig):  # noqa: ANN001, ANN201 - mindspore
     return cell, opt
 
 
-def save_network(net, path: str | Path, extra: dict[str, Any]) -> None:  # noqa: ANN001
-    """Save network weights plus ``extra`` metadata (JSON, key ``nlrnet_meta``) to a checkpoint."""
-    import mindspore as ms
-
-    ms.save_checkpoint(net, str(path), append_dict={"nlrnet_meta": json.dumps(extra)})
+RUN_FILES = ("config.toml", "steps.jsonl", "metrics.jsonl", "last.ckpt", "last_net.ckpt",
+             "best.ckpt", "state.json")
+"""The files a training run writes into its folder (``--force`` deletes these and only these)."""
 
 
-def load_network(path: str | Path):  # noqa: ANN201
-    """Rebuild an NLRNet from a checkpoint written by :func:`save_network`.
+class TrainingInterrupted(Exception):
+    """Training stopped on SIGINT (Ctrl-C) or SIGTERM after saving a resumable state."""
 
-    Returns
-    -------
-    (net, meta) : (NLRNet, dict)
-        ``meta`` holds ``bands``, ``blocks``, ``variant``, ``sensor``, ``ratio``, ``bits``.
+
+def check_run_folder(out: str | Path, *, resume: bool, force: bool) -> None:
+    """Refuse a run folder that training would damage; nothing is written or deleted here.
+
+    Parameters
+    ----------
+    out : path
+        Run folder.
+    resume : bool
+        ``--resume``: the folder must hold a resumable state (``config.toml``, ``state.json``,
+        ``last.ckpt``).
+    force : bool
+        ``--force``: an existing, non-empty folder is accepted (its run files will be replaced).
+
+    Raises
+    ------
+    ValueError
+        Naming the folder and the fix.
     """
-    import mindspore as ms
-
-    params = ms.load_checkpoint(str(path))
-    raw = params.pop("nlrnet_meta", None)
-    if raw is None:
-        raise ValueError(f"{path}: not an NLRNet checkpoint from pansharp_iqa (no nlrnet_meta)")
-    meta = json.loads(raw if isinstance(raw, str) else str(raw))
-    net = build_network(int(meta["bands"]), meta)
-    missing, _ = ms.load_param_into_net(net, params, strict_load=True)
-    if missing:
-        raise ValueError(f"{path}: parameters missing from the checkpoint: {missing[:5]}...")
-    net.set_train(False)
-    return net, meta
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"run folder {out} exists and is not a folder")
+    if resume:
+        missing = [n for n in ("config.toml", "state.json", "last.ckpt") if not (out / n).is_file()]
+        if missing:
+            raise ValueError(f"{out} has no resumable state (missing {', '.join(missing)}): "
+                             "start a new run with --data and --out instead")
+        return
+    if out.is_dir() and any(out.iterdir()) and not force:
+        ours = [n for n in RUN_FILES if (out / n).exists()]
+        what = f"holds a run ({', '.join(ours)})" if ours else "is not empty"
+        raise ValueError(f"run folder {out} {what}: continue it with --resume {out}, choose a new "
+                         "--out, or pass --force to start over (replaces only the run's own files)")
 
 
 def _jsonl(path: Path, record: dict) -> None:
@@ -146,17 +164,103 @@ def _jsonl(path: Path, record: dict) -> None:
         f.write(json.dumps(record) + "\n")
 
 
-def _predictor(net):  # noqa: ANN001, ANN202
+def _truncate_jsonl(path: Path, key: str, last: int) -> None:
+    """Keep the records of ``path`` whose ``key`` is <= ``last`` (drops steps after the saved state)."""
+    if not path.is_file():
+        return
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    keep = [line for line in lines if int(json.loads(line)[key]) <= last]
+    if len(keep) != len(lines):
+        path.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
+
+
+def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN202
+    """Validation predictor: patches larger than the training tile are fused tile by tile, as
+    ``infer`` does by default, so the validation scores are those of inference."""
     import mindspore as ms
+
+    from .tiling import default_overlap, tiled_predict
 
     def predict(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
         return net(ms.Tensor(lms), ms.Tensor(pan)).asnumpy().astype(np.float32)
 
-    return predict
+    if size <= tile:
+        return predict
+
+    def tiled(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
+        return np.stack([tiled_predict(predict, a, b, tile=tile, overlap=default_overlap(tile),
+                                       batch=batch) for a, b in zip(lms, pan)])
+
+    return tiled
 
 
-def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = None) -> dict:
+class _StopFlag:
+    """SIGINT/SIGTERM handler for the training loop: the first signal asks to stop after the
+    current step; a second one interrupts at once (no state saved).
+
+    MindSpore 2.10 installs its own SIGINT handler whenever a cell runs and turns a Ctrl-C that
+    arrives during a step into a SIGTERM to the process (measured: the Python SIGINT handler is
+    never called, the SIGTERM one is). The two signals are therefore handled alike.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopFlag:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:  # noqa: ARG002
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+        log.warning("stop requested (signal %d): saving a resumable state after this step", signum)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+
+def _check_inputs(cfg: TrainConfig, world: int) -> tuple[H5Meta, H5Meta | None]:
+    """Read and cross-check the data of a run before anything is written."""
+    from .validate import MIN_RR_SIZE
+
+    flags = {"sensor": cfg.sensor or None, "ratio": cfg.ratio or None, "bits": cfg.bits or None}
+    for label, path in (("--data", cfg.data), ("--val", cfg.val)):
+        if path and not Path(path).is_file():
+            raise FileNotFoundError(f"{label} {path}: no such file")
+    meta: H5Meta = read_meta(cfg.data, **flags)
+    vmeta: H5Meta | None = read_meta(cfg.val, **flags) if cfg.val else None
+    if vmeta is not None and (vmeta.sensor, vmeta.ratio, vmeta.bits, vmeta.bands) != (
+            meta.sensor, meta.ratio, meta.bits, meta.bands):
+        raise ValueError(f"validation file {vmeta.path} ({vmeta.sensor}, ratio {vmeta.ratio}, "
+                         f"{vmeta.bits} bits, {vmeta.bands} bands) does not match the training file "
+                         f"({meta.sensor}, {meta.ratio}, {meta.bits}, {meta.bands})")
+    if vmeta is not None and vmeta.size < MIN_RR_SIZE:
+        raise ValueError(f"validation patches of {vmeta.path} are {vmeta.size} px; the reduced-"
+                         f"resolution protocol needs >= {MIN_RR_SIZE} px (prepare --val-patch 80)")
+    if meta.n < cfg.batch_size * world:
+        raise ValueError(f"--batch-size {cfg.batch_size} x {world} worker(s) is more than the "
+                         f"{meta.n} patches of {meta.path}: use --batch-size <= {meta.n // world}")
+    return meta, vmeta
+
+
+def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = None,
+          force: bool = False) -> dict:
     """Train NLRNet as configured.
+
+    Every argument, the data files and the run folder are checked before anything is written.
+    SIGINT (Ctrl-C) or SIGTERM stops after the current step, saves a resumable state
+    (``last.ckpt``, ``state.json`` with the position inside the epoch) and raises
+    :class:`TrainingInterrupted`; ``resume`` then continues exactly where it stopped.
 
     Parameters
     ----------
@@ -167,20 +271,48 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
     max_steps : int, optional
         Stop after this many optimisation steps in this call (tests, smoke runs); the partial
         epoch is not checkpointed.
+    force : bool
+        Start a new run in a non-empty folder, replacing only the files of :data:`RUN_FILES`.
 
     Returns
     -------
     dict
         ``losses`` (list of per-step losses of this call), ``epochs_done``, ``step``,
         ``best_q2n``, ``last_metrics``.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError
+        For a bad configuration, data or run folder (nothing written).
+    TrainingInterrupted
+        After a signal, once the resumable state is saved.
+
+    Examples
+    --------
+    >>> cfg = make_config({"data": "train.h5", "val": "val.h5", "out": "runs/wv2"})  # doctest: +SKIP
+    >>> train(cfg)["best_q2n"]                                                      # doctest: +SKIP
     """
     from . import _env
 
     out = Path(cfg.out)
     if resume:
+        check_run_folder(out, resume=True, force=False)
         overrides = {"epochs": cfg.epochs, "progress": cfg.progress}
         cfg = load_config(out / "config.toml", overrides)
     cfg.validate()
+    _env.require_device(cfg.device)
+    if cfg.distributed:
+        _env.configure(cfg.device, cfg.mode, seed=cfg.seed)
+    rank, world = distributed_context(cfg.distributed)
+    if rank == 0 and not resume:  # only rank 0 writes the folder (others would race with it)
+        check_run_folder(out, resume=False, force=force)
+    meta, vmeta = _check_inputs(cfg, world)
+    state: dict[str, Any] = {"epoch": 0, "step": 0, "batch": 0, "epoch_losses": [], "best_q2n": None}
+    if resume:
+        state.update(json.loads((out / "state.json").read_text()))
+        if int(state["epoch"]) >= cfg.epochs and not state.get("batch"):
+            raise ValueError(f"{out} already trained {state['epoch']} epochs: pass --epochs N "
+                             f"with N > {state['epoch']} to train longer")
     _env.configure(cfg.device, cfg.mode, seed=cfg.seed)
     if cfg.device == "CPU":
         import os
@@ -188,95 +320,107 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
         log.info("CPU: ONEDNN_MAX_CPU_ISA=%s", os.environ.get("ONEDNN_MAX_CPU_ISA"))
     import mindspore as ms
 
-    rank, world = distributed_context(cfg.distributed)
-    flags = {"sensor": cfg.sensor or None, "ratio": cfg.ratio or None, "bits": cfg.bits or None}
-    meta: H5Meta = read_meta(cfg.data, **flags)
-    vmeta: H5Meta | None = read_meta(cfg.val, **flags) if cfg.val else None
-    if vmeta is not None and (vmeta.sensor, vmeta.ratio, vmeta.bits, vmeta.bands) != (
-            meta.sensor, meta.ratio, meta.bits, meta.bands):
-        raise ValueError(f"validation file {vmeta.path} ({vmeta.sensor}, ratio {vmeta.ratio}, "
-                         f"{vmeta.bits} bits, {vmeta.bands} bands) does not match the training file "
-                         f"({meta.sensor}, {meta.ratio}, {meta.bits}, {meta.bands})")
     if rank == 0:
-        out.mkdir(parents=True, exist_ok=True)
-        if not resume:
-            for name in ("steps.jsonl", "metrics.jsonl"):
+        if force and not resume:
+            for name in RUN_FILES:
                 (out / name).unlink(missing_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
+        if resume:
+            _truncate_jsonl(out / "steps.jsonl", "step", int(state["step"]))
+            _truncate_jsonl(out / "metrics.jsonl", "epoch", int(state["epoch"]))
+        else:
             save_config(cfg, out / "config.toml")
 
     net = build_network(meta.bands, cfg)
     cell, _ = build_train_cell(net, cfg)
-    state = {"epoch": 0, "step": 0, "best_q2n": None}
     if resume:
-        state = json.loads((out / "state.json").read_text())
         missing, _ = ms.load_param_into_net(cell, ms.load_checkpoint(str(out / "last.ckpt")),
                                             strict_load=True)
         if missing:
-            raise RuntimeError(f"last.ckpt lacks {missing[:5]}")
-        log.info("resumed %s at epoch %d, step %d", out, state["epoch"], state["step"])
+            raise ValueError(f"{out / 'last.ckpt'} lacks {missing[:5]}")
+        log.info("resumed %s at epoch %d, step %d", out, int(state["epoch"]), int(state["step"]))
 
+    from .checkpoint import save_network
     from .dataset import H5PatchSource, epoch_order, make_dataset
 
     source = H5PatchSource(meta)
-    steps_per_epoch = meta.n // (cfg.batch_size * world)
-    if steps_per_epoch == 0:
-        raise ValueError(f"{meta.n} patches < one global batch ({cfg.batch_size} x {world} workers)")
-    model_meta = {"bands": meta.bands, "blocks": cfg.blocks, "variant": cfg.variant,
-                  "released_unused": cfg.released_unused, "sensor": meta.sensor,
-                  "ratio": meta.ratio, "bits": meta.bits}
+    g = cfg.batch_size * world
+    steps_per_epoch = meta.n // g
+    model_meta = {"sensor": meta.sensor, "ratio": meta.ratio, "bits": meta.bits,
+                  "train_patch": meta.size, "source": f"trained by pansharp_iqa on {Path(meta.path).name}"}
     losses: list[float] = []
     last_metrics: dict = {}
     step = int(state["step"])
-    for epoch in range(int(state["epoch"]), cfg.epochs):
-        order = epoch_order(meta.n, cfg.seed, epoch, cfg.batch_size * world)
-        data = make_dataset(source, order, cfg.batch_size, rank=rank, world=world,
-                            workers=cfg.workers)
-        bar = None
-        if cfg.progress and rank == 0:
-            from tqdm import tqdm
 
-            bar = tqdm(total=steps_per_epoch, desc=f"epoch {epoch + 1}/{cfg.epochs}", unit="step")
-        epoch_losses = []
-        cell.set_train()
-        for lms, pan, gt in data.create_tuple_iterator(num_epochs=1):
-            result = cell(lms, pan, gt)
-            loss = float((result[0] if isinstance(result, tuple) else result).asnumpy())
-            step += 1
-            losses.append(loss)
-            epoch_losses.append(loss)
-            if rank == 0:
-                _jsonl(out / "steps.jsonl", {"epoch": epoch + 1, "step": step, "loss": loss})
-            if bar is not None:
-                bar.set_postfix(loss=f"{loss:.4f}")
-                bar.update(1)
-            if max_steps is not None and len(losses) >= max_steps:
+    def save_state(epoch_done: int, batch: int, epoch_losses: list[float]) -> None:
+        ms.save_checkpoint(cell, str(out / "last.ckpt"), append_dict={"nlrnet_epoch": epoch_done})
+        state.update(epoch=epoch_done, step=step, batch=batch, epoch_losses=epoch_losses)
+        (out / "state.json").write_text(json.dumps(state))
+
+    with _StopFlag() as stop:
+        for epoch in range(int(state["epoch"]), cfg.epochs):
+            skip = int(state.get("batch") or 0) if epoch == int(state["epoch"]) else 0
+            epoch_losses = list(state.get("epoch_losses") or []) if skip else []
+            order = epoch_order(meta.n, cfg.seed, epoch, g)[skip * g:]
+            data = make_dataset(source, order, cfg.batch_size, rank=rank, world=world,
+                                workers=cfg.workers)
+            bar = None
+            if cfg.progress and rank == 0:
+                from tqdm import tqdm
+
+                bar = tqdm(total=steps_per_epoch, initial=skip, desc=f"epoch {epoch + 1}/{cfg.epochs}",
+                           unit="step")
+            cell.set_train()
+            try:
+                for lms, pan, gt in data.create_tuple_iterator(num_epochs=1):
+                    result = cell(lms, pan, gt)
+                    loss = float((result[0] if isinstance(result, tuple) else result).asnumpy())
+                    step += 1
+                    losses.append(loss)
+                    epoch_losses.append(loss)
+                    if rank == 0:
+                        _jsonl(out / "steps.jsonl", {"epoch": epoch + 1, "step": step, "loss": loss})
+                    if bar is not None:
+                        bar.set_postfix(loss=f"{loss:.4f}")
+                        bar.update(1)
+                    if stop.signum is not None and len(epoch_losses) < steps_per_epoch:
+                        if rank == 0:
+                            save_state(epoch, len(epoch_losses), epoch_losses)
+                        raise TrainingInterrupted(
+                            f"interrupted at epoch {epoch + 1}, step {step}: resumable state saved; "
+                            f"continue with: pansharp-nlrnet train --resume {out}")
+                    if max_steps is not None and len(losses) >= max_steps:
+                        break
+            finally:
+                if bar is not None:
+                    bar.close()
+            if max_steps is not None and len(losses) >= max_steps and len(epoch_losses) < steps_per_epoch:
                 break
-        if bar is not None:
-            bar.close()
-        if max_steps is not None and len(losses) >= max_steps and len(epoch_losses) < steps_per_epoch:
-            break
-        if rank == 0:
-            record: dict[str, Any] = {"epoch": epoch + 1, "step": step,
-                                      "loss": float(np.mean(epoch_losses)), "sensor": meta.sensor,
-                                      "ratio": meta.ratio, "bits": meta.bits}
-            if vmeta is not None:
-                net.set_train(False)
-                t0 = time.time()
-                record.update(evaluate_h5(_predictor(net), vmeta, batch=cfg.val_batch))
-                net.set_train(True)
-                log.info("epoch %d: loss %.5f Q2n %.4f SAM %.3f ERGAS %.3f (%.1f s)", epoch + 1,
-                         record["loss"], record["Q2n"], record["SAM"], record["ERGAS"], time.time() - t0)
-                if state["best_q2n"] is None or record["Q2n"] > state["best_q2n"]:
-                    state["best_q2n"] = record["Q2n"]
-                    save_network(net, out / "best.ckpt", {**model_meta, "epoch": epoch + 1,
-                                                          "Q2n": record["Q2n"]})
-            _jsonl(out / "metrics.jsonl", record)
-            last_metrics = record
-            ms.save_checkpoint(cell, str(out / "last.ckpt"),
-                               append_dict={"nlrnet_epoch": epoch + 1})
-            save_network(net, out / "last_net.ckpt", {**model_meta, "epoch": epoch + 1})
-            state = {"epoch": epoch + 1, "step": step, "best_q2n": state["best_q2n"]}
-            (out / "state.json").write_text(json.dumps(state))
-        state["epoch"], state["step"] = epoch + 1, step
+            if rank == 0:
+                record: dict[str, Any] = {"epoch": epoch + 1, "step": step,
+                                          "loss": float(np.mean(epoch_losses)), "sensor": meta.sensor,
+                                          "ratio": meta.ratio, "bits": meta.bits}
+                if vmeta is not None:
+                    net.set_train(False)
+                    t0 = time.time()
+                    predict = _predictor(net, size=vmeta.size, tile=meta.size, batch=cfg.val_batch)
+                    record.update(evaluate_h5(predict, vmeta, batch=cfg.val_batch))
+                    net.set_train(True)
+                    log.info("epoch %d: loss %.5f Q2n %.4f SAM %.3f ERGAS %.3f (%.1f s)", epoch + 1,
+                             record["loss"], record["Q2n"], record["SAM"], record["ERGAS"],
+                             time.time() - t0)
+                    if state["best_q2n"] is None or record["Q2n"] > state["best_q2n"]:
+                        state["best_q2n"] = record["Q2n"]
+                        save_network(net, out / "best.ckpt", {**model_meta, "epoch": epoch + 1,
+                                                              "Q2n": record["Q2n"]})
+                _jsonl(out / "metrics.jsonl", record)
+                last_metrics = record
+                save_network(net, out / "last_net.ckpt", {**model_meta, "epoch": epoch + 1})
+                save_state(epoch + 1, 0, [])
+            state.update(epoch=epoch + 1, step=step, batch=0, epoch_losses=[])
+            if stop.signum is not None and epoch + 1 < cfg.epochs:
+                raise TrainingInterrupted(
+                    f"interrupted after epoch {epoch + 1}, step {step}: resumable state saved; "
+                    f"continue with: pansharp-nlrnet train --resume {out}")
     return {"losses": losses, "epochs_done": int(state["epoch"]), "step": step,
             "best_q2n": state["best_q2n"], "last_metrics": last_metrics}

@@ -75,3 +75,33 @@ def test_sharded_batches_union_equals_single_process(tiny_h5):
     for s in range(2):
         merged = np.concatenate([parts[0][s], parts[1][s]])
         np.testing.assert_array_equal(np.sort(merged.ravel()), np.sort(single[s].ravel()))
+
+
+def test_validation_rows_by_hand():
+    from pansharp_iqa.nlrnet.h5data import validation_rows
+
+    kw = {"patch": 64, "ratio": 4, "where": "imgWV2.mat"}
+    assert validation_rows(320, val_fraction=0.25, val_patch=80, **kw) == 80   # 80 rows: 1 patch
+    assert validation_rows(320, val_fraction=0.45, val_patch=128, **kw) == 128  # 144 rows: 1 patch
+    assert validation_rows(320, val_fraction=0.5, val_patch=80, **kw) == 160
+    with pytest.raises(ValueError, match=r"gives 80 of 320 rows, fewer than one --val-patch 128: "
+                                         r"use --val-patch 80, or --val-fraction 0\.40 or more"):
+        validation_rows(320, val_fraction=0.25, val_patch=128, **kw)
+    with pytest.raises(ValueError, match=r"gives 32 of 320 rows.*use --val-fraction 0\.25 or more"):
+        validation_rows(320, val_fraction=0.1, val_patch=80, **kw)  # 32 px is below the 74 px minimum
+    with pytest.raises(ValueError, match="leaves 32 training rows, fewer than one --patch 64"):
+        validation_rows(320, val_fraction=0.9, val_patch=96, **kw)  # 3 x 96 = 288 of 320 rows
+
+
+def test_documented_split_on_the_real_scene(wv2_mat, tmp_path, capsys):
+    from pansharp_iqa.nlrnet.cli import main
+
+    base = ["prepare", str(wv2_mat), "--out", str(tmp_path / "t.h5"), "--patch", "64", "--stride", "32",
+            "--val-out", str(tmp_path / "v.h5"), "--val-fraction", "0.25"]
+    assert main(base + ["--val-patch", "128"]) == 2  # 25 % of 320 rows is 80 < 128
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--val-patch 80" in err[0] and not (tmp_path / "t.h5").exists()
+    assert main(base + ["--val-patch", "80"]) == 0   # the example of docs/nlrnet.md
+    val = read_meta(tmp_path / "v.h5")
+    assert (val.size, val.n) == (80, 4)
+    assert read_meta(tmp_path / "t.h5").n == 6 * 9  # 240 x 320 px: 6 x 9 patches of 64 px, stride 32

@@ -9,7 +9,8 @@ ms = pytest.importorskip("mindspore")
 import numpy as np  # noqa: E402
 
 from pansharp_iqa.nlrnet.config import make_config  # noqa: E402
-from pansharp_iqa.nlrnet.train import load_network, save_network, train  # noqa: E402
+from pansharp_iqa.nlrnet.checkpoint import load_network, save_network  # noqa: E402
+from pansharp_iqa.nlrnet.train import train  # noqa: E402
 
 
 def _cfg(data, out, **kw):
@@ -94,8 +95,8 @@ def test_checkpoint_round_trip(tmp_path):
         p.set_data(ms.Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.1))
     save_network(net, tmp_path / "m.ckpt", {"bands": 4, "blocks": 2, "variant": "released",
                                             "sensor": "QB", "ratio": 4, "bits": 11})
-    loaded, meta = load_network(tmp_path / "m.ckpt")
-    assert meta["sensor"] == "QB" and meta["blocks"] == 2
+    loaded = load_network(tmp_path / "m.ckpt")
+    assert loaded.meta["sensor"] == "QB" and loaded.meta["blocks"] == 2
     lms = ms.Tensor(rng.random((1, 4, 24, 24)).astype(np.float32))
     pan = ms.Tensor(rng.random((1, 1, 24, 24)).astype(np.float32))
     np.testing.assert_array_equal(net(lms, pan).asnumpy(), loaded(lms, pan).asnumpy())
