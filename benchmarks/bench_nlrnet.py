@@ -33,9 +33,9 @@ import time
 def _setup(device: str, mode: str) -> None:
     if device == "CPU":
         os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
-    from pansharp_iqa.nlrnet import _env
+    from pansharp_iqa.nlrnet import env
 
-    _env.configure(device, mode, seed=0)
+    env.configure(device, mode, seed=0)
 
 
 def _timed(fn, steps: int, warmup: int) -> list[float]:  # noqa: ANN001

@@ -919,9 +919,11 @@ def _factor_hint(factor: float) -> str:
 def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | None = None) -> None:
     """Refuse two images that should share a scale but do not (mixed scales).
 
-    Both the mean and the spread (standard deviation) of ``test`` must lie within a factor
-    :data:`SCALE_FACTOR_LIMIT` of those of ``reference``, on the same side: a scale mistake
-    multiplies both, while a bias (offset) or a poor fusion moves only one of them.
+    Refused when the mean and the spread (standard deviation) of ``test`` are both more than
+    :data:`SCALE_FACTOR_LIMIT` times those of ``reference`` (or both less than its inverse), by
+    factors within :data:`SCALE_FACTOR_LIMIT` of each other: a scale mistake multiplies both by the
+    same factor, while a bias (offset) or a poor fusion moves only one, and a broken image (an
+    untrained network) moves them by unrelated amounts; those get their (poor) numbers.
 
     Parameters
     ----------
@@ -951,7 +953,10 @@ def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | No
     factor = m_t / m_r  # the means: a fusion keeps the reference's mean, not its spread
     if s_r > 0 and s_t > 0:
         k_spread = s_t / s_r
-        off = (factor > lim and k_spread > lim) or (factor < 1 / lim and k_spread < 1 / lim)
+        # a scale mistake multiplies mean and spread alike; wildly different factors are a broken
+        # image (e.g. an untrained network), whose poor numbers are the truth about it
+        alike = abs(math.log(factor / k_spread)) < math.log(lim)
+        off = alike and ((factor > lim and k_spread > lim) or (factor < 1 / lim and k_spread < 1 / lim))
     else:  # a constant image: the means alone
         off = not (1 / lim <= factor <= lim)
     if not off:

@@ -21,7 +21,7 @@ import numpy as np
 from ..validation import check_metadata
 from .errors import DataError
 
-__all__ = ["Recorded", "read_recorded", "check_recorded", "NLRNET_LAYOUT"]
+__all__ = ["Recorded", "read_recorded", "check_recorded", "same_sensor", "NLRNET_LAYOUT"]
 
 #: ``layout`` attribute of the h5 files ``pansharp-nlrnet prepare`` writes.
 NLRNET_LAYOUT = "pansharp_iqa.nlrnet/PanCollection-v1"
@@ -186,14 +186,20 @@ def check_recorded(recorded: Recorded, settings: Mapping[str, Any], sources: Map
     flags = {"sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "scale": "--input-scale"}
     for key, value in recorded.as_settings().items():
         given = settings.get(key)
-        if key == "resolution" or given is None or (key == "sensor" and _same_sensor(given, value)):
+        if key == "resolution" or given is None or (key == "sensor" and same_sensor(given, value)):
             continue
         where = "dataset.toml" if sources.get(key) == "dataset.toml" else flags[key]
         check_metadata(key, given, value, source=recorded.source, flag=where)
 
 
-def _same_sensor(a: object, b: object) -> bool:
-    """Registry names (and band subsets of one sensor) count as the same sensor."""
+def same_sensor(a: object, b: object) -> bool:
+    """Whether two sensor names mean the same sensor (aliases and band subsets of one sensor agree).
+
+    Examples
+    --------
+    >>> same_sensor("WorldView-2", "wv2"), same_sensor("WV3[4band]", "WV3"), same_sensor("QB", "IKONOS")
+    (True, True, False)
+    """
     from ..sensors import get_sensor
 
     try:

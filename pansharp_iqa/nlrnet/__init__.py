@@ -46,8 +46,8 @@ def load_network(path: str | Path):  # noqa: ANN201 - NLRNet (MindSpore imported
     >>> net = load_network("net.ckpt")                                           # doctest: +SKIP
     >>> fused = net(mindspore.Tensor(lms), mindspore.Tensor(pan)).asnumpy()      # doctest: +SKIP
     """
-    from . import _env, checkpoint
+    from . import env, checkpoint
 
     if "mindspore" not in sys.modules:
-        _env.ensure_cpu_isa()
+        env.ensure_cpu_isa()
     return checkpoint.load_network(path)

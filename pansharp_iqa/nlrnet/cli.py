@@ -15,7 +15,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from . import _env
+from . import env
 from .tiling import BLENDS, DEFAULT_BLEND
 
 __all__ = ["main", "build_parser"]
@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     for flag, typ in (("--epochs", int), ("--batch-size", int), ("--lr", float), ("--blocks", int),
                       ("--seed", int), ("--workers", int), ("--val-batch", int)):
         t.add_argument(flag, type=typ)
-    t.add_argument("--device", choices=_env.DEVICES)
-    t.add_argument("--mode", choices=_env.MODES)
+    t.add_argument("--device", choices=env.DEVICES)
+    t.add_argument("--mode", choices=env.MODES)
     t.add_argument("--amp", choices=("O0", "O1", "O2", "O3"))
     t.add_argument("--loss-scale", help="'dynamic' or a fixed number (O2/O3)")
     t.add_argument("--variant", choices=("released", "paper"))
@@ -83,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--clip", action="store_true", help="clip the output to [0, 2^bits - 1] DN")
     i.add_argument("--batch", type=int, default=1, help="tiles / patches per call (in flight)")
     i.add_argument("--reduced", action="store_true", help="Wald-degrade scenes and use evaluate_reduced")
-    i.add_argument("--device", choices=_env.DEVICES, default="CPU")
-    i.add_argument("--mode", choices=_env.MODES, default="graph")
+    i.add_argument("--device", choices=env.DEVICES, default="CPU")
+    i.add_argument("--mode", choices=env.MODES, default="graph")
     _meta_flags(i)
 
     e = sub.add_parser("export", help="export a checkpoint as MindIR (static tile shape)")
@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--tile", type=int,
                    help="static input size, px (default: the patch size the checkpoint was trained on)")
     e.add_argument("--batch", type=int, default=1)
-    e.add_argument("--device", choices=_env.DEVICES, default="CPU")
+    e.add_argument("--device", choices=env.DEVICES, default="CPU")
 
     c = sub.add_parser("convert", help="convert the authors' PyTorch weights (no torch needed)")
     c.add_argument("--from-torch", required=True, metavar="FILE",
@@ -107,8 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     _meta_flags(c)
 
     d = sub.add_parser("doctor", help="check every operator against numpy on a device")
-    d.add_argument("--device", choices=_env.DEVICES, default="CPU")
-    d.add_argument("--mode", choices=(*_env.MODES, "both"), default="both")
+    d.add_argument("--device", choices=env.DEVICES, default="CPU")
+    d.add_argument("--mode", choices=(*env.MODES, "both"), default="both")
     return p
 
 
@@ -150,7 +150,7 @@ def _train(a: argparse.Namespace) -> int:
 def _infer(a: argparse.Namespace) -> int:
     if bool(a.data) == bool(a.scenes):
         raise ValueError("infer needs either --data TEST.h5 or SCENE files (not both)")
-    _env.configure(a.device, a.mode)
+    env.configure(a.device, a.mode)
     from .infer import infer_h5, infer_scenes
 
     opts = {"tile": a.tile, "overlap": a.overlap, "whole_scene": a.whole_scene, "blend": a.blend,
@@ -167,7 +167,7 @@ def _infer(a: argparse.Namespace) -> int:
 
 
 def _convert(a: argparse.Namespace) -> int:
-    _env.configure("CPU", "pynative")
+    env.configure("CPU", "pynative")
     from .convert import convert_torch
 
     net = convert_torch(a.from_torch, a.out, train_patch=a.train_patch, sensor=a.sensor,
@@ -202,7 +202,7 @@ def _run(a: argparse.Namespace) -> int:
     if a.command == "convert":
         return _convert(a)
     if a.command == "export":
-        _env.configure(a.device, "graph")
+        env.configure(a.device, "graph")
         from .export import export_mindir
 
         out = a.out or str(a.ckpt).rsplit(".", 1)[0] + ".mindir"
@@ -211,7 +211,7 @@ def _run(a: argparse.Namespace) -> int:
     if a.command == "doctor":
         from .doctor import format_table, run_doctor
 
-        modes = _env.MODES if a.mode == "both" else (a.mode,)
+        modes = env.MODES if a.mode == "both" else (a.mode,)
         rows = run_doctor(a.device, modes)
         print(f"device {a.device}")
         print(format_table(rows))
@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     device = getattr(a, "device", None) or "CPU"
     if device == "CPU":
-        set_now = _env.ensure_cpu_isa()
+        set_now = env.ensure_cpu_isa()
         if set_now:
             log.info("set ONEDNN_MAX_CPU_ISA=%s (MindSpore CPU convolutions are ~100x slower in "
                      "oneDNN's AVX-512 reference path; export the variable to choose otherwise)", set_now)

@@ -214,9 +214,9 @@ def run_doctor(device: str = "CPU", modes: Sequence[str] = ("graph", "pynative")
         numpy by more than 1e-4 / 2e-3 (relative to the reference's largest magnitude), or are
         not finite.
     """
-    from . import _env
+    from . import env
 
-    _env.configure(device, modes[0])
+    env.configure(device, modes[0])
     import mindspore as ms
 
     rng = np.random.default_rng(seed)

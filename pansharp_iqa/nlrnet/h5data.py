@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..validation import MetadataConflictError
 from .scenes import MetadataError, Scene, load_scene, resolve_metadata
 
 __all__ = ["H5Meta", "prepare", "read_meta", "degrade_scene", "cut_patches", "validation_rows",
@@ -260,7 +261,8 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
         meta = resolve_metadata(scene.sensor, scene.ratio, scene.bits, sensor=sensor, ratio=ratio,
                                 bits=bits, where=scene.source)
         if common is not None and meta != common:
-            raise MetadataError(f"{scene.source}: (sensor, ratio, bits) = {meta} differs from {common}")
+            raise MetadataConflictError(
+                f"{scene.source}: (sensor, ratio, bits) = {meta} differs from the other scenes' {common}")
         common = meta
         s_name, r, b = meta
         sources.append(scene.source)

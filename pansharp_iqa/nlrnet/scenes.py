@@ -14,14 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.metadata import read_recorded, same_sensor
+from ..validation import SettingError, check_metadata
+
 __all__ = ["Scene", "load_scene", "resolve_metadata", "MetadataError"]
 
 _MS_KEYS = ("I_MS", "I_MS_LR", "MS", "ms")
 _PAN_KEYS = ("I_PAN", "PAN", "pan")
 
 
-class MetadataError(ValueError):
-    """Missing or contradictory sensor / ratio / bits metadata."""
+class MetadataError(SettingError):
+    """A sensor, ratio or bit depth stated nowhere (file, flag, registry).
+
+    A file and a flag that disagree raise :class:`pansharp_iqa.validation.MetadataConflictError`
+    (the package's one metadata rule); both are :class:`pansharp_iqa.InputError`.
+    """
 
 
 @dataclasses.dataclass
@@ -51,13 +58,6 @@ class Scene:
     source: str
 
 
-def _mat_scalar(value: object) -> object:
-    arr = np.asarray(value)
-    if arr.dtype.kind in "US":
-        return str(arr.reshape(-1)[0]).strip() if arr.size else None
-    return arr.reshape(-1)[0].item() if arr.size else None
-
-
 def _load_mat(path: Path) -> Scene:
     import scipy.io as sio
 
@@ -67,9 +67,8 @@ def _load_mat(path: Path) -> Scene:
     if ms is None or pan is None:
         raise ValueError(f"{path}: needs an MS variable (one of {_MS_KEYS}) and a PAN variable "
                          f"(one of {_PAN_KEYS}); found {sorted(k for k in data if not k.startswith('__'))}")
-    sensor = _mat_scalar(data["sensor"]) if "sensor" in data else None
-    ratio = int(_mat_scalar(data["ratio"])) if "ratio" in data else None
-    bits = int(_mat_scalar(data["L"])) if "L" in data else None
+    recorded = read_recorded(path)  # sensor, ratio and L as the file records them
+    sensor, ratio, bits = recorded.sensor, recorded.ratio, recorded.bits
     ms = np.asarray(ms)
     if ms.ndim == 2:
         ms = ms[:, :, None]
@@ -113,8 +112,8 @@ def load_scene(spec: str | Path) -> Scene:
 
 
 def _pick(name: str, stated: object, given: object, where: str) -> object:
-    if stated is not None and given is not None and str(stated).lower() != str(given).lower():
-        raise MetadataError(f"{where} states {name}={stated!r} but {given!r} was given")
+    if not (name == "sensor" and stated is not None and given is not None and same_sensor(stated, given)):
+        check_metadata(name, given, stated, source=where, flag=f"--{name}")
     return stated if stated is not None else given
 
 
@@ -140,7 +139,9 @@ def resolve_metadata(stated_sensor: str | None, stated_ratio: int | None, stated
     Raises
     ------
     MetadataError
-        If a value is missing everywhere, or file and flag disagree.
+        If a value is missing everywhere.
+    MetadataConflictError
+        If file and flag disagree.
     """
     from pansharp_iqa import get_sensor
 

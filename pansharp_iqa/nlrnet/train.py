@@ -292,7 +292,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
     >>> cfg = make_config({"data": "train.h5", "val": "val.h5", "out": "runs/wv2"})  # doctest: +SKIP
     >>> train(cfg)["best_q2n"]                                                      # doctest: +SKIP
     """
-    from . import _env
+    from . import env
 
     out = Path(cfg.out)
     if resume:
@@ -300,9 +300,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
         overrides = {"epochs": cfg.epochs, "progress": cfg.progress}
         cfg = load_config(out / "config.toml", overrides)
     cfg.validate()
-    _env.require_device(cfg.device)
+    env.require_device(cfg.device)
     if cfg.distributed:
-        _env.configure(cfg.device, cfg.mode, seed=cfg.seed)
+        env.configure(cfg.device, cfg.mode, seed=cfg.seed)
     rank, world = distributed_context(cfg.distributed)
     if rank == 0 and not resume:  # only rank 0 writes the folder (others would race with it)
         check_run_folder(out, resume=False, force=force)
@@ -313,7 +313,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
         if int(state["epoch"]) >= cfg.epochs and not state.get("batch"):
             raise ValueError(f"{out} already trained {state['epoch']} epochs: pass --epochs N "
                              f"with N > {state['epoch']} to train longer")
-    _env.configure(cfg.device, cfg.mode, seed=cfg.seed)
+    env.configure(cfg.device, cfg.mode, seed=cfg.seed)
     if cfg.device == "CPU":
         import os
 

@@ -10,6 +10,7 @@ import numpy as np  # noqa: E402
 from pansharp_iqa.nlrnet.dataset import H5PatchSource, epoch_order, make_dataset  # noqa: E402
 from pansharp_iqa.nlrnet.h5data import prepare, read_meta  # noqa: E402
 from pansharp_iqa.nlrnet.scenes import MetadataError  # noqa: E402
+from pansharp_iqa.validation import MetadataConflictError  # noqa: E402
 
 from nlrnet_helpers import shared_data_dir, synthetic_arrays, write_h5  # noqa: E402
 
@@ -48,7 +49,7 @@ def test_missing_sensor_is_an_error(tmp_path):
 
 
 def test_contradicting_flag_is_an_error(wv2_mat, tmp_path):
-    with pytest.raises(MetadataError, match="states sensor"):
+    with pytest.raises(MetadataConflictError, match="--sensor says sensor = 'QB' but .*imgWV2.mat records 'WV2'"):
         prepare([str(wv2_mat)], tmp_path / "x.h5", patch=64, sensor="QB")
 
 

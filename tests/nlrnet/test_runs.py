@@ -91,7 +91,7 @@ def test_sigint_saves_a_resumable_state(tiny_h5, tmp_path):
 
 
 def test_cli_errors_are_one_line(tiny_h5, tmp_path, capsys):
-    from pansharp_iqa.nlrnet import _env
+    from pansharp_iqa.nlrnet import env
     from pansharp_iqa.nlrnet.cli import main
 
     cases = [
@@ -102,7 +102,7 @@ def test_cli_errors_are_one_line(tiny_h5, tmp_path, capsys):
         ["infer", "--ckpt", "m.ckpt", "--out", str(tmp_path / "o")],
         ["convert", "--from-torch", str(tiny_h5), "--out", str(tmp_path / "c.ckpt")],
     ]
-    if not _env.device_available("GPU"):
+    if not env.device_available("GPU"):
         cases.append(["train", "--data", str(tiny_h5), "--out", str(tmp_path / "g"), "--device", "GPU"])
     for argv in cases:
         assert main(argv) == 2, argv
@@ -113,12 +113,12 @@ def test_cli_errors_are_one_line(tiny_h5, tmp_path, capsys):
 
 
 def test_gpu_on_a_cpu_install_is_one_line(tmp_path):
-    from pansharp_iqa.nlrnet import _env
+    from pansharp_iqa.nlrnet import env
 
-    if _env.device_available("GPU"):
+    if env.device_available("GPU"):
         pytest.skip("this MindSpore can use a GPU")
     with pytest.raises(ValueError, match="cannot use GPU") as info:
-        _env.require_device("GPU")
+        env.require_device("GPU")
     assert "\n" not in str(info.value)
 
 
@@ -148,8 +148,8 @@ def test_fused_sparse_adam_line_is_silenced():
     # MindSpore logs the deprecation once per process: check in fresh ones, with a control
     code = ("import os; os.environ['ONEDNN_MAX_CPU_ISA'] = 'AVX2'\n"
             "import mindspore as ms; from mindspore import nn\n"
-            "from pansharp_iqa.nlrnet import _env\n"
-            "if {silence}: _env.silence_deprecations()\n"
+            "from pansharp_iqa.nlrnet import env\n"
+            "if {silence}: env.silence_deprecations()\n"
             "nn.Adam(nn.Dense(2, 2).trainable_params())\n"
             "ms.log.warning('other MindSpore messages still pass')\n")
     err = {}

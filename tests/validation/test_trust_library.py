@@ -215,3 +215,11 @@ def test_any_combination_of_mistakes_is_refused_never_a_number(scene, mistakes, 
             (evaluate_full_tiled if tiled else pi.evaluate_full)(fused, ref, scene["pan"], sensor=sensor,
                                                                  ratio=ratio, bits=11)
     assert len(str(err.value)) > 30  # a sentence that says what and how, not a bare code
+
+
+def test_a_broken_image_is_not_mistaken_for_a_scale_error(scene):
+    # an untrained network: mean 10x off but spread 100x off -> not a clean scale factor, so the
+    # (terrible) numbers are the truth about it
+    rng = np.random.default_rng(1)
+    broken = scene["rr_fused"] * 10 + rng.normal(0, 100 * scene["gt"].std(), scene["gt"].shape)
+    assert _rr(broken, scene)["Q2n"] < 0.2
