@@ -15,8 +15,9 @@ from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
 from pansharp_iqa.io.settings import DatasetSettings, load_settings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
-from .output_dir import prepare_output
-from .report_writer import write_reports
+from .output_dir import prepare_output, report_targets
+from .memory_plan import path_summary
+from .report_writer import EXP_NOTE, write_reports
 from .runner import run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
@@ -116,7 +117,6 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         raise UsageError(str(exc)) from None
     methods = _method_dirs(ns.results)
     out_dir = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
-    prepare_output(out_dir, force=ns.force, resume=ns.resume)
 
     root = Path(settings.root)
     base = root if root.is_dir() else root.parent
@@ -135,8 +135,7 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
 
     results_sha: dict[str, dict[str, str]] = {m: {} for m, _ in methods}
     planned: dict[tuple[str, str], SceneOutcome] = {}
-    tasks: list[SceneTask] = []
-    task_meta: list[dict[str, Any]] = []
+    pairs: list[tuple[SceneTask, dict[str, Any]]] = []
     for method, folder in methods:
         warnings.extend(_extra_result_files(method, folder, scenes))
     for scene in scenes:
@@ -160,11 +159,9 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 planned[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, f"cannot read {rel}: {exc}")
                 continue
             results_sha[method][rel] = sha
-            key = cache_key(settings, scene.name, method, scene_sha[scene.name], sha, index)
-            target = scene_file(out_dir, method, scene.name)
             meta = {
-                "key": key,
-                "path": target,
+                "key": cache_key(settings, scene.name, method, scene_sha[scene.name], sha, index),
+                "path": scene_file(out_dir, method, scene.name),
                 "provenance": {
                     "inputs_sha256": scene_sha[scene.name],
                     "result_file": rel,
@@ -173,37 +170,94 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                     "settings": settings.to_dict(),
                 },
             }
-            if ns.resume:
-                cached = load_cached(target, key, need_maps=ns.plots)
-                if cached is not None:
-                    planned[(scene.name, method)] = cached
-                    continue
-            tasks.append(SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled))
-            task_meta.append(meta)
+            task = SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled,
+                             jobs=ns.jobs if not ns.scheduler else 1)
+            pairs.append((task, meta))
+
+    record_files = [rel for _, meta in pairs for rel in _record_files(out_dir, meta["path"])]
+    report_files, report_dirs = report_targets(ns.format, plots=ns.plots)
+    output = prepare_output(out_dir, force=ns.force, resume=ns.resume, files=[*record_files, *report_files],
+                            dirs=report_dirs, protected=[p for _, p in methods] + [root], argv=argv)
+
+    tasks: list[SceneTask] = []
+    task_meta: list[dict[str, Any]] = []
+    reused: list[tuple[str, str]] = []
+    need_maps = ns.plots and settings.resolution == "reduced"  # full resolution never has maps
+    for task, meta in pairs:
+        cached = load_cached(meta["path"], meta["key"], need_maps=need_maps) if ns.resume else None
+        if cached is not None:
+            planned[(task.scene.name, task.method)] = cached
+            reused.append((task.scene.name, task.method))
+            continue
+        tasks.append(task)
+        task_meta.append(meta)
 
     def on_done(i: int, outcome: SceneOutcome) -> None:
         meta = task_meta[i]
         store_outcome(meta["path"], outcome, key=meta["key"], provenance=meta["provenance"])
 
-    reused = len(planned) - sum(1 for o in planned.values() if o.status == "failed")
+    evaluated: list[SceneOutcome] = []
     for outcome in run_tasks(tasks, jobs=ns.jobs, scheduler=ns.scheduler, progress=ns.progress, on_done=on_done,
                              desc=settings.name):
         planned[(outcome.scene, outcome.method)] = outcome
+        evaluated.append(outcome)
     outcomes = [planned[(s.name, m)] for s in scenes for m, _ in methods]
     for w in warnings:
         print(f"pansharp-eval: warning: {w}", file=sys.stderr)
-    failed = write_reports(
-        out_dir,
-        outcomes,
-        settings=settings,
-        methods=[m for m, _ in methods],
-        scenes=[s.name for s in scenes],
-        formats=ns.format,
-        plots=ns.plots,
-        inputs_sha=inputs_sha,
-        results_sha=results_sha,
-        warnings=warnings,
-        argv=argv,
-        run_info={"jobs": ns.jobs, "resumed": reused if ns.resume else 0},
-    )
+    for line in path_summary(evaluated):
+        print(line)
+    keep = _kept_records(out_dir, pairs, planned)
+    staging = output.staging()
+    try:
+        failed = write_reports(
+            staging,
+            outcomes,
+            settings=settings,
+            methods=[m for m, _ in methods],
+            scenes=[s.name for s in scenes],
+            formats=ns.format,
+            plots=ns.plots,
+            inputs_sha=inputs_sha,
+            results_sha=results_sha,
+            warnings=warnings,
+            argv=argv,
+            run_info={"jobs": ns.jobs, "resumed": len(reused), "run_id": output.run_id,
+                      "evaluation_paths": _path_counts(evaluated)},
+            shown_dir=out_dir,
+        )
+    except BaseException:
+        output.discard_staging()
+        raise
+    output.commit(keep)
+    if settings.resolution == "full" and "table" in ns.format:
+        print(f"pansharp-eval: note: {EXP_NOTE}")
     return EXIT_FAILURES if failed else EXIT_OK
+
+
+def _record_files(out_dir: Path, record: Path) -> list[str]:
+    """The per-pair files (JSON record and its maps), relative to OUT."""
+    rel = record.relative_to(out_dir)
+    return [rel.as_posix(), rel.with_suffix(".maps.npz").as_posix()]
+
+
+def _kept_records(out_dir: Path, pairs: list[tuple[SceneTask, dict[str, Any]]],
+                  outcomes: dict[tuple[str, str], SceneOutcome]) -> list[str]:
+    """Per-pair files that belong to this run: every record written or reused, and the maps this
+    run drew (a run without ``--plots`` keeps no maps, as a fresh run would write none)."""
+    keep = []
+    for task, meta in pairs:
+        record, maps = _record_files(out_dir, meta["path"])
+        if (out_dir / record).is_file():
+            keep.append(record)
+        if (out_dir / maps).is_file() and outcomes[(task.scene.name, task.method)].maps:
+            keep.append(maps)
+    return keep
+
+
+def _path_counts(outcomes: list[SceneOutcome]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        path = (o.protocol or {}).get("evaluation_path")
+        if o.status == "ok" and path:
+            counts[path] = counts.get(path, 0) + 1
+    return counts

@@ -5,6 +5,7 @@ Forms::
     pansharp-eval DATASET RESULTS... [options]     evaluate (also: pansharp-eval evaluate ...)
     pansharp-eval demo [options]                   bundled demo, reduced + full resolution
     pansharp-eval baselines DATASET --out DIR      classical baselines in the RESULTS layout
+    pansharp-eval degrade FULL --out REDUCED       Wald protocol: reduced-resolution dataset
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def _dispatch(argv: list[str]) -> int:
         from .parser import build_baselines_parser
 
         return run_baselines(build_baselines_parser().parse_args(argv[1:]), argv)
+    if argv and argv[0] == "degrade":
+        from .degrade_command import run_degrade
+        from .parser import build_degrade_parser
+
+        return run_degrade(build_degrade_parser().parse_args(argv[1:]), argv)
     from .evaluate_command import run_evaluate
     from .parser import build_evaluate_parser
 

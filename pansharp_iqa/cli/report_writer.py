@@ -12,7 +12,15 @@ from pansharp_iqa.reports import render_latex, render_markdown, render_table, su
 
 from .scene_eval import SceneOutcome
 
-__all__ = ["common_card", "write_reports"]
+__all__ = ["EXP_NOTE", "common_card", "write_reports"]
+
+#: Footnote of full-resolution reports: why plain upsampling tops QNR.
+EXP_NOTE = (
+    "At full resolution D_lambda compares the fused image's inter-band similarities with those of the MS "
+    "upsampled by interp23tap, so EXP (that upsampling) has D_lambda = 0 by construction, and pixel "
+    "replication nearly so: their high QNR means they add no spectral distortion, not that they fuse well "
+    "(they add no PAN detail). Read QNR with D_s, D_lambda_K/HQNR and the reduced-resolution indexes."
+)
 
 _SHAPE_KEYS = ("image_shape", "evaluated_shape")
 
@@ -45,7 +53,7 @@ def _notes(settings: DatasetSettings, card: dict[str, Any]) -> list[str]:
         f"Protocol {card.get('name', settings.protocol)} (pansharp_iqa {card.get('version', '?')}), "
         f"{settings.resolution} resolution, sensor {settings.sensor}, ratio {settings.ratio}, "
         f"bits {settings.bits}, results scale {settings.result_scale_label}."
-    ]
+    ] + ([EXP_NOTE] if settings.resolution == "full" else [])
 
 
 def write_reports(
@@ -62,6 +70,7 @@ def write_reports(
     warnings: list[str],
     argv: list[str],
     run_info: dict[str, Any],
+    shown_dir: Path | None = None,
 ) -> int:
     """Write the requested reports and print the terminal table.
 
@@ -86,6 +95,8 @@ def write_reports(
         The command line.
     run_info : dict
         Execution details recorded in the JSON (jobs, reused results).
+    shown_dir : Path, optional
+        Folder named in the terminal (the output folder when ``out_dir`` is a staging folder).
 
     Returns
     -------
@@ -161,7 +172,7 @@ def write_reports(
             print(f"FAILED {f['scene']} / {f['method']}: {f['reason']}")
     written = [n for n, f in (("results.csv", "csv"), ("results.json", "json"), ("results.md", "md"), ("results.tex", "tex")) if f in formats]
     print(f"pansharp-eval: wrote {', '.join(written) or 'no report files'}"
-          f"{' and plots/' if plots else ''} in {out_dir}")
+          f"{' and plots/' if plots else ''} in {shown_dir or out_dir}")
     if failures:
         print(f"pansharp-eval: {len(failures)} of {len(records)} evaluation(s) failed (exit status 1)", file=sys.stderr)
     return len(failures)
