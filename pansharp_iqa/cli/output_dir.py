@@ -284,16 +284,20 @@ class OutputFolder:
         self._write_manifest(self.claimed_files, self.claimed_dirs, "running")
 
     # -- removal --------------------------------------------------------------------------------
+    def _within(self, target: Path) -> bool:
+        """``target``'s folder really is inside OUT (no link on the way leads elsewhere)."""
+        return _inside(target.parent.resolve(), self.path.resolve())
+
     def _remove_files(self, rels: Iterable[str]) -> None:
         for rel in sorted(rels):
             target = self.path / rel
-            if target.is_symlink() or target.is_file():
+            if (target.is_symlink() or target.is_file()) and self._within(target):
                 target.unlink()
 
     def _remove_empty_dirs(self, rels: Iterable[str]) -> None:
         for rel in sorted(rels, key=lambda r: -len(PurePosixPath(r).parts)):
             target = self.path / rel
-            if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
+            if target.is_dir() and not target.is_symlink() and self._within(target) and not any(target.iterdir()):
                 target.rmdir()
 
     def remove_earlier(self) -> None:

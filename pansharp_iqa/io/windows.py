@@ -138,11 +138,25 @@ class WindowedImage:
         scale = "" if self.multiplier == 1.0 else f" x {self.multiplier:g}"
         return f"{self.fmt}:{self.path}{scale}"
 
-    def __getitem__(self, key: Any) -> np.ndarray:
+    def read_stored(self, key: Any) -> np.ndarray:
+        """The window ``img.read_stored[r0:r1, c0:c1]``-style, in the stored dtype and units.
+
+        Parameters
+        ----------
+        key : tuple of slice
+            ``(slice(r0, r1), slice(c0, c1))``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(h, w[, B])`` as stored (no scale applied).
+        """
         rows, cols = _window_slices(key, self.shape)
-        raw = self._read(rows, cols)
-        if raw.ndim < len(self.shape):
-            raw = raw[:, :, None]
+        raw = np.asarray(self._read(rows, cols))
+        return raw[:, :, None] if raw.ndim < len(self.shape) else raw
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        raw = self.read_stored(key)
         out = np.asarray(raw, dtype=np.float64)
         if self.multiplier != 1.0:
             out = out * self.multiplier
@@ -434,19 +448,20 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     h, w = image.shape[:2]
     bands = image.shape[2] if len(image.shape) == 3 else 1
     rows = max(1, int(strip_bytes) // max(1, w * bands * 8))
+    floating = image.stored_dtype.kind == "f"
     lo, hi, bad = np.inf, -np.inf, 0
     sums: list[float] = []
     for r0 in range(0, h, rows):
-        strip = image[r0 : min(h, r0 + rows), 0:w]
-        finite = np.isfinite(strip)
-        n_bad = int(strip.size - np.count_nonzero(finite))
+        strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
+        n_bad = int(strip.size - np.count_nonzero(np.isfinite(strip))) if floating else 0
+        values = strip[np.isfinite(strip)] if n_bad else strip
         bad += n_bad
-        values = strip[finite] if n_bad else strip
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
         sums.append(float(np.sum(strip, dtype=np.float64)))
+    m = image.multiplier
     size = h * w * bands
-    mean = float(np.sum(sums)) / size if not bad else float("nan")
+    mean = float(np.sum(sums)) * m / size if not bad else float("nan")
     if not np.isfinite(lo):
         lo = hi = 0.0
-    return WindowStats(lo, hi, mean, bad, size)
+    return WindowStats(lo * m, hi * m, mean, bad, size)
