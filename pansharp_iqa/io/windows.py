@@ -279,7 +279,13 @@ def _tiff_header(path: str) -> tuple[tuple[int, ...], np.dtype]:
             page = images[0]
             h, w, b = int(page.imagelength), int(page.imagewidth), int(page.samplesperpixel)
             dtype = np.dtype(page.dtype) if page.dtype is not None else None
-    except NotWindowed:
+            series = tuple(int(n) for n in tif.series[0].shape) if tif.series else ()
+            if series not in {(h, w), (h, w, b), (b, h, w)}:
+                raise NotWindowed(f"{Path(path).name}: its series {series} is not its one page {(h, w, b)}")
+            end = max((o + c for o, c in zip(page.dataoffsets, page.databytecounts)), default=0)
+            if end > os.path.getsize(path):
+                raise DataError(f"cannot read TIFF {path}: the file is truncated (image data up to byte {end})")
+    except (NotWindowed, DataError):
         raise
     except Exception as exc:  # noqa: BLE001
         raise DataError(f"cannot read TIFF {path}: {type(exc).__name__}: {exc}") from None

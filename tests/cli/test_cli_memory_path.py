@@ -150,16 +150,21 @@ def test_available_memory_takes_the_smallest_limit(tmp_path):
     assert available_memory(meminfo=meminfo, cgroup_root=root) == 16000000 * 1024
 
 
-def test_truncated_tiff_fails_with_one_line_and_no_tifffile_noise(tmp_path, capsys):
+def test_truncated_tiff_fails_with_one_line_and_no_tifffile_noise(tmp_path):
+    import subprocess
+    import sys
+
     folder, res = _dataset(tmp_path, "reduced", layouts=["hwb"])
     sc = make_scene(5, size=96)
     tifffile.imwrite(res / "tmp.tif", noisy(sc["gt"], 5, 0), photometric="minisblack")
     data = (res / "tmp.tif").read_bytes()
     (res / "tmp.tif").unlink()
     (res / "hwb.npy").unlink()
-    (res / "hwb.tif").write_bytes(data[: len(data) // 3])
-    code = main([str(folder), str(res), "--out", str(tmp_path / "o"), "--format", "csv"])
-    err = capsys.readouterr().err
-    assert code == 1
-    assert [line for line in err.splitlines() if line.strip()] == [
-        "pansharp-eval: 1 of 1 evaluation(s) failed (exit status 1)"], err
+    (res / "hwb.tif").write_bytes(data[: len(data) // 3])  # tifffile logs on stderr about such files
+    # a fresh process: pytest's own log capture would hide the stray line
+    proc = subprocess.run([sys.executable, "-m", "pansharp_iqa.cli.main", str(folder), str(res), "--out",
+                           str(tmp_path / "o"), "--format", "csv", "--no-progress"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert [line for line in proc.stderr.splitlines() if line.strip()] == [
+        "pansharp-eval: 1 of 1 evaluation(s) failed (exit status 1)"], proc.stderr
+    assert "FAILED hwb / m: cannot read TIFF" in proc.stdout
