@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_helpers import BITS, RATIO, make_scene, noisy, write_toml
+from cli_helpers import BITS, RATIO, make_scene, write_toml
 from pansharp_iqa.cli.main import main
 
 if sys.version_info >= (3, 11):
