@@ -26,7 +26,7 @@ from pansharp_iqa.io.scenes import check_geometry, load_scene
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
 
-from .memory_plan import PathChoice, choose_path
+from .memory_plan import TILE_SIZE, PathChoice, choose_path
 
 __all__ = ["SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
 
@@ -230,10 +230,11 @@ def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettin
     _check_windowed_values(images, settings)
     if settings.resolution == "reduced":
         result = evaluate_reduced_tiled(images["fused"], images["gt"], ratio=settings.ratio, bits=settings.bits,
-                                        protocol=settings.protocol)
+                                        protocol=settings.protocol, tile_size=TILE_SIZE)
     else:
         result = evaluate_full_tiled(images["fused"], images["ms"], images["pan"], sensor=settings.resolved_sensor(),
-                                     ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol)
+                                     ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+                                     tile_size=TILE_SIZE)
     tiling = (result.get("protocol") or {}).get("tiling")
     if isinstance(tiling, dict):
         tiling["readers"] = {role: img.describe() for role, img in images.items()}
