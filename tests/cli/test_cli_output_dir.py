@@ -177,3 +177,12 @@ def test_full_resolution_resume_with_plots_reuses_every_result(tmp_path, capsys,
     assert stored == []  # no per-pair result rewritten
     assert json.loads((out / "results.json").read_text())["run"]["resumed"] == 2
     assert {p: p.read_bytes() for p in (out / "scenes").rglob("*.json")} == records
+
+
+def test_unwritable_out_is_one_line(tmp_path, capsys, reduced_dataset, rr_methods):
+    folder, _ = reduced_dataset
+    (tmp_path / "afile").write_text("x")
+    for argv in ([folder, *rr_methods.values(), "--out", tmp_path / "afile" / "out"],
+                 ["degrade", folder, "--resolution", "full", "--out", tmp_path / "afile" / "red"]):
+        code, _, err = _run(capsys, argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "cannot write" in err, err
