@@ -12,6 +12,18 @@ one (needs two idle cores).
 
 Run: ``python benchmarks/bench_scale.py [--sizes 2048 8192] [--huge] [--resolution reduced full]
 [--protocol reprojected2022]`` (``--protocol``: the full-resolution protocol, default toolbox2020).
+
+``--cli`` measures the command instead (issue 14): ``pansharp-eval DATASET METHOD`` on one generated
+GeoTIFF scene (``<scene>_gt.tif``, or ``_ms``/``_pan``, and the method's ``<scene>.tif``) with the
+default ``--tiled auto`` and with ``--tiled never`` (the in-memory path; skipped when its estimated
+peak would not fit in the available memory), each in a fresh process, ``--repeat`` times
+interleaved (the minimum time is reported: the machine is shared). Target: the default path under
+1 GB peak RSS at 4096^2 x 8 and 8192^2 x 8, and no slower than the in-memory path. Run:
+``python benchmarks/bench_scale.py --cli [--cli-sizes 4096 8192] [--repeat 2]``.
+
+``--calibrate`` measures the in-memory path's peak RSS per pixel and band of the fused image and
+both paths' times on ``.npy`` scenes of ``--cli-sizes`` (e.g. 512 1024 2048 4096): the figures
+behind ``pansharp_iqa.cli.memory_plan``.
 """
 
 from __future__ import annotations
@@ -113,6 +125,116 @@ def _child(args: argparse.Namespace) -> None:
                       "values": values}))
 
 
+def _dataset(folder: str, n: int, resolution: str, fmt: str) -> tuple[str, str]:
+    """A one-scene dataset (``dataset.toml`` + files) and a method folder; returns their paths."""
+    data, method = os.path.join(folder, "dataset"), os.path.join(folder, "method")
+    os.makedirs(data)
+    os.makedirs(method)
+    with open(os.path.join(data, "dataset.toml"), "w", encoding="utf-8") as handle:
+        handle.write(f'sensor = "WV3"\nratio = {RATIO}\nbits = 11\nresolution = "{resolution}"\nresult_scale = "dn"\n')
+    paths = make_scene(folder, n, resolution)
+    roles = {"reference": "gt", "ms": "ms", "pan": "pan"}
+    for role, path in paths.items():
+        target = os.path.join(method, "s.tif") if role == "fused" else os.path.join(data, f"s_{roles[role]}.tif")
+        if fmt == "npy":
+            import rasterio
+
+            with rasterio.open(path) as ds:
+                arr = ds.read()
+            arr = arr[0] if arr.shape[0] == 1 else np.moveaxis(arr, 0, -1)
+            np.save(target[:-4] + ".npy", arr)
+            os.remove(path)
+        else:
+            os.replace(path, target)
+    return data, method
+
+
+def _cli_child(args: argparse.Namespace) -> None:
+    """Run ``pansharp-eval`` in this (fresh) process, sampling its RSS; print a JSON line."""
+    import contextlib
+    import io
+
+    import psutil
+
+    from pansharp_iqa.cli.main import main as cli_main
+
+    me = psutil.Process()
+    peak = {"rss": 0}
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            try:
+                peak["rss"] = max(peak["rss"], me.memory_info().rss)
+            except psutil.Error:
+                pass
+            stop.wait(0.05)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    argv = json.loads(args.paths)
+    buf = io.StringIO()
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(buf):
+        code = cli_main(argv)
+    seconds = time.perf_counter() - t0
+    stop.set()
+    thread.join()
+    out = argv[argv.index("--out") + 1]
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as handle:
+        doc = json.load(handle)
+    entry = doc["scenes"]["s"]["method"]
+    print(json.dumps({"code": code, "seconds": seconds, "peak": peak["rss"], "values": entry["metrics"],
+                      "path": (entry.get("protocol") or {}).get("evaluation_path"), "reason": entry["reason"],
+                      "stdout": [line for line in buf.getvalue().splitlines() if "evaluation" in line]}))
+
+
+def _run_cli(data: str, method: str, out: str, tiled: str) -> dict:
+    argv = [data, method, "--out", out, "--format", "json", "--no-progress", "--force", "--tiled", tiled]
+    cmd = [sys.executable, os.path.abspath(__file__), "--cli-child", "--paths", json.dumps(argv)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        sys.exit(f"pansharp-eval run failed (--tiled {tiled}):\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _cli_bench(args: argparse.Namespace, fmt: str) -> None:
+    from pansharp_iqa.cli.memory_plan import MEMORY_FRACTION, estimate_in_memory_bytes
+    from pansharp_iqa.io.memory import available_memory
+
+    base = args.tmpdir or tempfile.gettempdir()
+    print(f"{'res':8} {'size':>6} {'--tiled':>7} {'path':>9} {'seconds':>8} {'peak RSS':>9} "
+          f"{'B/(px*band)':>11}  (min over {args.repeat} run(s); machine: {os.cpu_count()} cores, shared)")
+    for resolution in args.resolution:
+        for n in args.cli_sizes:
+            with tempfile.TemporaryDirectory(dir=base, prefix="bench_cli_scale_") as folder:
+                data, method = _dataset(folder, n, resolution, fmt)
+                estimate = estimate_in_memory_bytes(resolution, n, n, BANDS)
+                free = available_memory() or 0
+                modes = ["auto", "never"] if args.calibrate or estimate < 0.8 * free else ["auto"]
+                if args.calibrate:
+                    modes = ["never", "always"]
+                best: dict[str, dict] = {}
+                for _ in range(args.repeat):
+                    for mode in modes:
+                        r = _run_cli(data, method, os.path.join(folder, f"out_{mode}"), mode)
+                        if mode not in best or r["seconds"] < best[mode]["seconds"]:
+                            best[mode] = {**r, "peak": max(r["peak"], best.get(mode, {}).get("peak", 0))}
+                for mode, r in best.items():
+                    per = (r["peak"] - 150 * 2**20) / (n * n * BANDS)
+                    print(f"{resolution:8} {n:>6} {mode:>7} {r['path'] or 'failed':>9} {r['seconds']:>8.1f} "
+                          f"{r['peak'] / 2**20:>6.0f} MB {per:>11.1f}", flush=True)
+                if "never" not in best:
+                    print(f"{'':8} {'':>6} {'never':>7}   skipped: in-memory estimate {estimate / 2**30:.1f} GB, "
+                          f"{free / 2**30:.1f} GB available (would need {estimate / MEMORY_FRACTION / 2**30:.1f} GB "
+                          "for auto to pick it)")
+                values = [r["values"] for r in best.values()]
+                if len(values) > 1:
+                    same = all(abs(v[k] - values[0][k]) <= 1e-9 * max(1.0, abs(values[0][k]))
+                               for v in values[1:] for k in values[0])
+                    print(f"{'':8} {'':>6} same numbers (1e-9 relative): {same}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2048, 8192])
@@ -122,11 +244,23 @@ def main() -> None:
     parser.add_argument("--tile-size", type=int, default=512)
     parser.add_argument("--protocol", default="toolbox2020", help="full-resolution protocol (e.g. reprojected2022)")
     parser.add_argument("--tmpdir", default=None, help="where to write the scenes (default: system temp)")
+    parser.add_argument("--cli", action="store_true", help="measure the pansharp-eval command (issue 14)")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="in-memory vs tile-wise peak RSS and time on .npy scenes (memory_plan's figures)")
+    parser.add_argument("--cli-sizes", type=int, nargs="+", default=[4096, 8192])
+    parser.add_argument("--repeat", type=int, default=1, help="runs per mode (minimum time reported)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cli-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--paths", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(args)
+        return
+    if args.cli_child:
+        _cli_child(args)
+        return
+    if args.cli or args.calibrate:
+        _cli_bench(args, "npy" if args.calibrate else "tif")
         return
     sizes = list(args.sizes) + ([20000] if args.huge else [])
     base = args.tmpdir or tempfile.gettempdir()

@@ -6,6 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 import numpy as np
 
 from pansharp_iqa.io.discovery import discover_scenes
@@ -46,7 +51,8 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     Returns
     -------
     int
-        0 on success, 1 when some scenes could not be fused (each reported).
+        0 on success, 1 when some scenes could not be fused (each reported with its reason; when
+        none could, nothing is written and the reasons are all there is).
 
     Raises
     ------
@@ -63,7 +69,11 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
         scenes, warnings = discover_scenes(ns.dataset)
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
+    if not scenes:
+        raise UsageError(f"{ns.dataset} holds no scene")
     out = Path(ns.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
     existing = [out / m / f"{s.name}.npy" for m in methods for s in scenes if (out / m / f"{s.name}.npy").exists()]
     if existing and not ns.force:
         raise UsageError(f"{out} already holds baseline results (e.g. {existing[0]}); pass --force to overwrite them")
@@ -73,8 +83,7 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     for w in warnings:
         print(f"pansharp-eval: warning: {w}", file=sys.stderr)
     failures: list[str] = []
-    for m in methods:
-        (out / m).mkdir(parents=True, exist_ok=True)
+    written: dict[str, int] = {m: 0 for m in methods}
     for scene in tqdm(scenes, desc="baselines", unit="scene", disable=None):
         try:
             data = load_scene(scene, settings, ("ms", "pan"))
@@ -84,14 +93,64 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
         for m in methods:
             try:
                 fused = BASELINES[m](data["ms"], data["pan"], sensor=sensor, ratio=settings.ratio)
+                (out / m).mkdir(parents=True, exist_ok=True)
+                np.save(out / m / f"{scene.name}.npy", np.asarray(fused, dtype=np.float64) / scale)
             except Exception as exc:  # noqa: BLE001 - isolate per scene and method
                 failures.append(f"{scene.name} / {m}: {type(exc).__name__}: {exc}")
                 continue
-            np.save(out / m / f"{scene.name}.npy", np.asarray(fused, dtype=np.float64) / scale)
-    print(
-        f"pansharp-eval: wrote {', '.join(methods)} for {len(scenes) - len({f.split(':')[0] for f in failures})} "
-        f"scene(s) in {out} (scale {label!r}; evaluate with --result-scale {label} if dataset.toml does not declare it)"
-    )
+            written[m] += 1
     for f in failures:
         print(f"FAILED {f}", file=sys.stderr)
+    if not any(written.values()):
+        print(f"pansharp-eval: no baseline result was written: all {len(scenes)} scene(s) failed (reasons above)",
+              file=sys.stderr)
+        return EXIT_FAILURES
+    counts = ", ".join(f"{m} ({written[m]}/{len(scenes)})" for m in methods)
+    print(f"pansharp-eval: wrote {counts} scene(s) in {out} (result scale {label!r})")
+    note = _scale_note(ns.dataset, bits=settings.bits, multiplier=scale, label=label)
+    if note:
+        print(f"pansharp-eval: note: {note}")
+    if failures:
+        print(f"pansharp-eval: {len(failures)} failure(s) (exit status 1)", file=sys.stderr)
     return EXIT_FAILURES if failures else EXIT_OK
+
+
+def _scale_note(dataset: str, *, bits: int, multiplier: float, label: str) -> str | None:
+    """What to pass when evaluating the written results, unless dataset.toml already says it.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset argument (its ``dataset.toml`` is read).
+    bits : int
+        Bit depth of the dataset (for a declared ``"unit"``).
+    multiplier, label : float, str
+        Scale the results were written in.
+
+    Returns
+    -------
+    str or None
+        ``None`` when ``dataset.toml`` declares the scale the results were written in.
+
+    Examples
+    --------
+    >>> _scale_note("/no/such/dataset", bits=11, multiplier=1.0, label="dn")
+    'dataset.toml does not declare result_scale: evaluate these results with --result-scale dn'
+    """
+    from pansharp_iqa.io.settings import parse_scale, settings_file_for
+
+    toml_path = settings_file_for(Path(dataset).expanduser().resolve())
+    try:
+        declared = tomllib.loads(toml_path.read_text(encoding="utf-8")).get("result_scale")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        declared = None
+    if declared is None:
+        return f"dataset.toml does not declare result_scale: evaluate these results with --result-scale {label}"
+    try:
+        declared_multiplier, _ = parse_scale(declared, bits, what="result_scale")
+    except SettingsError:
+        declared_multiplier = None
+    if declared_multiplier != multiplier:
+        return (f"these results are in scale {label!r} but dataset.toml declares result_scale = {declared!r}: "
+                f"evaluate them with --result-scale {label}")
+    return None

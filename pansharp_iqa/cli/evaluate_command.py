@@ -15,8 +15,9 @@ from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
 from pansharp_iqa.io.settings import DatasetSettings, load_settings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
-from .output_dir import prepare_output
-from .report_writer import write_reports
+from .memory_plan import path_summary
+from .output_dir import prepare_output, report_targets
+from .report_writer import EXP_NOTE, write_reports
 from .runner import run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
@@ -115,12 +116,70 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         scenes, warnings = discover_scenes(ns.dataset)
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
+    if not scenes:
+        raise UsageError(f"{ns.dataset} holds no scene")
     methods = _method_dirs(ns.results)
     out_dir = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
-    prepare_output(out_dir, force=ns.force, resume=ns.resume)
-
     root = Path(settings.root)
-    base = root if root.is_dir() else root.parent
+    inputs_sha, scene_sha = _hash_inputs(scenes, root if root.is_dir() else root.parent)
+    for method, folder in methods:
+        warnings.extend(_extra_result_files(method, folder, scenes))
+    pairs, planned, results_sha = _plan_pairs(scenes, methods, settings, scene_sha, out_dir, ns)
+
+    # every path the run writes is checked before anything is written or removed
+    record_files = [rel for _, meta in pairs for rel in _record_files(out_dir, meta["path"])]
+    report_files, report_dirs = report_targets(ns.format, plots=ns.plots, figures=getattr(ns, "figures", False))
+    output = prepare_output(out_dir, force=ns.force, resume=ns.resume, files=[*record_files, *report_files],
+                            dirs=report_dirs, protected=[p for _, p in methods] + [root], argv=argv)
+
+    need_maps = ns.plots and settings.resolution == "reduced"  # full resolution never has maps
+    todo, reused = _reuse_records(pairs, need_maps=need_maps) if ns.resume else (pairs, {})
+    planned.update(reused)
+
+    def on_done(i: int, outcome: SceneOutcome) -> None:
+        meta = todo[i][1]
+        store_outcome(meta["path"], outcome, key=meta["key"], provenance=meta["provenance"])
+
+    evaluated = run_tasks([task for task, _ in todo], jobs=ns.jobs, scheduler=ns.scheduler, progress=ns.progress,
+                          on_done=on_done, desc=settings.name)
+    planned.update({(o.scene, o.method): o for o in evaluated})
+    for w in warnings:
+        print(f"pansharp-eval: warning: {w}", file=sys.stderr)
+    for line in path_summary(evaluated):
+        print(line)
+    staging = output.staging()
+    try:
+        failed = write_reports(
+            staging,
+            [planned[(s.name, m)] for s in scenes for m, _ in methods],
+            settings=settings,
+            methods=[m for m, _ in methods],
+            scenes=[s.name for s in scenes],
+            formats=ns.format,
+            plots=ns.plots,
+            figures=getattr(ns, "figures", False),
+            inputs_sha=inputs_sha,
+            results_sha=results_sha,
+            warnings=warnings,
+            argv=argv,
+            run_info={"jobs": ns.jobs, "resumed": len(reused), "run_id": output.run_id,
+                      "evaluation_paths": _path_counts(evaluated)},
+            shown_dir=out_dir,
+        )
+    except BaseException:
+        output.discard_staging()
+        raise
+    output.commit(_kept_records(out_dir, pairs, planned))
+    if settings.resolution == "full" and "table" in ns.format:
+        print(f"pansharp-eval: note: {EXP_NOTE}")
+    return EXIT_FAILURES if failed else EXIT_OK
+
+
+_Pair = tuple[SceneTask, dict[str, Any]]
+
+
+def _hash_inputs(scenes: list[SceneSource], base: Path) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """SHA-256 of every input file (relative to the dataset), overall and per scene."""
     inputs_sha: dict[str, str] = {}
     scene_sha: dict[str, dict[str, str]] = {}
     for scene in scenes:
@@ -133,23 +192,28 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 except OSError as exc:
                     inputs_sha[rel] = f"unreadable: {exc}"
             scene_sha[scene.name][rel] = inputs_sha[rel]
+    return inputs_sha, scene_sha
 
+
+def _plan_pairs(
+    scenes: list[SceneSource], methods: list[tuple[str, Path]], settings: DatasetSettings,
+    scene_sha: dict[str, dict[str, str]], out_dir: Path, ns: argparse.Namespace,
+) -> tuple[list[_Pair], dict[tuple[str, str], SceneOutcome], dict[str, dict[str, str]]]:
+    """The (scene, method) tasks with their record paths and cache keys, the pairs that already
+    failed (no or ambiguous result file), and the SHA-256 of every result file."""
     results_sha: dict[str, dict[str, str]] = {m: {} for m, _ in methods}
-    planned: dict[tuple[str, str], SceneOutcome] = {}
-    tasks: list[SceneTask] = []
-    task_meta: list[dict[str, Any]] = []
-    for method, folder in methods:
-        warnings.extend(_extra_result_files(method, folder, scenes))
+    failed: dict[tuple[str, str], SceneOutcome] = {}
+    pairs: list[_Pair] = []
     for scene_number, scene in enumerate(scenes):
         first_task = True  # the scene's first task also makes its reference images
         for method, folder in methods:
             try:
                 found = find_result_file(folder, scene)
             except DataError as exc:
-                planned[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, str(exc))
+                failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, str(exc))
                 continue
             if found is None:
-                planned[(scene.name, method)] = SceneOutcome(
+                failed[(scene.name, method)] = SceneOutcome(
                     scene.name, method, "failed", {}, None,
                     f"missing result: no {method}/{scene.name}.{{{','.join(e[1:] for e in RESULT_EXTENSIONS)}}}",
                 )
@@ -159,14 +223,13 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
             try:
                 sha = results_sha[method].get(rel) or sha256_file(path)
             except OSError as exc:
-                planned[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, f"cannot read {rel}: {exc}")
+                failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None,
+                                                            f"cannot read {rel}: {exc}")
                 continue
             results_sha[method][rel] = sha
-            key = cache_key(settings, scene.name, method, scene_sha[scene.name], sha, index)
-            target = scene_file(out_dir, method, scene.name)
             meta = {
-                "key": key,
-                "path": target,
+                "key": cache_key(settings, scene.name, method, scene_sha[scene.name], sha, index),
+                "path": scene_file(out_dir, method, scene.name),
                 "provenance": {
                     "inputs_sha256": scene_sha[scene.name],
                     "result_file": rel,
@@ -176,40 +239,49 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 },
             }
             task = SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled,
-                             display=display_side(ns, scene_number), display_reference=first_task)
+                             jobs=1 if ns.scheduler else ns.jobs, display=display_side(ns, scene_number),
+                             display_reference=first_task)
             first_task = False
-            if ns.resume:
-                cached = load_cached(target, key, need_maps=ns.plots)
-                if cached is not None:
-                    planned[(scene.name, method)] = with_display(cached, task)
-                    continue
-            tasks.append(task)
-            task_meta.append(meta)
+            pairs.append((task, meta))
+    return pairs, failed, results_sha
 
-    def on_done(i: int, outcome: SceneOutcome) -> None:
-        meta = task_meta[i]
-        store_outcome(meta["path"], outcome, key=meta["key"], provenance=meta["provenance"])
 
-    reused = len(planned) - sum(1 for o in planned.values() if o.status == "failed")
-    for outcome in run_tasks(tasks, jobs=ns.jobs, scheduler=ns.scheduler, progress=ns.progress, on_done=on_done,
-                             desc=settings.name):
-        planned[(outcome.scene, outcome.method)] = outcome
-    outcomes = [planned[(s.name, m)] for s in scenes for m, _ in methods]
-    for w in warnings:
-        print(f"pansharp-eval: warning: {w}", file=sys.stderr)
-    failed = write_reports(
-        out_dir,
-        outcomes,
-        settings=settings,
-        methods=[m for m, _ in methods],
-        scenes=[s.name for s in scenes],
-        formats=ns.format,
-        plots=ns.plots,
-        figures=getattr(ns, "figures", False),
-        inputs_sha=inputs_sha,
-        results_sha=results_sha,
-        warnings=warnings,
-        argv=argv,
-        run_info={"jobs": ns.jobs, "resumed": reused if ns.resume else 0},
-    )
-    return EXIT_FAILURES if failed else EXIT_OK
+def _reuse_records(pairs: list[_Pair], *, need_maps: bool) -> tuple[list[_Pair], dict[tuple[str, str], SceneOutcome]]:
+    """``--resume``: the pairs still to evaluate, and the outcomes of the records reused."""
+    todo: list[_Pair] = []
+    reused: dict[tuple[str, str], SceneOutcome] = {}
+    for task, meta in pairs:
+        cached = load_cached(meta["path"], meta["key"], need_maps=need_maps)
+        if cached is not None:
+            reused[(task.scene.name, task.method)] = with_display(cached, task)
+        else:
+            todo.append((task, meta))
+    return todo, reused
+
+
+def _record_files(out_dir: Path, record: Path) -> list[str]:
+    """The per-pair files (JSON record and its maps), relative to OUT."""
+    rel = record.relative_to(out_dir)
+    return [rel.as_posix(), rel.with_suffix(".maps.npz").as_posix()]
+
+
+def _kept_records(out_dir: Path, pairs: list[_Pair], outcomes: dict[tuple[str, str], SceneOutcome]) -> list[str]:
+    """Per-pair files that belong to this run: every record written or reused, and the maps this
+    run drew (a run without ``--plots`` keeps no maps, as a fresh run would write none)."""
+    keep = []
+    for task, meta in pairs:
+        record, maps = _record_files(out_dir, meta["path"])
+        if (out_dir / record).is_file():
+            keep.append(record)
+        if (out_dir / maps).is_file() and outcomes[(task.scene.name, task.method)].maps:
+            keep.append(maps)
+    return keep
+
+
+def _path_counts(outcomes: list[SceneOutcome]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        path = (o.protocol or {}).get("evaluation_path")
+        if o.status == "ok" and path:
+            counts[path] = counts.get(path, 0) + 1
+    return counts

@@ -5,6 +5,7 @@ Forms::
     pansharp-eval DATASET RESULTS... [options]     evaluate (also: pansharp-eval evaluate ...)
     pansharp-eval demo [options]                   bundled demo, reduced + full resolution
     pansharp-eval baselines DATASET --out DIR      classical baselines in the RESULTS layout
+    pansharp-eval degrade FULL --out REDUCED       Wald protocol: reduced-resolution dataset
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def _dispatch(argv: list[str]) -> int:
         from .parser import build_baselines_parser
 
         return run_baselines(build_baselines_parser().parse_args(argv[1:]), argv)
+    if argv and argv[0] == "degrade":
+        from .degrade_command import run_degrade
+        from .parser import build_degrade_parser
+
+        return run_degrade(build_degrade_parser().parse_args(argv[1:]), argv)
     from .evaluate_command import run_evaluate
     from .parser import build_evaluate_parser
 
@@ -47,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         Exit status: 0 success, 1 some evaluations failed (each reported with its reason),
-        2 usage error (bad arguments or dataset settings; message on stderr).
+        2 usage error (bad arguments or dataset settings, or an output location that cannot be
+        written; one line on stderr).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     from pansharp_iqa.allocator import keep_freed_memory
@@ -57,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(argv)
     except UsageError as exc:
         print(f"pansharp-eval: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # an output location that cannot be written (not a folder, no space, no rights)
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"pansharp-eval: error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 
 __all__ = [
-    "ALL_FORMATS", "DEFAULT_FORMATS", "build_baselines_parser", "build_demo_parser", "build_evaluate_parser",
+    "ALL_FORMATS", "DEFAULT_FORMATS", "build_baselines_parser", "build_degrade_parser", "build_demo_parser",
+    "build_evaluate_parser",
     "parse_formats",
 ]
 
@@ -18,9 +19,10 @@ _EPILOG = """\
 other commands:
   pansharp-eval demo [--out DIR]              run everything on the bundled demo scene
   pansharp-eval baselines DATASET --out DIR   write EXP, BT-H, GSA, MTF-GLP-HPM results
+  pansharp-eval degrade FULL --out REDUCED    Wald protocol: a reduced-resolution dataset from full-resolution scenes
 
 exit status: 0 all evaluated, 1 some (scene, method) pairs failed (see the report), 2 usage error.
-A dataset folder literally named 'demo' or 'baselines' must be written ./demo.
+A dataset folder literally named 'demo', 'baselines' or 'degrade' must be written ./demo.
 Documentation: docs/cli.md
 """
 
@@ -86,8 +88,9 @@ def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str,
                              "cluster (needs the 'scale' extra; workers must see the same files and package "
                              "version); results are identical to a local run")
     parser.add_argument("--tiled", choices=("auto", "always", "never"), default="auto",
-                        help="evaluate GeoTIFF scenes tile by tile in bounded memory, with identical numbers "
-                             "(auto: fused images above 64 megapixels)")
+                        help="evaluate scenes tile by tile in bounded memory, with identical numbers (auto: when "
+                             "the in-memory estimate exceeds half the available memory per job, or tile-wise is "
+                             "faster, for <scene>_gt/_ms/_pan .npy or GeoTIFF files; the terminal says which)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true",
                       help="reuse (scene, method) results already in OUT for the same inputs and settings")
@@ -150,5 +153,21 @@ def build_baselines_parser() -> argparse.ArgumentParser:
     parser.add_argument("--result-scale", dest="result_scale",
                         help="scale to write the results in (default: dataset.toml's result_scale, else dn)")
     parser.add_argument("--force", action="store_true", help="overwrite existing result files")
+    _add_settings_flags(parser)
+    return parser
+
+
+def build_degrade_parser() -> argparse.ArgumentParser:
+    """``pansharp-eval degrade FULL_DATASET --out REDUCED_DATASET [options]``."""
+    parser = argparse.ArgumentParser(
+        prog="pansharp-eval degrade",
+        description="Build a reduced-resolution dataset from a full-resolution one with the Wald protocol "
+                    "(MS filtered with the sensor's MTF and decimated by the ratio, PAN shrunk by the ratio; "
+                    "the original MS is the ground truth): the first step of a benchmark on real scenes.",
+    )
+    parser.add_argument("dataset", metavar="FULL_DATASET", help="full-resolution dataset folder or PanCollection .h5")
+    parser.add_argument("--out", required=True, help="new folder for the reduced-resolution dataset (never overwritten)")
+    parser.add_argument("--layout", choices=("npy", "npz"), default="npy",
+                        help="npy: <scene>_gt/_ms/_pan.npy (read tile-wise when large; default); npz: <scene>.npz")
     _add_settings_flags(parser)
     return parser

@@ -14,7 +14,15 @@ from pansharp_iqa.reports.stats import statistics_to_dict
 from .scene_eval import SceneOutcome
 from .visual_reports import write_visual_reports
 
-__all__ = ["common_card", "write_reports"]
+__all__ = ["EXP_NOTE", "common_card", "write_reports"]
+
+#: Footnote of full-resolution reports: why plain upsampling tops QNR.
+EXP_NOTE = (
+    "At full resolution D_lambda compares the fused image's inter-band similarities with those of the MS "
+    "upsampled by interp23tap, so EXP (that upsampling) has D_lambda = 0 by construction, and pixel "
+    "replication nearly so: their high QNR means they add no spectral distortion, not that they fuse well "
+    "(they add no PAN detail). Read QNR with D_s, D_lambda_K/HQNR and the reduced-resolution indexes."
+)
 
 _SHAPE_KEYS = ("image_shape", "evaluated_shape")
 
@@ -47,7 +55,7 @@ def _notes(settings: DatasetSettings, card: dict[str, Any]) -> list[str]:
         f"Protocol {card.get('name', settings.protocol)} (pansharp_iqa {card.get('version', '?')}), "
         f"{settings.resolution} resolution, sensor {settings.sensor}, ratio {settings.ratio}, "
         f"bits {settings.bits}, results scale {settings.result_scale_label}."
-    ]
+    ] + ([EXP_NOTE] if settings.resolution == "full" else [])
 
 
 def write_reports(
@@ -65,6 +73,7 @@ def write_reports(
     warnings: list[str],
     argv: list[str],
     run_info: dict[str, Any],
+    shown_dir: Path | None = None,
 ) -> int:
     """Write the requested reports and print the terminal table.
 
@@ -92,6 +101,8 @@ def write_reports(
         The command line.
     run_info : dict
         Execution details recorded in the JSON (jobs, reused results).
+    shown_dir : Path, optional
+        Folder named in the terminal (the output folder when ``out_dir`` is a staging folder).
 
     Returns
     -------
@@ -182,9 +193,9 @@ def write_reports(
     written = [n for n, f in (("results.csv", "csv"), ("results.json", "json"), ("results.md", "md"), ("results.tex", "tex")) if f in formats]
     written += [p.name for p in extra if p.suffix == ".html"]
     print(f"pansharp-eval: wrote {', '.join(written) or 'no report files'}"
-          f"{' and plots/' if plots else ''}{' and figures/' if figures else ''} in {out_dir}")
+          f"{' and plots/' if plots else ''}{' and figures/' if figures else ''} in {shown_dir or out_dir}")
     if "html" in formats:
-        print(f"pansharp-eval: report: {(out_dir / 'report.html').resolve()}")
+        print(f"pansharp-eval: report: {(Path(shown_dir or out_dir) / 'report.html').resolve()}")
     if failures:
         print(f"pansharp-eval: {len(failures)} of {len(records)} evaluation(s) failed (exit status 1)", file=sys.stderr)
     return len(failures)

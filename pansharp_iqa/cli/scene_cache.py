@@ -70,8 +70,36 @@ def cache_key(
 
 
 def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: dict[str, Any]) -> None:
-    """Write one outcome (and its maps, if any, beside it as ``.maps.npz``)."""
+    """Write one outcome, and its maps (if any) beside it as ``.maps.npz``.
+
+    The maps are written (or an earlier run's maps removed) before the record, so a record never
+    sits beside maps of another evaluation.
+
+    Parameters
+    ----------
+    path : Path
+        ``OUT/scenes/<method>/<scene>.json`` (checked by the output folder before the run).
+    outcome : SceneOutcome
+    key : str
+        :func:`cache_key` of the pair.
+    provenance : dict
+        SHA-256 of the inputs and the result, the settings.
+
+    Examples
+    --------
+    >>> import tempfile, json
+    >>> from pathlib import Path
+    >>> record = Path(tempfile.mkdtemp()) / "scenes" / "m" / "s.json"
+    >>> store_outcome(record, SceneOutcome("s", "m", "ok", {"Q": 1.0}), key="k", provenance={})
+    >>> json.loads(record.read_text())["metrics"]
+    {'Q': 1.0}
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    maps_path = path.with_suffix(".maps.npz")
+    if outcome.maps:
+        np.savez(maps_path, **outcome.maps)
+    elif maps_path.is_file():
+        maps_path.unlink()
     doc = {
         "key": key,
         "scene": outcome.scene,
@@ -80,17 +108,36 @@ def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: di
         "metrics": outcome.metrics,
         "reason": outcome.reason,
         "protocol": outcome.protocol,
+        "maps_note": outcome.maps_note,
         **provenance,
     }
     write_json(path, doc)
-    if outcome.maps:
-        np.savez(path.with_suffix(".maps.npz"), **outcome.maps)
 
 
 def load_cached(path: Path, key: str, *, need_maps: bool) -> SceneOutcome | None:
     """Return the stored outcome when its key matches and it succeeded, else ``None``.
 
     Failed outcomes are never reused (the files may have been fixed since).
+
+    Parameters
+    ----------
+    path : Path
+        ``OUT/scenes/<method>/<scene>.json``.
+    key : str
+        :func:`cache_key` of the pair now.
+    need_maps : bool
+        The run draws Q2n/SAM maps (``--plots`` at reduced resolution): a record is reused only
+        with its ``.maps.npz``, unless it says why it has none (a tile-wise evaluation).
+
+    Returns
+    -------
+    SceneOutcome or None
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> load_cached(Path("no/such/record.json"), "0" * 64, need_maps=False) is None
+    True
     """
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -100,10 +147,15 @@ def load_cached(path: Path, key: str, *, need_maps: bool) -> SceneOutcome | None
         return None
     maps = None
     maps_path = path.with_suffix(".maps.npz")
-    if need_maps:
+    note = doc.get("maps_note")
+    if need_maps and not note:
         if not maps_path.is_file():
             return None
-        with np.load(maps_path) as data:
-            maps = {k: np.asarray(data[k]) for k in data.files}
+        try:
+            with np.load(maps_path) as data:
+                maps = {k: np.asarray(data[k]) for k in data.files}
+        except (OSError, ValueError):
+            return None
     metrics = {k: (float("nan") if v is None else float(v)) for k, v in doc["metrics"].items()}
-    return SceneOutcome(doc["scene"], doc["method"], "ok", metrics, doc.get("protocol"), None, maps)
+    return SceneOutcome(doc["scene"], doc["method"], "ok", metrics, doc.get("protocol"), None, maps,
+                        maps_note=note if need_maps else None)

@@ -4,8 +4,8 @@ The evaluation worker already holds the pair's images, so it makes the display i
 (:func:`display_from_arrays`) and returns them, a few tens of kilobytes, with the pair's outcome:
 nothing is read twice and the main process never holds whole scenes. Scenes evaluated tile-wise
 are never loaded whole for a thumbnail: :func:`display_from_files` reads a decimated view of each
-GeoTIFF (rasterio ``out_shape``, nearest neighbour: GDAL reads block by block, or uses the file's
-overviews when it has them) plus the crop's window. Pairs reused by ``--resume`` have no display
+file (nearest neighbour, one row window at a time, through the same window readers as the
+evaluation) plus the crop's window. Pairs reused by ``--resume`` have no display
 yet; :func:`pansharp_iqa.cli.scene_eval.display_pair` reads just that pair again.
 """
 
@@ -57,38 +57,33 @@ class _ArrayImages:
         return residual_map(self.arrays["fused"], self.arrays["gt"], shape)
 
 
-class _DecimatedTiffImages:
-    """:class:`~pansharp_iqa.reports.pair_display.ImageAccess` over GeoTIFF files read with
-    rasterio: decimated views (nearest neighbour) and windows, never the whole image."""
+class _DecimatedImages:
+    """:class:`~pansharp_iqa.reports.pair_display.ImageAccess` over images read window by window
+    (:class:`pansharp_iqa.io.windows.WindowedImage`: GeoTIFF, ``.npy`` or HDF5): decimated views
+    (nearest neighbour, one row window at a time) and crop windows, never the whole image."""
 
-    def __init__(self, paths: Mapping[str, str], scale: float) -> None:
-        import rasterio
-
-        self.paths = dict(paths)
-        self.scale = float(scale)
+    def __init__(self, images: Mapping[str, object]) -> None:
+        self.images = dict(images)
         self._views: dict[tuple[str, tuple[int, int]], np.ndarray] = {}
-        self._shapes: dict[str, tuple[int, int]] = {}
-        for role, path in self.paths.items():
-            with rasterio.open(path) as ds:
-                self._shapes[role] = (int(ds.height), int(ds.width))
-        H, W = self._shapes["gt" if "gt" in self._shapes else "pan"]
+        H, W = self.shape("gt" if "gt" in self.images else "pan")
         self.notes = (
-            f"tile-wise scene ({H} x {W}): shown from a decimated read (nearest neighbour) of each GeoTIFF, "
+            f"tile-wise scene ({H} x {W}): shown from a decimated read (nearest neighbour) of each file, "
             "not loaded whole; its residual map is made from |fused - GT| at the sampled pixels",
         )
 
     def shape(self, role: str) -> tuple[int, int]:
-        return self._shapes[role]
+        shape = self.images[role].shape  # type: ignore[attr-defined]
+        return (int(shape[0]), int(shape[1]))
 
     def _view(self, role: str, shape: Sequence[int]) -> np.ndarray:
         key = (role, (int(shape[0]), int(shape[1])))
         if key not in self._views:
-            import rasterio
-            from rasterio.enums import Resampling
-
-            with rasterio.open(self.paths[role]) as ds:
-                data = ds.read(out_shape=(ds.count, key[1][0], key[1][1]), resampling=Resampling.nearest)
-            self._views[key] = np.moveaxis(data, 0, 2).astype(np.float32) * np.float32(self.scale)
+            img = self.images[role]
+            H, W = self.shape(role)
+            rows = np.minimum((np.arange(key[1][0]) + 0.5) * H / key[1][0], H - 1).astype(np.int64)
+            cols = np.minimum((np.arange(key[1][1]) + 0.5) * W / key[1][1], W - 1).astype(np.int64)
+            out = np.stack([np.asarray(img[r : r + 1, :])[0][cols] for r in rows])  # type: ignore[index]
+            self._views[key] = (out if out.ndim == 3 else out[:, :, None]).astype(np.float32)
         return self._views[key]
 
     def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
@@ -96,14 +91,9 @@ class _DecimatedTiffImages:
         return view[:, :, list(bands)] if bands else view[:, :, 0]
 
     def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
-        import rasterio
-        from rasterio.windows import Window
-
-        with rasterio.open(self.paths[role]) as ds:
-            indexes = [b + 1 for b in bands] if bands else [1]
-            data = ds.read(indexes, window=Window(cols[0], rows[0], cols[1] - cols[0], rows[1] - rows[0]))
-        part = np.moveaxis(data, 0, 2).astype(np.float64) * self.scale
-        return part if bands else part[:, :, 0]
+        part = np.asarray(self.images[role][rows[0] : rows[1], cols[0] : cols[1]], dtype=np.float64)  # type: ignore[index]
+        part = part if part.ndim == 3 else part[:, :, None]
+        return part[:, :, list(bands)] if bands else part[:, :, 0]
 
     def residual(self, shape: Sequence[int]) -> np.ndarray:
         # from the largest view already read (the display one), never a further read of the files
@@ -192,32 +182,31 @@ def display_from_arrays(
 
 
 def display_from_files(
-    paths: Mapping[str, str], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
+    images: Mapping[str, object], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
     references: bool = True, scene: str | None = None,
 ) -> PairDisplay | str:
-    """Display material of a tile-wise pair from decimated GeoTIFF reads (bounded memory).
+    """Display material of a tile-wise pair from decimated reads of its files (bounded memory).
 
     Parameters
     ----------
-    paths : mapping
-        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths; stored values
-        times ``settings.input_scale`` are DN (tile-wise evaluation requires the results on the
-        inputs' scale).
+    images : mapping
+        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as
+        :class:`pansharp_iqa.io.windows.WindowedImage` (values in DN).
     method, settings, max_side, references, scene
         As in :func:`display_from_arrays` (the scene's files identify its reference).
 
     Returns
     -------
     PairDisplay or str
+        The display, or why it could not be made (never raises).
     """
     try:
-        access = _DecimatedTiffImages(paths, settings.input_scale)
-        import rasterio
-
-        with rasterio.open(paths["gt" if "gt" in paths else "ms"]) as ds:
-            n_bands = int(ds.count)
+        access = _DecimatedImages(images)
+        ref = images["gt" if "gt" in images else "ms"]
+        n_bands = int(ref.shape[2]) if len(ref.shape) == 3 else 1  # type: ignore[attr-defined]
+        paths = {role: str(getattr(img, "path", role)) for role, img in images.items()}
         key = None if scene is None else _file_key(scene, paths)
         return _make(access, n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused="fused" in paths, with_references=references, scene_key=key)
+                     with_fused="fused" in images, with_references=references, scene_key=key)
     except Exception as exc:  # noqa: BLE001
         return f"no display: {type(exc).__name__}: {exc}"

@@ -2,26 +2,33 @@
 
 :func:`evaluate_scene` reads the scene's inputs and the method's result, checks them, and calls
 :func:`pansharp_iqa.evaluate_reduced` or :func:`pansharp_iqa.evaluate_full` on the arrays in
-digital numbers. It never raises: a problem becomes a failed :class:`SceneOutcome` with its
-reason. It takes and returns only picklable values, so any executor (processes, a Dask
-scheduler, a tile-wise reader) can run it.
+digital numbers, or, for scenes too big for the memory available (or big enough that it is
+faster), the tile-wise engine :mod:`pansharp_iqa.tiled` on windows read from the files (same
+numbers, bounded memory; :mod:`.memory_plan` decides). It never raises: a problem becomes a
+failed :class:`SceneOutcome` with its reason. It takes and returns only picklable values, so any
+executor (processes, a Dask scheduler) can run it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
+from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.results import load_result
-from pansharp_iqa.io.scale import check_result_range
-from pansharp_iqa.io.scenes import load_scene
+from pansharp_iqa.io.scale import check_input_range, check_result_range
+from pansharp_iqa.io.scenes import check_geometry, load_scene
 from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
 
-__all__ = ["SceneOutcome", "SceneTask", "display_pair", "evaluate_arrays", "evaluate_scene", "quality_maps", "tiled_paths"]
+from .memory_plan import TILE_SIZE, PathChoice, choose_path
+
+__all__ = ["SceneOutcome", "SceneTask", "display_pair", "evaluate_arrays", "evaluate_scene", "quality_maps"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,8 +50,11 @@ class SceneTask:
     want_maps : bool
         Also return the Q2n and SAM maps (reduced resolution only), for plots.
     tiled : {"auto", "always", "never"}
-        Tile-wise evaluation of GeoTIFF scenes in bounded memory (same numbers): ``"auto"`` above
-        :data:`TILED_MIN_PIXELS` pixels of the fused image.
+        Tile-wise evaluation in bounded memory (same numbers); ``"auto"`` decides per scene from
+        the estimated in-memory footprint and the available memory
+        (:func:`.memory_plan.choose_path`).
+    jobs : int
+        Evaluations running at the same time (they share the available memory).
     display : int
         When positive, also return the pair's display images (``--format html``, ``--figures``)
         with this longer side in pixels; 0: none.
@@ -60,6 +70,7 @@ class SceneTask:
     settings: DatasetSettings
     want_maps: bool = False
     tiled: str = "auto"
+    jobs: int = 1
     display: int = 0
     display_reference: bool = True
 
@@ -81,6 +92,10 @@ class SceneOutcome:
         Why it failed.
     maps : dict or None
         ``{"Q2n": (ny, nx), "SAM": (H, W)}`` arrays when requested.
+    maps_note : str or None
+        Why no maps were made although they were requested (tile-wise evaluation).
+    memory_budget : int or None
+        Memory this evaluation could use in memory (bytes) when the path was chosen.
     display : PairDisplay, str or None
         Display images when requested (:mod:`.scene_display`), or why they could not be made.
     """
@@ -92,6 +107,8 @@ class SceneOutcome:
     protocol: dict[str, Any] | None = None
     reason: str | None = None
     maps: dict[str, np.ndarray] | None = None
+    maps_note: str | None = None
+    memory_budget: int | None = None
     display: Any = None
 
 
@@ -159,71 +176,86 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
     return {"Q2n": np.asarray(q_map, dtype=np.float64), "SAM": np.asarray(s_map, dtype=np.float64)}
 
 
-#: Fused images larger than this (pixels, at PAN scale) are evaluated tile-wise under ``--tiled auto``.
-TILED_MIN_PIXELS = 64 * 2**20
-
-_TIFF = (".tif", ".tiff")
+_WINDOWED_KINDS = ("split",)
 
 
-def tiled_paths(task: SceneTask) -> dict[str, str] | None:
-    """Input paths for tile-wise evaluation, or None when the scene is evaluated in memory.
+def _scene_roles(settings: DatasetSettings) -> tuple[str, ...]:
+    return ("gt",) if settings.resolution == "reduced" else ("ms", "pan")
 
-    Parameters
-    ----------
-    task : SceneTask
 
-    Returns
-    -------
-    dict or None
-        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) GeoTIFF paths.
+def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tuple[str, str] | None]:
+    """The scene's files opened for window reads, or ``(None, (category, why not))``.
 
-    Raises
-    ------
-    DataError
-        ``--tiled always`` on inputs that cannot be read tile-wise, or results not on the
-        inputs' scale.
+    Shapes are checked here from the headers, with the in-memory readers' messages.
     """
-    if task.tiled == "never" or task.result_index is not None or task.scene.kind != "split":
-        return None
-    roles = ("gt",) if task.settings.resolution == "reduced" else ("ms", "pan")
-    paths = {role: task.scene.file_for(role) for role in roles}
-    paths["fused"] = task.result_file
-    if not all(p and p.lower().endswith(_TIFF) for p in paths.values()):
-        if task.tiled == "always":
-            raise DataError("--tiled always needs GeoTIFF inputs and results (<scene>_gt/_ms/_pan.tif)")
-        return None
-    import tifffile
-
-    for path in paths.values():
-        with tifffile.TiffFile(path) as tif:
-            if len(tif.pages) > 1:  # a page stack, not one multi-band GeoTIFF: only in memory
-                if task.tiled == "always":
-                    raise DataError(f"{path} is a multi-page TIFF; --tiled needs one multi-band GeoTIFF "
-                                    "(e.g. tifffile.imwrite(..., planarconfig='separate'))")
-                return None
-    if task.tiled == "auto":
-        with tifffile.TiffFile(paths["fused"]) as tif:
-            shape = tif.pages[0].shape
-        if int(np.prod(shape[:2] if len(shape) == 2 or shape[-1] < shape[0] else shape[1:])) < TILED_MIN_PIXELS:
-            return None
-    if task.settings.result_scale != task.settings.input_scale:
-        raise DataError(
-            "tile-wise evaluation needs the results on the inputs' scale "
-            f"(results {task.settings.result_scale_label}, inputs {task.settings.input_scale_label}); "
-            "store both in DN, or use --tiled never for scenes that fit in memory"
-        )
-    return paths
+    scene, settings = task.scene, task.settings
+    if task.result_index is not None:
+        return None, ("stacked results", f"{Path(task.result_file).name} holds several scenes")
+    if scene.kind not in _WINDOWED_KINDS:
+        name = Path(scene.paths[0]).name if scene.paths else scene.name
+        return None, (f".{scene.kind} scenes", f"{name} holds the whole scene; store <scene>_gt/_ms/_pan as .npy "
+                                                "or GeoTIFF files for tile-wise evaluation")
+    images: dict[str, WindowedImage] = {}
+    path: str | None = None
+    try:
+        for role in _scene_roles(settings):
+            path = scene.file_for(role)
+            if path is None:
+                raise DataError(f"scene {scene.name!r} has no {role} file ({scene.name}_{role}.tif or .npy)")
+            images[role] = open_windowed(path, role=role, multiplier=settings.input_scale)
+        check_geometry(scene, settings, {role: img.shape for role, img in images.items()})
+        if settings.resolution == "reduced":
+            expected = images["gt"].shape
+        else:
+            expected = (*images["pan"].shape, images["ms"].shape[2])
+        path = task.result_file
+        images["fused"] = open_windowed(path, role="fused", multiplier=settings.result_scale or 1.0,
+                                        expected=expected)
+    except NotWindowed as exc:
+        ext = Path(path or "").suffix.lower() or "these"
+        return None, (f"{ext} files" if ext != ".tiff" else ".tif files", str(exc))
+    return images, None
 
 
-def _evaluate_tiled(paths: dict[str, str], settings: DatasetSettings) -> dict[str, Any]:
-    from pansharp_iqa import evaluate_full, evaluate_reduced
+def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSettings) -> None:
+    """The in-memory path's value checks (:mod:`pansharp_iqa.io.scale`), from one streamed pass."""
+    stats = {}
+    for role, img in images.items():
+        s = window_stats(img)
+        name = Path(img.path).name
+        if s.nonfinite:
+            raise DataError(f"{name}: {s.nonfinite} NaN/Inf value(s) out of {s.size}")
+        if role != "fused":
+            m = img.multiplier
+            check_input_range(np.array([s.minimum / m, s.maximum / m]), name=name, label=settings.input_scale_label,
+                              multiplier=m, bits=settings.bits)
+        stats[role] = s
+    reference = stats["gt"] if settings.resolution == "reduced" else stats["ms"]
+    check_result_range(np.array([stats["fused"].mean]), np.array([reference.mean]),
+                       label=str(settings.result_scale_label))
 
+
+def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings) -> dict[str, Any]:
+    from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
+
+    _check_windowed_values(images, settings)
     if settings.resolution == "reduced":
-        return evaluate_reduced(paths["fused"], paths["gt"], ratio=settings.ratio, bits=settings.bits,
-                                protocol=settings.protocol, scale=settings.input_scale)
-    return evaluate_full(paths["fused"], paths["ms"], paths["pan"], sensor=settings.resolved_sensor(),
-                         ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                         scale=settings.input_scale)
+        result = evaluate_reduced_tiled(images["fused"], images["gt"], ratio=settings.ratio, bits=settings.bits,
+                                        protocol=settings.protocol, tile_size=TILE_SIZE)
+    else:
+        result = evaluate_full_tiled(images["fused"], images["ms"], images["pan"], sensor=settings.resolved_sensor(),
+                                     ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+                                     tile_size=TILE_SIZE)
+    tiling = (result.get("protocol") or {}).get("tiling")
+    if isinstance(tiling, dict):
+        tiling["readers"] = {role: img.describe() for role, img in images.items()}
+    return result
+
+
+def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, **extra: Any) -> SceneOutcome:
+    card = {**dict(result.get("protocol") or {}), **choice.to_card()}
+    metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
+    return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget, **extra)
 
 
 def evaluate_scene(task: SceneTask) -> SceneOutcome:
@@ -238,23 +270,39 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
     SceneOutcome
         ``status == "ok"`` with the index values and the protocol card, or ``"failed"`` with the
         reason (unreadable file, wrong shape or band count, NaNs, a value range that contradicts
-        the declared scale, or the core's own input error).
+        the declared scale, or the core's own input error). The card records which path was
+        taken and why (``evaluation_path``, ``evaluation_path_reason``).
+
+    Examples
+    --------
+    >>> from pansharp_iqa.cli.scene_eval import SceneTask, evaluate_scene  # doctest: +SKIP
+    >>> outcome = evaluate_scene(SceneTask(scene, "GSA", "GSA/s1.npy", None, settings))  # doctest: +SKIP
+    >>> outcome.status, outcome.protocol["evaluation_path"]  # doctest: +SKIP
+    ('ok', 'in-memory')
     """
     settings = task.settings
+    images: dict[str, WindowedImage] | None = None
     inputs: dict[str, np.ndarray] | None = None
-    tiled: dict[str, str] | None = None
     try:
         if settings.result_scale is None:
             raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
+        if task.scene.problem:
+            raise DataError(task.scene.problem)
         reduced = settings.resolution == "reduced"
-        tiled = tiled_paths(task)
-        if tiled is not None:
-            result = _evaluate_tiled(tiled, settings)
-            card = dict(result.get("protocol") or {})
-            metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
-            return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, None,
-                                _display(task, tiled=tiled))
-        inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
+        images, not_windowed = _open_windowed(task) if task.tiled != "never" else (None, None)
+        if task.tiled == "always" and images is None:
+            raise DataError(f"--tiled always: {not_windowed[1] if not_windowed else 'not readable tile-wise'}; "
+                            "evaluate this scene with --tiled auto or never")
+        shape = images["fused"].shape if images else None
+        choice = choose_path(task.tiled, resolution=settings.resolution, shape=shape,
+                             available=available_memory() if task.tiled == "auto" else None, jobs=task.jobs,
+                             not_windowed=not_windowed)
+        if images is not None and choice.path == "tile-wise":
+            note = "no Q2n/SAM maps: the scene was evaluated tile-wise" if task.want_maps and reduced else None
+            return _outcome(task, _evaluate_windowed(images, settings), choice, maps_note=note,
+                            display=_display(task, images=images))
+        images = None
+        inputs = load_scene(task.scene, settings, _scene_roles(settings))
         if reduced:
             reference = inputs["gt"]
             expected = reference.shape
@@ -264,24 +312,21 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         fused = load_result(task.result_file, expected, task.result_index) * settings.result_scale
         check_result_range(fused, reference, label=str(settings.result_scale_label))
         result = evaluate_arrays(fused, inputs, settings)
-        card = dict(result.get("protocol") or {})
-        metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
-        maps = quality_maps(fused, reference, card) if (task.want_maps and reduced) else None
-        return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, maps,
-                            _display(task, fused=fused, inputs=inputs))
+        maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
+        return _outcome(task, result, choice, maps=maps, display=_display(task, fused=fused, inputs=inputs))
     except DataError as exc:
         reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
         reason = f"{type(exc).__name__}: {exc}"
     # a failed pair still shows the scene's references when it is the pair that makes them
-    if tiled is not None:
-        tiled = {k: v for k, v in tiled.items() if k != "fused"}
-    return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, None,
-                        _display(task, inputs=inputs, tiled=tiled) if task.display_reference else None)
+    if images is not None:
+        images = {k: v for k, v in images.items() if k != "fused"}
+    display = _display(task, inputs=inputs, images=images) if task.display_reference else None
+    return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, display=display)
 
 
 def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[str, np.ndarray] | None = None,
-             tiled: dict[str, str] | None = None) -> Any:
+             images: dict[str, WindowedImage] | None = None) -> Any:
     """The pair's display images when the task asks for them (see :mod:`.scene_display`)."""
     if not task.display:
         return None
@@ -289,8 +334,8 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
 
     options = {"method": task.method, "settings": task.settings, "max_side": task.display,
                "references": task.display_reference, "scene": task.scene.name}
-    if tiled is not None:
-        return display_from_files(tiled, **options)
+    if images is not None:
+        return display_from_files(images, **options)
     if inputs is not None:
         return display_from_arrays(fused, inputs, **options)
     return None
@@ -315,11 +360,16 @@ def display_pair(task: SceneTask) -> Any:
     if not task.display:
         task = dataclasses.replace(task, display=DISPLAY_SIDE)
     try:
-        paths = tiled_paths(task)
-        if paths is not None:
-            return _display(task, tiled=paths)
+        images, _ = _open_windowed(task) if task.tiled != "never" else (None, None)
+        if images is not None:
+            shape = images["fused"].shape
+            choice = choose_path(task.tiled, resolution=settings.resolution, shape=shape,
+                                 available=available_memory() if task.tiled == "auto" else None, jobs=task.jobs,
+                                 not_windowed=None)
+            if choice.path == "tile-wise":
+                return _display(task, images=images)
         reduced = settings.resolution == "reduced"
-        inputs = load_scene(task.scene, settings, ("gt",) if reduced else ("ms", "pan"))
+        inputs = load_scene(task.scene, settings, _scene_roles(settings))
         expected = inputs["gt"].shape if reduced else (*inputs["pan"].shape, inputs["ms"].shape[2])
         fused = load_result(task.result_file, expected, task.result_index) * float(settings.result_scale or 1.0)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails the report

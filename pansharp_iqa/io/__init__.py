@@ -9,7 +9,10 @@
 * :mod:`.scenes` -- loading one scene's MS, PAN and GT in digital numbers;
 * :mod:`.results` -- locating and loading a method's fused image for a scene;
 * :mod:`.scale` -- value-range checks against the declared scale;
-* :mod:`.hashing` -- SHA-256 of input files.
+* :mod:`.hashing` -- SHA-256 of input files;
+* :mod:`.windows` -- ``.npy``/HDF5/GeoTIFF files read window by window (headers only until then),
+  for tile-wise evaluation of scenes of any size (imported on demand, not here);
+* :mod:`.memory` -- memory available to the process (``MemAvailable``, cgroup limits).
 """
 
 from .discovery import SceneSource, discover_scenes

@@ -6,13 +6,38 @@ reads of huge scenes, e.g. with rasterio) replaces this single function.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+from collections.abc import Iterator
 
 import numpy as np
 
 from .errors import DataError
 
-__all__ = ["read_geotiff", "write_geotiff"]
+__all__ = ["quiet_tifffile", "read_geotiff", "write_geotiff"]
+
+
+@contextlib.contextmanager
+def quiet_tifffile() -> Iterator[None]:
+    """Silence tifffile's log messages (e.g. on truncated files) for the duration of a read.
+
+    tifffile reports parsing trouble through :mod:`logging`, which prints on stderr when no
+    handler is configured; the readers here turn every failure into one reason of their own.
+
+    Examples
+    --------
+    >>> from pansharp_iqa.io.geotiff import quiet_tifffile
+    >>> with quiet_tifffile():
+    ...     pass
+    """
+    log = logging.getLogger("tifffile")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)  # it logs broken files at ERROR level
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def read_geotiff(path: str | os.PathLike[str]) -> np.ndarray:
@@ -37,7 +62,8 @@ def read_geotiff(path: str | os.PathLike[str]) -> np.ndarray:
     import tifffile
 
     try:
-        return np.asarray(tifffile.imread(os.fspath(path)))
+        with quiet_tifffile():
+            return np.asarray(tifffile.imread(os.fspath(path)))
     except Exception as exc:  # noqa: BLE001 - any reader failure becomes a per-scene reason
         raise DataError(f"cannot read TIFF {os.fspath(path)}: {type(exc).__name__}: {exc}") from None
 

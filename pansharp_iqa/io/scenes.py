@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +15,14 @@ from .orientation import as_hw, as_hwb
 from .scale import check_finite, check_input_range
 from .settings import DatasetSettings
 
-__all__ = ["ROLE_KEYS", "load_scene"]
+
+class _Shaped:
+    """Stand-in with the ``shape`` of an image (the geometry checks need nothing else)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+__all__ = ["ROLE_KEYS", "check_geometry", "load_scene"]
 
 #: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins).
 ROLE_KEYS: dict[str, tuple[str, ...]] = {
@@ -97,16 +104,40 @@ def load_scene(
             bits=settings.bits,
         )
         out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
-    _check_geometry(source, settings, out, cache)
+    check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})
     return out
 
 
-def _check_geometry(
-    source: SceneSource,
-    settings: DatasetSettings,
-    arrays: dict[str, np.ndarray],
-    cache: dict[str, dict[str, np.ndarray]],
-) -> None:
+def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mapping[str, tuple[int, ...]]) -> None:
+    """Check that a scene's images fit together: PAN = ratio x MS, GT = PAN, band counts.
+
+    Parameters
+    ----------
+    source : SceneSource
+        The scene (named in the messages).
+    settings : DatasetSettings
+        Gives the ratio and ``band_names``.
+    shapes : mapping
+        ``{"ms": (h, w, B), "pan": (H, W), "gt": (H, W, B)}``, any subset (pixels, bands).
+
+    Raises
+    ------
+    DataError
+        If the shapes contradict each other or the settings; the message names the fix.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from pansharp_iqa.io import SceneSource, load_settings
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> toml = ['sensor = "none"', "ratio = 4", "bits = 11", 'resolution = "full"']
+    >>> _ = (folder / "dataset.toml").write_text(chr(10).join(toml))
+    >>> check_geometry(SceneSource("s", "split", ()), load_settings(folder), {"ms": (8, 8, 4), "pan": (16, 16)})
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.io.errors.DataError: scene 's': PAN shape (16, 16) is not ratio 4 times the MS shape (8, 8)
+    """
+    arrays = {role: _Shaped(tuple(shape)) for role, shape in shapes.items()}
     r = settings.ratio
     ms, pan, gt = arrays.get("ms"), arrays.get("pan"), arrays.get("gt")
     if ms is not None and pan is not None:

@@ -1,0 +1,230 @@
+"""``pansharp-eval degrade FULL_DATASET --out REDUCED_DATASET``: the Wald protocol as a command.
+
+The first step of a reduced-resolution benchmark on real scenes: every scene's MS is filtered
+with the sensor's MTF and decimated by the ratio, its PAN is shrunk by the same ratio
+(:func:`pansharp_iqa.wald_degrade`, toolbox 2020), and the original MS becomes the ground truth.
+The result is a dataset folder that ``pansharp-eval`` and ``pansharp-eval baselines`` read
+directly: ``<scene>_gt/_ms/_pan.npy`` (or one ``<scene>.npz``) in digital numbers, and a
+``dataset.toml`` with ``resolution = "reduced"`` and the full-resolution dataset's sensor, ratio,
+bits and band names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pansharp_iqa.io.discovery import SceneSource, discover_scenes
+from pansharp_iqa.io.errors import DataError, SettingsError
+from pansharp_iqa.io.scenes import load_scene
+from pansharp_iqa.io.settings import DatasetSettings
+
+from .errors import EXIT_FAILURES, EXIT_OK, UsageError
+from .evaluate_command import settings_from_args
+
+__all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
+
+
+def degrade_scene(ms: np.ndarray, pan: np.ndarray, settings: DatasetSettings) -> dict[str, np.ndarray]:
+    """Wald-protocol arrays of one scene: ``gt`` (the MS), ``ms`` and ``pan`` degraded by the ratio.
+
+    Parameters
+    ----------
+    ms : numpy.ndarray
+        ``(h, w, B)`` MS at its native scale, DN.
+    pan : numpy.ndarray
+        ``(ratio*h, ratio*w)`` PAN, DN.
+    settings : DatasetSettings
+        Gives the sensor (its MTF; ``band_names`` select bands) and the ratio.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``gt`` ``(h, w, B)`` (uint16 when the MS holds integers that fit, else float64), ``ms``
+        ``(h/ratio, w/ratio, B)`` and ``pan`` ``(h, w)`` float64, all DN.
+
+    Raises
+    ------
+    pansharp_iqa.InputError
+        Sizes that are not multiples of the ratio, or a sensor whose band count differs.
+
+    References
+    ----------
+    Wald et al., PE&RS 63(6), 1997; Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pansharp_iqa.io import load_settings  # doctest: +SKIP
+    >>> out = degrade_scene(ms, pan, load_settings("full_dataset"))  # doctest: +SKIP
+    >>> out["gt"].shape, out["ms"].shape, out["pan"].shape  # doctest: +SKIP
+    ((320, 320, 8), (80, 80, 8), (320, 320))
+    """
+    from pansharp_iqa import wald_degrade
+
+    ms_lr, pan_lr = wald_degrade(ms, pan, settings.resolved_sensor(), settings.ratio)
+    gt = np.asarray(ms)
+    if gt.size and gt.min() >= 0 and gt.max() <= np.iinfo(np.uint16).max and np.array_equal(gt, np.round(gt)):
+        gt = gt.astype(np.uint16)  # the same values, a quarter of the disk
+    return {"gt": gt, "ms": np.asarray(ms_lr, dtype=np.float64), "pan": np.asarray(pan_lr, dtype=np.float64)}
+
+
+def _toml_value(value: Any) -> str:
+    return json.dumps(value)  # JSON strings, numbers and string lists are valid TOML
+
+
+def reduced_toml(settings: DatasetSettings, *, source: str) -> str:
+    """``dataset.toml`` of the degraded dataset.
+
+    Parameters
+    ----------
+    settings : DatasetSettings
+        The full-resolution dataset's settings (sensor, ratio, bits, band names, protocol and
+        result scale are copied).
+    source : str
+        The full-resolution dataset (recorded as ``source``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from pansharp_iqa.io import load_settings  # doctest: +SKIP
+    >>> print(reduced_toml(load_settings("wv2_full"), source="wv2_full"))  # doctest: +SKIP
+    """
+    from pansharp_iqa import __version__
+
+    lines = [
+        f"# Written by `pansharp-eval degrade` (pansharp_iqa {__version__}) from the full-resolution dataset",
+        f"# {source}: Wald protocol (toolbox 2020): each MS filtered with the sensor's MTF and decimated",
+        "# by the ratio (ms), each PAN shrunk by the ratio with bicubic imresize (pan); the original MS is",
+        "# the ground truth (gt). Values are digital numbers.",
+        f"name = {_toml_value(settings.name + '-reduced')}",
+        'resolution = "reduced"',
+        f"sensor = {_toml_value(settings.sensor)}",
+        f"ratio = {int(settings.ratio)}",
+        f"bits = {int(settings.bits)}",
+        'scale = "dn"',
+    ]
+    if settings.band_names is not None:
+        lines.append(f"band_names = {_toml_value(list(settings.band_names))}")
+    if settings.sources.get("protocol") != "default":
+        lines.append(f"protocol = {_toml_value(settings.protocol)}")
+    if settings.result_scale_label is not None:
+        label = settings.result_scale_label
+        lines.append(f"result_scale = {_toml_value(label if label in ('dn', 'unit') else settings.result_scale)}")
+    lines.append(f"source = {_toml_value(source)}")
+    return "\n".join(lines) + "\n"
+
+
+def _write_scene(out: Path, scene: SceneSource, arrays: dict[str, np.ndarray], layout: str) -> list[Path]:
+    if layout == "npz":
+        path = out / f"{scene.name}.npz"
+        np.savez(path, **arrays)
+        return [path]
+    paths = []
+    for role, arr in arrays.items():
+        path = out / f"{scene.name}_{role}.npy"
+        np.save(path, arr)
+        paths.append(path)
+    return paths
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        raise UsageError(f"--out {out} already exists and is not empty; degrade never overwrites: "
+                         "choose a new folder")
+
+
+def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
+    """Write the reduced-resolution (Wald protocol) version of a full-resolution dataset.
+
+    Parameters
+    ----------
+    ns : argparse.Namespace
+        From :func:`.parser.build_degrade_parser`.
+    argv : list of str
+        The command line (unused; for symmetry with the other commands).
+
+    Returns
+    -------
+    int
+        0 when every scene was degraded, 1 when some could not be (each reported with its reason;
+        the others are written).
+
+    Raises
+    ------
+    UsageError
+        Bad settings, a dataset that is not at full resolution, or an existing non-empty ``--out``
+        (nothing is written).
+    """
+    settings = settings_from_args(ns)
+    if settings.resolution != "full":
+        raise UsageError(
+            f"{ns.dataset} is declared resolution = {settings.resolution!r}; degrade takes a full-resolution "
+            "dataset (MS and PAN at their native scales) and writes its reduced-resolution version"
+        )
+    try:
+        scenes, warnings = discover_scenes(ns.dataset)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    if not scenes:
+        raise UsageError(f"{ns.dataset} holds no scene")
+    out = Path(ns.out)
+    _check_out(out)
+    for w in warnings:
+        print(f"pansharp-eval: warning: {w}", file=sys.stderr)
+    # written next to OUT, renamed to OUT when complete: never a half-written dataset
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    partial.mkdir()
+    try:
+        written, failures = _degrade_all(scenes, settings, partial, ns.layout)
+        for f in failures:
+            print(f"FAILED {f}", file=sys.stderr)
+        if not written:
+            print("pansharp-eval: no scene could be degraded (reasons above); nothing was written", file=sys.stderr)
+            return EXIT_FAILURES
+        (partial / "dataset.toml").write_text(reduced_toml(settings, source=settings.root), encoding="utf-8")
+        if out.is_dir():
+            out.rmdir()  # checked empty above
+        os.replace(partial, out)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial)
+    print(f"pansharp-eval: wrote the reduced-resolution dataset {out} ({len(written)} of {len(scenes)} scene(s), "
+          f"sensor {settings.sensor}, ratio {settings.ratio}); next: pansharp-eval baselines {out} --out METHODS, "
+          f"then pansharp-eval {out} METHODS/*")
+    if failures:
+        print(f"pansharp-eval: {len(failures)} scene(s) failed (exit status 1)", file=sys.stderr)
+    return EXIT_FAILURES if failures else EXIT_OK
+
+
+def _degrade_all(scenes: list[SceneSource], settings: DatasetSettings, folder: Path,
+                 layout: str) -> tuple[list[str], list[str]]:
+    from tqdm import tqdm
+
+    written: list[str] = []
+    failures: list[str] = []
+    for scene in tqdm(scenes, desc="degrade", unit="scene", disable=None):
+        try:
+            data = load_scene(scene, settings, ("ms", "pan"))
+            _write_scene(folder, scene, degrade_scene(data["ms"], data["pan"], settings), layout)
+        except DataError as exc:
+            failures.append(f"{scene.name}: {exc}")
+            continue
+        except Exception as exc:  # noqa: BLE001 - one scene's problem is that scene's failure
+            failures.append(f"{scene.name}: {type(exc).__name__}: {exc}")
+            continue
+        written.append(scene.name)
+    return written, failures
