@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ __all__ = [
     "check_block_size", "check_gnyq", "check_kernel_size", "check_min_size", "check_multiple_of", "check_pan_ratio",
     "check_reduced_geometry", "check_sensor_bands", "check_metadata",
     "check_finite_facts", "check_dn_range", "check_bits_range", "check_non_negative",
-    "check_scales_agree", "check_values", "checked_pair",
+    "check_scales_agree", "check_values", "checked_pair", "factor_hint",
     "finite_range",
 ]
 
@@ -391,9 +391,9 @@ def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
     >>> finite_range("ms", np.array([[1.0, 5.0]]))
     (1.0, 5.0)
     """
-    parts = parallel_map(lambda sl: (np.min(arr[sl]), np.max(arr[sl])), chunks(arr.shape[0], 4))
-    lo = float(min(p[0] for p in parts))
-    hi = float(max(p[1] for p in parts))
+    parts = np.array(parallel_map(lambda sl: (np.min(arr[sl]), np.max(arr[sl])), chunks(arr.shape[0], 4)),
+                     dtype=np.float64)
+    lo, hi = float(np.min(parts[:, 0])), float(np.max(parts[:, 1]))  # numpy's min/max propagate NaN
     if not (np.isfinite(lo) and np.isfinite(hi)):  # min/max propagate NaN and reach +-Inf
         _raise_non_finite(name, int(np.size(arr) - np.count_nonzero(np.isfinite(arr))))
     return lo, hi
@@ -842,7 +842,7 @@ def check_finite_facts(facts: ImageFacts) -> None:
         _raise_non_finite(facts.name, facts.non_finite)
 
 
-def check_dn_range(facts: ImageFacts, *, what: str) -> None:
+def check_dn_range(facts: ImageFacts, *, what: str, fix: str | None = None) -> None:
     """Refuse float data within [0, 1] where ``what`` rounds to integer digital numbers.
 
     The toolbox casts to uint16 (round half away from zero) inside Q2n; [0, 1] data collapse to
@@ -856,16 +856,18 @@ def check_dn_range(facts: ImageFacts, *, what: str) -> None:
     pansharp_iqa.validation.ScaleError: fused: float data within [0, 1], but Q2n rounds to integer digital numbers (uint16, as the reference toolbox does), which would collapse these values to 0/1. Pass DN values, or give the data scale (e.g. scale=2**bits - 1, i.e. 2047 for 11-bit data) so the inputs are converted to DN first.
     """
     if not facts.integer and max(abs(facts.lo), abs(facts.hi)) <= 1.0:
+        fix = fix or ("Pass DN values, or give the data scale (e.g. scale=2**bits - 1, i.e. 2047 for 11-bit "
+                      "data) so the inputs are converted to DN first.")
         raise ScaleError(
             f"{facts.name}: float data within [0, 1], but {what} rounds to integer digital numbers "
-            "(uint16, as the reference toolbox does), which would collapse these values to 0/1. "
-            "Pass DN values, or give the data scale (e.g. scale=2**bits - 1, i.e. 2047 for 11-bit data) "
-            "so the inputs are converted to DN first."
+            f"(uint16, as the reference toolbox does), which would collapse these values to 0/1. {fix}"
         )
 
 
-def check_bits_range(facts: ImageFacts, bits: int) -> None:
+def check_bits_range(facts: ImageFacts, bits: int, *, fix: str | None = None) -> None:
     """Refuse a reference, MS or PAN whose maximum exceeds ``2**bits - 1`` (DN).
+
+    A relative excess below 1e-6 (float rounding of [0, 1] data times ``2**bits - 1``) passes.
 
     Examples
     --------
@@ -874,15 +876,16 @@ def check_bits_range(facts: ImageFacts, bits: int) -> None:
     ...
     pansharp_iqa.validation.ScaleError: ms: maximum 4095 exceeds the 11-bit range [0, 2047]; give the right bits (at least 12) or the right scale, so thresholds and casts match the data
     """
-    if facts.hi > 2**bits - 1:
+    if facts.hi > (2**bits - 1) * (1 + 1e-6):
         needed = int(np.ceil(np.log2(facts.hi + 1)))
+        fix = fix or "give the right bits (at least {needed}) or the right scale, so thresholds and casts match the data"
         raise ScaleError(
-            f"{facts.name}: maximum {facts.hi:g} exceeds the {bits}-bit range [0, {2**bits - 1}]; give the "
-            f"right bits (at least {needed}) or the right scale, so thresholds and casts match the data"
+            f"{facts.name}: maximum {facts.hi:g} exceeds the {bits}-bit range [0, {2**bits - 1}]; "
+            + fix.format(needed=needed)
         )
 
 
-def check_non_negative(facts: ImageFacts) -> None:
+def check_non_negative(facts: ImageFacts, *, fix: str | None = None) -> None:
     """Refuse negative values in a reference, MS or PAN (digital numbers are non-negative).
 
     Negative "DN" mean other data (mean-subtracted, standardised, radiance with an offset) or a
@@ -897,10 +900,11 @@ def check_non_negative(facts: ImageFacts) -> None:
     pansharp_iqa.validation.ScaleError: ms: minimum -2 is negative, but inputs are digital numbers (non-negative; the Q2n cast would set negatives to 0). Pass the sensor's DN (not standardised or offset data); clip true sensor noise first, e.g. np.clip(ms, 0, None)
     """
     if facts.lo < 0:
+        fix = fix or (f"Pass the sensor's DN (not standardised or offset data); clip true sensor noise first, "
+                      f"e.g. np.clip({facts.name}, 0, None)")
         raise ScaleError(
             f"{facts.name}: minimum {facts.lo:g} is negative, but inputs are digital numbers (non-negative; "
-            "the Q2n cast would set negatives to 0). Pass the sensor's DN (not standardised or offset data); "
-            f"clip true sensor noise first, e.g. np.clip({facts.name}, 0, None)"
+            f"the Q2n cast would set negatives to 0). {fix}"
         )
 
 
@@ -911,12 +915,22 @@ _KNOWN_FACTORS: tuple[tuple[float, str], ...] = (
 )
 
 
-def _factor_hint(factor: float) -> str:
+def factor_hint(factor: float) -> str:
+    """`` (close to 2**11 - 1, as for ...)`` when a scale factor is near a usual cause, else ``""``.
+
+    Examples
+    --------
+    >>> factor_hint(2040.0)
+    ' (close to 2**11 - 1, as for [0, 1]-normalised 11-bit data)'
+    >>> factor_hint(3.0)
+    ''
+    """
     best = min(_KNOWN_FACTORS, key=lambda kv: abs(math.log(kv[0] / factor)))
     return f" (close to {best[1]})" if abs(math.log(best[0] / factor)) < 0.2 else ""
 
 
-def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | None = None) -> None:
+def check_scales_agree(test: ImageFacts, reference: ImageFacts, *,
+                       fix: str | Callable[[float], str] | None = None) -> None:
     """Refuse two images that should share a scale but do not (mixed scales).
 
     Refused when the mean and the spread (standard deviation) of ``test`` are both more than
@@ -929,8 +943,9 @@ def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | No
     ----------
     test, reference : ImageFacts
         E.g. fused vs reference (reduced resolution), fused vs MS and PAN vs MS (full resolution).
-    fix : str, optional
-        The fix to suggest; default: bring ``test`` to the reference's scale.
+    fix : str or callable, optional
+        The fix to suggest, or a function of the factor that returns it; default: bring ``test``
+        to the reference's scale.
 
     Raises
     ------
@@ -961,9 +976,11 @@ def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: str | No
         off = not (1 / lim <= factor <= lim)
     if not off:
         return
+    if callable(fix):
+        fix = fix(factor)
     if fix is None:
-        how = (f"divide it by about {factor:.4g}{_factor_hint(factor)}" if factor > 1 else
-               f"multiply it by about {1 / factor:.4g}{_factor_hint(1 / factor)}")
+        how = (f"divide it by about {factor:.4g}{factor_hint(factor)}" if factor > 1 else
+               f"multiply it by about {1 / factor:.4g}{factor_hint(1 / factor)}")
         fix = f"Bring {test.name} to the scale of {reference.name}: {how}, or pass both in digital numbers."
     raise ScaleError(
         f"{test.name} is on another scale than {reference.name}: its values are about {factor:.3g} times "

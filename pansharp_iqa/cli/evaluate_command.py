@@ -43,6 +43,32 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
         raise UsageError(str(exc)) from None
 
 
+def _recorded_result_scale(settings: DatasetSettings, methods: list[tuple[str, Path]]) -> DatasetSettings:
+    """The results' scale when every method's result files record the same one (``pansharp-nlrnet
+    infer`` writes ``result_scale`` into its h5), else the settings unchanged."""
+    import dataclasses
+
+    from pansharp_iqa.io.metadata import read_recorded
+    from pansharp_iqa.io.settings import parse_scale
+
+    found: set[str] = set()
+    for _, folder in methods:
+        labels = {read_recorded(p).result_scale for p in sorted(folder.iterdir())
+                  if p.suffix.lower() in (".h5", ".hdf5") and p.is_file()}
+        if not labels or None in labels:
+            return settings
+        found |= labels
+    if len(found) != 1:
+        return settings
+    label = found.pop()
+    try:
+        value, shown = parse_scale(label, settings.bits, what="result_scale")
+    except SettingsError:
+        return settings
+    return dataclasses.replace(settings, result_scale=value, result_scale_label=shown,
+                               sources={**settings.sources, "result_scale": "result file attributes"})
+
+
 def _check_protocol(settings: DatasetSettings) -> None:
     from pansharp_iqa import get_protocol, list_protocols
 
@@ -59,6 +85,9 @@ def _method_dirs(paths: list[str]) -> list[tuple[str, Path]]:
     out: list[tuple[str, Path]] = []
     for text in paths:
         path = Path(text).expanduser()
+        if path.is_file():
+            raise UsageError(f"{text} is a file, not a folder of results: pass one folder per method "
+                             "(RESULTS/<method>/<scene>.<ext>), e.g. the folder that holds it")
         if not path.is_dir():
             raise UsageError(f"results folder {text} does not exist (one folder per method is expected)")
         name = path.resolve().name
@@ -106,6 +135,9 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         Bad settings, folders or output location (exit status 2).
     """
     settings = settings_from_args(ns)
+    methods = _method_dirs(ns.results)
+    if settings.result_scale is None:
+        settings = _recorded_result_scale(settings, methods)
     if settings.result_scale is None:
         raise UsageError(
             "the scale of the results is not declared: set result_scale = 'dn' or 'unit' in "
@@ -118,7 +150,6 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         raise UsageError(str(exc)) from None
     if not scenes:
         raise UsageError(f"{ns.dataset} holds no scene")
-    methods = _method_dirs(ns.results)
     out_dir = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
     root = Path(settings.root)
     inputs_sha, scene_sha = _hash_inputs(scenes, root if root.is_dir() else root.parent)

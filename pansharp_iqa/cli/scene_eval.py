@@ -19,10 +19,12 @@ import numpy as np
 
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
+from pansharp_iqa.validation import InputError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.results import load_result
-from pansharp_iqa.io.scale import check_input_range, check_result_range
-from pansharp_iqa.io.scenes import check_geometry, load_scene
+from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
+from pansharp_iqa.io.metadata import check_recorded, read_recorded
+from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
 
@@ -217,22 +219,33 @@ def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tu
     return images, None
 
 
+def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> None:
+    """Before any value is read: every image of the scene fits the others and the settings (sizes,
+    ratio, bands, sensor), and no file records a setting that contradicts the run's."""
+    settings = task.settings
+    for path in task.scene.paths:
+        check_recorded(read_recorded(path), {"sensor": settings.sensor, "ratio": settings.ratio,
+                                             "bits": settings.bits, "scale": settings.input_scale},
+                       settings.sources)
+    check_geometry(task.scene, settings, scene_shapes(task.scene, settings, cache=bundles))
+
+
+def _reference_label(task: SceneTask) -> str:
+    role = "gt" if task.settings.resolution == "reduced" else "ms"
+    path = task.scene.file_for(role)
+    return f"{Path(path).name}:{role}" if path else f"{task.scene.name}:{role}"
+
+
 def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSettings) -> None:
-    """The in-memory path's value checks (:mod:`pansharp_iqa.io.scale`), from one streamed pass."""
-    stats = {}
+    """The in-memory path's value rules (:mod:`pansharp_iqa.io.scale`), from one streamed pass."""
+    facts = {}
     for role, img in images.items():
-        s = window_stats(img)
-        name = Path(img.path).name
-        if s.nonfinite:
-            raise DataError(f"{name}: {s.nonfinite} NaN/Inf value(s) out of {s.size}")
+        facts[role] = window_stats(img).facts(Path(img.path).name)
         if role != "fused":
-            m = img.multiplier
-            check_input_range(np.array([s.minimum / m, s.maximum / m]), name=name, label=settings.input_scale_label,
-                              multiplier=m, bits=settings.bits)
-        stats[role] = s
-    reference = stats["gt"] if settings.resolution == "reduced" else stats["ms"]
-    check_result_range(np.array([stats["fused"].mean]), np.array([reference.mean]),
-                       label=str(settings.result_scale_label))
+            check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits)
+    reference = facts["gt"] if settings.resolution == "reduced" else facts["ms"]
+    check_result_values(facts["fused"], reference, label=str(settings.result_scale_label),
+                        multiplier=float(settings.result_scale or 1.0), bits=settings.bits)
 
 
 def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings) -> dict[str, Any]:
@@ -289,6 +302,8 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         if task.scene.problem:
             raise DataError(task.scene.problem)
         reduced = settings.resolution == "reduced"
+        bundles: dict[str, dict[str, np.ndarray]] = {}
+        _check_scene(task, bundles)
         images, not_windowed = _open_windowed(task) if task.tiled != "never" else (None, None)
         if task.tiled == "always" and images is None:
             raise DataError(f"--tiled always: {not_windowed[1] if not_windowed else 'not readable tile-wise'}; "
@@ -302,7 +317,7 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
             return _outcome(task, _evaluate_windowed(images, settings), choice, maps_note=note,
                             display=_display(task, images=images))
         images = None
-        inputs = load_scene(task.scene, settings, _scene_roles(settings))
+        inputs = load_scene(task.scene, settings, _scene_roles(settings), cache=bundles)
         if reduced:
             reference = inputs["gt"]
             expected = reference.shape
@@ -310,11 +325,13 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
             reference = inputs["ms"]
             expected = (*inputs["pan"].shape, reference.shape[2])
         fused = load_result(task.result_file, expected, task.result_index) * settings.result_scale
-        check_result_range(fused, reference, label=str(settings.result_scale_label))
+        check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
+                            input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
+                            multiplier=float(settings.result_scale), bits=settings.bits)
         result = evaluate_arrays(fused, inputs, settings)
         maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
         return _outcome(task, result, choice, maps=maps, display=_display(task, fused=fused, inputs=inputs))
-    except DataError as exc:
+    except InputError as exc:  # the package's rules (DataError among them): the message is the reason
         reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
         reason = f"{type(exc).__name__}: {exc}"

@@ -42,6 +42,8 @@ class Recorded:
         Multiplier from stored values to DN (h5 ``normalised_by``).
     resolution : str or None
         ``"reduced"`` for an NLRNet h5 (it holds a ground truth).
+    result_scale : str or None
+        The value scale of a results file (``pansharp-nlrnet infer`` writes ``"dn"``).
     """
 
     source: str
@@ -50,6 +52,7 @@ class Recorded:
     bits: int | None = None
     scale: float | None = None
     resolution: str | None = None
+    result_scale: str | None = None
 
     def as_settings(self) -> dict[str, Any]:
         """The recorded values under the keys of ``dataset.toml`` (only those recorded).
@@ -121,6 +124,7 @@ def _h5(path: Path, *, mat73: bool = False) -> Recorded:
                 bits=_int(a["bits"]) if "bits" in a else None,
                 scale=float(_scalar(a["normalised_by"])) if "normalised_by" in a else None,  # type: ignore[arg-type]
                 resolution="reduced" if ours and "gt" in f else None,
+                result_scale=str(_scalar(a["result_scale"])) if "result_scale" in a else None,
             )
     except DataError:
         raise
@@ -186,7 +190,8 @@ def check_recorded(recorded: Recorded, settings: Mapping[str, Any], sources: Map
     flags = {"sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "scale": "--input-scale"}
     for key, value in recorded.as_settings().items():
         given = settings.get(key)
-        if key == "resolution" or given is None or (key == "sensor" and same_sensor(given, value)):
+        if (key == "resolution" or given is None or sources.get(key) == "default"
+                or (key == "sensor" and same_sensor(given, value))):
             continue
         where = "dataset.toml" if sources.get(key) == "dataset.toml" else flags[key]
         check_metadata(key, given, value, source=recorded.source, flag=where)

@@ -1,101 +1,130 @@
-"""Value-range checks: a declared scale that contradicts the data is a failure with a reason,
-never silently "fixed"."""
+"""Declared scales held against the data: the package's value rules, worded for ``pansharp-eval``.
+
+The rules are those of :mod:`pansharp_iqa.validation` (finite values, [0, 1] data declared as DN,
+non-negative inputs within ``bits``, one scale for the results and their reference); this module
+only says how to fix them in a dataset: which ``dataset.toml`` key or flag to change. A declared
+scale that contradicts the data is a failure with a reason, never silently "fixed".
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .errors import DataError
+from ..validation import (
+    ImageFacts,
+    check_bits_range,
+    check_dn_range,
+    check_finite_facts,
+    check_non_negative,
+    check_scales_agree,
+    factor_hint,
+    image_facts,
+)
 
-__all__ = ["check_finite", "check_input_range", "check_result_range", "RESULT_MEAN_FACTOR"]
+__all__ = ["check_finite", "check_input_values", "check_result_values", "input_facts"]
 
-#: A result whose mean (in DN, after applying the declared result scale) differs from the
-#: reference's mean by more than this factor contradicts the declared scale. Real fusion results
-#: stay within a few percent of the reference mean; a DN/[0, 1] confusion is a factor 2**bits - 1.
-RESULT_MEAN_FACTOR = 8.0
+
+def input_facts(name: str, stored: np.ndarray, multiplier: float) -> ImageFacts:
+    """Value summary of stored values brought to DN by ``multiplier`` (NaN/Inf refused).
+
+    Examples
+    --------
+    >>> input_facts("a_ms.npy", np.full((4, 4, 2), 0.5), 2047.0).hi
+    1023.5
+    """
+    return image_facts(name, stored, scale=multiplier)
 
 
 def check_finite(array: np.ndarray, *, name: str) -> None:
-    """Raise :class:`DataError` if ``array`` holds NaN or infinite values."""
-    arr = np.asarray(array)
-    if arr.dtype.kind == "f" or arr.dtype.kind == "c":
-        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
-        if bad:
-            raise DataError(f"{name}: {bad} NaN/Inf value(s) out of {arr.size}")
+    """Refuse NaN/Inf in ``array`` (:class:`~pansharp_iqa.validation.NonFiniteError`).
+
+    Examples
+    --------
+    >>> check_finite(np.array([1.0, np.nan]), name="s.npy")
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.NonFiniteError: s.npy: contains 1 non-finite values (NaN/Inf); indexes are undefined there. Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window).
+    """
+    image_facts(name, np.asarray(array).reshape(np.asarray(array).shape[0], -1))
 
 
-def check_input_range(stored: np.ndarray, *, name: str, label: str, multiplier: float, bits: int) -> None:
-    """Check an input image's stored values against its declared scale.
+def check_input_values(facts: ImageFacts, *, label: str, bits: int) -> None:
+    """An input image (GT, MS, PAN) against its declared scale ``label`` and ``bits``.
 
     Parameters
     ----------
-    stored : numpy.ndarray
-        Values as stored in the file.
-    name : str
-        Used in the reason.
+    facts : ImageFacts
+        In DN (stored values times the declared multiplier).
     label : str
         Declared scale (``"dn"``, ``"unit"`` or a number).
-    multiplier : float
-        Stored-to-DN multiplier implied by ``label``.
     bits : int
-        Declared radiometric resolution.
 
     Raises
     ------
-    DataError
-        If values declared as DN all lie in [0, 1] (they look like [0, 1] data), if values declared
-        as [0, 1] exceed 1.5, or if the DN values exceed ``2**bits - 1`` by more than 1 %.
+    InputError
+        NaN/Inf, [0, 1] float data declared as DN, negative values, or values above
+        ``2**bits - 1`` (wrong ``bits`` or ``scale``).
+
+    Examples
+    --------
+    >>> check_input_values(input_facts("s_gt.npy", np.full((4, 4, 2), 0.4), 1.0), label="dn", bits=11)
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.ScaleError: s_gt.npy: float data within [0, 1], but the evaluation (Q2n) rounds to integer digital numbers (uint16, as the reference toolbox does), which would collapse these values to 0/1. They are declared as DN (scale = 'dn'): declare scale = 'unit' in dataset.toml (or --input-scale unit) if they are [0, 1] data.
     """
-    arr = np.asarray(stored)
-    vmax = float(arr.max()) if arr.size else 0.0
-    peak = 2 ** bits - 1
-    if label == "dn" and vmax <= 1.0 and peak > 1:
-        raise DataError(
-            f"{name}: values lie in [{float(arr.min()):g}, {vmax:g}] but the inputs are declared as "
-            f"digital numbers (scale = 'dn', bits = {bits}); declare scale = 'unit' if they are [0, 1] data"
-        )
-    if label == "unit" and vmax > 1.5:
-        raise DataError(
-            f"{name}: maximum {vmax:g} contradicts the declared [0, 1] scale (scale = 'unit'); "
-            "declare scale = 'dn' if the values are digital numbers"
-        )
-    if vmax * multiplier > peak * 1.01:
-        raise DataError(
-            f"{name}: maximum {vmax * multiplier:g} DN exceeds 2**bits - 1 = {peak} for the declared "
-            f"bits = {bits} (scale {label!r}); check 'bits' and 'scale' in dataset.toml"
-        )
+    check_finite_facts(facts)
+    if label == "dn":
+        check_dn_range(facts, what="the evaluation (Q2n)", fix="They are declared as DN (scale = 'dn'): declare "
+                       "scale = 'unit' in dataset.toml (or --input-scale unit) if they are [0, 1] data.")
+    check_non_negative(facts, fix="Inputs are digital numbers: store the sensor's DN, not standardised or offset data.")
+    check_bits_range(facts, bits, fix=f"check 'bits' (at least {{needed}}) and 'scale' (now {label!r}) in "
+                                      "dataset.toml, or --bits / --input-scale")
 
 
-def check_result_range(fused_dn: np.ndarray, reference_dn: np.ndarray, *, label: str) -> None:
-    """Check that a fused result, brought to DN with its declared scale, matches the reference.
+def check_result_values(fused: ImageFacts, reference: ImageFacts, *, label: str, multiplier: float,
+                        bits: int) -> None:
+    """A fused result, brought to DN by its declared scale, against its reference (GT or MS).
 
     Parameters
     ----------
-    fused_dn : numpy.ndarray
-        The result after multiplication by the declared result scale (DN).
-    reference_dn : numpy.ndarray
-        The reference in DN (GT at reduced resolution, the MS at full resolution).
+    fused, reference : ImageFacts
+        In DN.
     label : str
-        Declared result scale, for the reason.
+        Declared result scale, for the message.
+    multiplier : float
+        Its stored-to-DN multiplier.
+    bits : int
 
     Raises
     ------
-    DataError
-        If the means differ by more than :data:`RESULT_MEAN_FACTOR` (e.g. a [0, 1] result declared
-        as DN, or the reverse).
+    InputError
+        NaN/Inf, or a result on another scale than its reference; the message names the
+        ``result_scale`` that fits the data (``'unit'``, ``'dn'`` or a number).
+
+    Examples
+    --------
+    >>> ref = input_facts("s_gt.npy", np.arange(1.0, 65.0).reshape(8, 8, 1) * 30, 1.0)
+    >>> fused = input_facts("GSA/s.npy", np.arange(1.0, 65.0).reshape(8, 8, 1) * 30 / 2047, 1.0)
+    >>> check_result_values(fused, ref, label="dn", multiplier=1.0, bits=11)
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.ScaleError: GSA/s.npy is on another scale than s_gt.npy: its values are about 0.000489 times theirs (means 0.476 vs 975, spreads 0.271 vs 554), so every index would be meaningless. The declared result scale 'dn' contradicts the data: declare result_scale = 'unit' in dataset.toml (or --result-scale unit), the results look like [0, 1] data.
     """
-    ref_mean = float(np.mean(reference_dn))
-    fus_mean = float(np.mean(fused_dn))
-    if ref_mean <= 0:
-        return
-    factor = fus_mean / ref_mean
-    if not (1.0 / RESULT_MEAN_FACTOR <= factor <= RESULT_MEAN_FACTOR):
-        hint = ""
-        if factor < 1.0 / RESULT_MEAN_FACTOR:
-            hint = " (the result looks like [0, 1] data: use result_scale = 'unit' / --result-scale unit)"
-        elif factor > RESULT_MEAN_FACTOR:
-            hint = " (the result looks like digital numbers: use result_scale = 'dn' / --result-scale dn)"
-        raise DataError(
-            f"value range contradicts the declared result scale {label!r}: mean {fus_mean:.4g} DN "
-            f"after scaling vs reference mean {ref_mean:.4g} DN (factor {factor:.3g}){hint}"
-        )
+    check_finite_facts(fused)
+    check_scales_agree(fused, reference, fix=lambda factor: _result_fix(factor, label, multiplier, bits))
+
+
+def _result_fix(factor: float, label: str, multiplier: float, bits: int) -> str:
+    peak = 2.0**bits - 1
+    stored = multiplier / factor  # the multiplier that would bring the results to the reference's scale
+    if abs(math.log(stored / peak)) < 0.2:
+        value, why = "'unit'", "the results look like [0, 1] data"
+    elif abs(math.log(stored)) < 0.2:
+        value, why = "'dn'", "the results look like digital numbers"
+    else:
+        value, why = f"{stored:.4g}", f"the results look {factor:.3g} times too {'large' if factor > 1 else 'small'}" \
+                                      f"{factor_hint(max(factor, 1 / factor))}"
+    return (f"The declared result scale {label!r} contradicts the data: declare result_scale = {value} in "
+            f"dataset.toml (or --result-scale {value.strip(chr(39))}), {why}.")

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..validation import InputError, ShapeError, check_pan_ratio, check_reduced_geometry, check_sensor_bands
 from .arrays import read_h5_item, read_mat, read_npy, read_npz
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
 from .orientation import as_hw, as_hwb
-from .scale import check_finite, check_input_range
+from .scale import check_input_values, input_facts
 from .settings import DatasetSettings
 
 
@@ -22,7 +23,7 @@ class _Shaped:
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = shape
 
-__all__ = ["ROLE_KEYS", "check_geometry", "load_scene"]
+__all__ = ["ROLE_KEYS", "check_geometry", "load_scene", "scene_shapes"]
 
 #: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins).
 ROLE_KEYS: dict[str, tuple[str, ...]] = {
@@ -60,7 +61,8 @@ def _read_role(source: SceneSource, role: str, cache: dict[str, dict[str, np.nda
 
 
 def load_scene(
-    source: SceneSource, settings: DatasetSettings, roles: Iterable[str] = ("ms", "pan", "gt")
+    source: SceneSource, settings: DatasetSettings, roles: Iterable[str] = ("ms", "pan", "gt"), *,
+    cache: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, np.ndarray]:
     """Read, orient, validate and scale a scene's inputs.
 
@@ -73,6 +75,8 @@ def load_scene(
     roles : iterable of str
         Which of ``"ms"`` (low-resolution MS, ``(H/ratio, W/ratio, B)``), ``"pan"`` (``(H, W)``)
         and ``"gt"`` (``(H, W, B)``) to load.
+    cache : dict, optional
+        Contents of ``.mat``/``.npz`` bundles already read (shared with :func:`scene_shapes`).
 
     Returns
     -------
@@ -88,35 +92,78 @@ def load_scene(
     if source.problem:
         raise DataError(source.problem)
     roles = tuple(roles)
-    cache: dict[str, dict[str, np.ndarray]] = {}
+    cache = {} if cache is None else cache
     out: dict[str, np.ndarray] = {}
     for role in roles:
         label, raw = _read_role(source, role, cache)
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
-        check_finite(arr, name=label)
-        check_input_range(
-            arr,
-            name=label,
-            label=settings.input_scale_label,
-            multiplier=settings.input_scale,
-            bits=settings.bits,
-        )
+        check_input_values(input_facts(label, arr, settings.input_scale), label=settings.input_scale_label,
+                           bits=settings.bits)
         out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
     check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})
     return out
 
 
+def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
+                 cache: dict[str, dict[str, np.ndarray]] | None = None) -> dict[str, tuple[int, ...]]:
+    """Shapes of every image a scene holds (``ms``, ``pan``, ``gt``), read from headers where the
+    format allows (per-role ``.npy``/GeoTIFF files), else from the file (one read per file).
+
+    Parameters
+    ----------
+    source : SceneSource
+    settings : DatasetSettings
+    cache : dict, optional
+        Filled with the bundles read, for :func:`load_scene`.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``(h, w, B)`` for ``ms``/``gt``, ``(H, W)`` for ``pan``; roles the scene lacks are absent.
+    """
+    from .windows import NotWindowed, open_windowed
+
+    shapes: dict[str, tuple[int, ...]] = {}
+    cache = {} if cache is None else cache
+    for role in ("ms", "pan", "gt"):
+        path = source.file_for(role)
+        if path is None:
+            continue
+        if source.kind == "split":
+            try:
+                shapes[role] = tuple(open_windowed(path, role=role).shape)
+                continue
+            except NotWindowed:
+                pass
+        if source.kind in ("mat", "npz"):
+            try:
+                _, raw = _read_role(source, role, cache)
+            except DataError:
+                continue  # a bundle without this role
+        else:
+            _, raw = _read_role(source, role, cache)
+        if source.kind == "h5" and role != "pan" and raw.ndim == 3:
+            raw = np.moveaxis(raw, 0, -1)
+        shapes[role] = (as_hw(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
+    return shapes
+
+
 def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mapping[str, tuple[int, ...]]) -> None:
-    """Check that a scene's images fit together: PAN = ratio x MS, GT = PAN, band counts.
+    """Check that a scene's images fit together and fit the settings.
+
+    ``pan = ratio x ms`` and ``gt = pan`` in size, the same bands in ``gt`` and ``ms``, and the
+    band count of the sensor (and of ``band_names``), by the package's rules
+    (:func:`pansharp_iqa.validation.check_pan_ratio`, ``check_reduced_geometry``,
+    ``check_sensor_bands``), at reduced and full resolution alike.
 
     Parameters
     ----------
     source : SceneSource
         The scene (named in the messages).
     settings : DatasetSettings
-        Gives the ratio and ``band_names``.
+        Gives the ratio, the sensor and ``band_names``.
     shapes : mapping
         ``{"ms": (h, w, B), "pan": (H, W), "gt": (H, W, B)}``, any subset (pixels, bands).
 
@@ -135,36 +182,26 @@ def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mappi
     >>> check_geometry(SceneSource("s", "split", ()), load_settings(folder), {"ms": (8, 8, 4), "pan": (16, 16)})
     Traceback (most recent call last):
     ...
-    pansharp_iqa.io.errors.DataError: scene 's': PAN shape (16, 16) is not ratio 4 times the MS shape (8, 8)
+    pansharp_iqa.validation.DataError: scene 's': pan must be exactly ratio=4 times the MS size: pan (16, 16), ms (8, 8) (the sizes say ratio 2); check the ratio, or crop both consistently
     """
     arrays = {role: _Shaped(tuple(shape)) for role, shape in shapes.items()}
     r = settings.ratio
     ms, pan, gt = arrays.get("ms"), arrays.get("pan"), arrays.get("gt")
-    if ms is not None and pan is not None:
-        if pan.shape != (ms.shape[0] * r, ms.shape[1] * r):
-            if pan.shape == ms.shape[:2]:
-                raise DataError(
-                    f"scene {source.name!r}: the MS ({ms.shape}) is already at PAN scale {pan.shape}; "
-                    "provide the low-resolution MS (ms / I_MS_LR), not the upsampled one"
-                )
-            raise DataError(
-                f"scene {source.name!r}: PAN shape {pan.shape} is not ratio {r} times the MS shape "
-                f"{ms.shape[:2]}"
+    try:
+        if ms is not None and pan is not None and pan.shape[:2] == ms.shape[:2]:
+            raise ShapeError(
+                f"the MS ({ms.shape}) is already at PAN scale {pan.shape}; provide the low-resolution MS "
+                "(ms / I_MS_LR), not the upsampled one"
             )
-    if gt is not None and pan is not None and gt.shape[:2] != pan.shape:
-        raise DataError(f"scene {source.name!r}: GT shape {gt.shape[:2]} differs from PAN shape {pan.shape}")
-    if gt is not None and ms is not None:
-        if gt.shape[2] != ms.shape[2]:
-            raise DataError(f"scene {source.name!r}: GT has {gt.shape[2]} bands, MS has {ms.shape[2]}")
-        if gt.shape[:2] != (ms.shape[0] * r, ms.shape[1] * r):
-            raise DataError(
-                f"scene {source.name!r}: GT shape {gt.shape[:2]} is not ratio {r} times the MS shape {ms.shape[:2]}"
-            )
-    if settings.band_names is not None:
-        for role in ("ms", "gt"):
-            arr = arrays.get(role)
-            if arr is not None and arr.shape[2] != len(settings.band_names):
-                raise DataError(
-                    f"scene {source.name!r}: {role} has {arr.shape[2]} bands, dataset.toml band_names "
-                    f"lists {len(settings.band_names)}"
-                )
+        if gt is not None:
+            check_reduced_geometry(gt, ratio=r, ms=ms, pan=pan)
+        elif ms is not None and pan is not None:
+            check_pan_ratio(_Shaped((*pan.shape[:2], ms.shape[2])), ms, pan, r, fused_name="pan")
+        bands = next((a.shape[2] for a in (gt, ms) if a is not None and len(a.shape) == 3), None)
+        if bands is not None:
+            if settings.band_names is not None and bands != len(settings.band_names):
+                raise ShapeError(f"the images have {bands} bands, dataset.toml band_names lists "
+                                 f"{len(settings.band_names)}")
+            check_sensor_bands(settings.resolved_sensor(), bands, name="the scene")
+    except InputError as exc:
+        raise DataError(f"scene {source.name!r}: {exc}") from None

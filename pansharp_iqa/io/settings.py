@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..validation import InputError, check_ratio
 from .errors import SettingsError
 
 if sys.version_info >= (3, 11):
@@ -173,6 +174,27 @@ def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[f
     return number, f"{number:g}"
 
 
+def _merge_recorded(path: Path, merged: dict[str, Any], sources: dict[str, str]) -> None:
+    """Fill settings the user did not give from what the file records; refuse contradictions."""
+    from .metadata import check_recorded, read_recorded
+
+    recorded = read_recorded(path)
+    given = {k: merged[k] for k in ("sensor", "ratio", "bits", "scale") if k in merged}
+    if "scale" in given:  # compare multipliers, not labels
+        try:
+            given["scale"] = parse_scale(given["scale"], merged.get("bits", recorded.bits), what="scale")[0]
+        except SettingsError:
+            given.pop("scale")
+    try:
+        check_recorded(recorded, given, sources)
+    except InputError as exc:
+        raise SettingsError(str(exc)) from None
+    for key, value in recorded.as_settings().items():
+        if key not in merged:
+            merged[key] = value
+            sources[key] = f"{path.name} attributes"
+
+
 def settings_file_for(dataset: Path) -> Path:
     """Path of the ``dataset.toml`` that belongs to a dataset folder or ``.h5`` file."""
     return (dataset if dataset.is_dir() else dataset.parent) / "dataset.toml"
@@ -241,6 +263,8 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         if value is not None:
             merged[key] = value
             sources[key] = "flag"
+    if path.is_file():  # an .h5 dataset records its own settings (pansharp-nlrnet prepare writes them)
+        _merge_recorded(path, merged, sources)
     missing = [k for k in _REQUIRED if k not in merged]
     if missing:
         hint = ", ".join(f"{k} (TOML key '{k}' or {_FLAG[k]})" for k in missing)
@@ -253,13 +277,15 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         sensor = get_sensor(sensor_name)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
-    ratio = _as_int("ratio", merged["ratio"], 2, 64)
-    if ratio & (ratio - 1):
-        raise SettingsError(f"ratio must be a power of two (23-tap EXP interpolation), got {ratio}")
     bits = _as_int("bits", merged["bits"], 1, 32)
     resolution = str(merged["resolution"]).strip().lower()
     if resolution not in ("reduced", "full"):
         raise SettingsError(f"resolution must be 'reduced' or 'full', got {merged['resolution']!r}")
+    ratio = _as_int("ratio", merged["ratio"], 2, 64)
+    try:  # the package's one ratio rule: a power of two where the 23-tap EXP runs (full resolution)
+        ratio = check_ratio(ratio, exp=resolution == "full")
+    except InputError as exc:
+        raise SettingsError(f"{exc} ({_FLAG['ratio']} or dataset.toml 'ratio')") from None
     protocol = str(merged.get("protocol", DEFAULT_PROTOCOL))
     sources.setdefault("protocol", "default")
     input_scale, input_label = parse_scale(merged.get("scale", "dn"), bits, what="scale")

@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ..validation import ImageFacts, facts_from_sums, sample_step
+
 from .errors import DataError
 from .geotiff import quiet_tifffile
 from .orientation import as_hw, as_hwb, match_expected_shape
@@ -419,6 +421,13 @@ class WindowStats:
         Count of NaN/Inf values.
     size : int
         Number of values.
+    grid : (float, float, float)
+        Count, sum and sum of squares (DN) of the values on the fixed sample grid of
+        :func:`pansharp_iqa.validation.sample_step` (the value rules' scale evidence).
+    shape : tuple of int
+        The image's shape.
+    dtype : str
+        Its stored dtype.
     """
 
     minimum: float
@@ -426,6 +435,14 @@ class WindowStats:
     mean: float
     nonfinite: int
     size: int
+    grid: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    shape: tuple[int, ...] = ()
+    dtype: str = "float64"
+
+    def facts(self, name: str) -> ImageFacts:
+        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on."""
+        return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
+                               total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite)
 
 
 def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
@@ -457,17 +474,23 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     floating = image.stored_dtype.kind == "f"
     lo, hi, bad = np.inf, -np.inf, 0
     sums: list[float] = []
+    step = sample_step(h, w)
+    g_n, g_sum, g_sq = 0.0, 0.0, 0.0
+    m = image.multiplier
     for r0 in range(0, h, rows):
         strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
+        grid = np.asarray(strip[(-r0) % step :: step, ::step], dtype=np.float64) * m
+        if np.isfinite(grid).all():
+            g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
         n_bad = int(strip.size - np.count_nonzero(np.isfinite(strip))) if floating else 0
         values = strip[np.isfinite(strip)] if n_bad else strip
         bad += n_bad
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
         sums.append(float(np.sum(strip, dtype=np.float64)))
-    m = image.multiplier
     size = h * w * bands
     mean = float(np.sum(sums)) * m / size if not bad else float("nan")
     if not np.isfinite(lo):
         lo = hi = 0.0
-    return WindowStats(lo * m, hi * m, mean, bad, size)
+    shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
+    return WindowStats(lo * m, hi * m, mean, bad, size, (g_n, g_sum, g_sq), shape, str(image.stored_dtype))

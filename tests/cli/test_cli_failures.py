@@ -32,7 +32,7 @@ def _failures(out: Path) -> dict[tuple[str, str], str]:
         ("wrong_shape", "wrong shape"),
         ("wrong_bands", "wrong band count"),
         ("nan", "NaN"),
-        ("unit_declared_dn", "contradicts the declared result scale"),
+        ("unit_declared_dn", "contradicts the data"),
         ("ambiguous", "several result files"),
     ],
 )
@@ -76,8 +76,8 @@ def test_result_failure_is_isolated(tmp_path, capsys, reduced_dataset, rr_method
     "case, expected",
     [
         ("gt_nan", "NaN"),
-        ("gt_unit_declared_dn", "declared as digital numbers"),
-        ("gt_over_bits", "exceeds 2**bits - 1"),
+        ("gt_unit_declared_dn", "declared as DN"),
+        ("gt_over_bits", "exceeds the 11-bit range"),
         ("gt_missing", "no gt array"),
         ("unreadable_input", "cannot read"),
     ],
@@ -122,7 +122,7 @@ def test_full_resolution_wrong_pan_size_is_isolated(tmp_path, capsys):
     code, stdout, _ = _run(capsys, [folder, res, "--out", out])
     assert code == 1
     failures, doc = _failures(out)
-    assert list(failures) == [("a", "m")] and "not ratio 4 times" in failures[("a", "m")]
+    assert list(failures) == [("a", "m")] and "ratio=4 times the MS size" in failures[("a", "m")]
     assert doc["scenes"]["b"]["m"]["status"] == "ok"
 
 
@@ -162,8 +162,14 @@ def test_missing_settings_are_usage_errors(tmp_path, capsys, reduced_dataset, rr
     assert main([str(folder), str(good), "--out", str(tmp_path / "o2"), "--result-scale", "dn"]) == 0
     write_toml(folder, ratio=RATIO, bits=BITS, resolution="reduced", result_scale="dn")  # no sensor
     _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o3"], "sensor")
+    # one ratio rule (library and CLI): any integer >= 2 at reduced resolution, where it only
+    # scales ERGAS, but it must fit every scene (here the data are ratio 4: each scene fails)
     write_toml(folder, sensor="none", ratio=3, bits=BITS, resolution="reduced", result_scale="dn")
-    _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o4"], "power of two")
+    code, stdout, _ = _run(capsys, [folder, good, "--out", tmp_path / "o4"])
+    assert code == 1 and "ratio=3 times the MS size" in stdout and "the sizes say ratio 4" in stdout
+    # full resolution runs the 23-tap EXP: a power of two, refused before anything runs
+    write_toml(folder, sensor="none", ratio=3, bits=BITS, resolution="full", result_scale="dn")
+    _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o4b"], "power of two")
     write_toml(folder, sensor="none", ratio=4, bits=BITS, resolution="reduced", result_scale="dn", sensro="x")
     _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o5"], "unknown key")
     (folder / "dataset.toml").unlink()

@@ -98,10 +98,10 @@ def test_auto_goes_tile_wise_when_memory_is_short_and_says_so(tmp_path, capsys, 
 
 
 @pytest.mark.parametrize("case, expected", [
-    ("dn_declared_unit", "contradicts the declared result scale"),
+    ("dn_declared_unit", "contradicts the data"),
     ("nan", "NaN/Inf"),
     ("wrong_bands", "wrong band count"),
-    ("gt_over_bits", "exceeds 2**bits - 1"),
+    ("gt_over_bits", "exceeds the 11-bit range"),
 ])
 def test_tile_wise_path_makes_the_in_memory_checks(tmp_path, case, expected):
     folder, res = _dataset(tmp_path, "reduced", layouts=["hwb"])

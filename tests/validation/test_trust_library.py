@@ -223,3 +223,17 @@ def test_a_broken_image_is_not_mistaken_for_a_scale_error(scene):
     rng = np.random.default_rng(1)
     broken = scene["rr_fused"] * 10 + rng.normal(0, 100 * scene["gt"].std(), scene["gt"].shape)
     assert _rr(broken, scene)["Q2n"] < 0.2
+
+
+@pytest.mark.parametrize("row", [0, 40, 100, 143])
+def test_nan_is_found_in_every_chunk_of_the_image(scene, row):
+    # the min/max pass runs in row chunks: a NaN in a later chunk must not be lost when the
+    # chunks' results are combined (Python's min() drops NaN)
+    fused = scene["rr_fused"].copy()
+    fused[row, 3, 2] = np.nan
+    with pytest.raises(pi.InputError, match="non-finite"):
+        _rr(fused, scene)
+    gt = scene["gt"].copy()
+    gt[row, 3, 2] = np.inf
+    with pytest.raises(pi.InputError, match="non-finite"):
+        pi.evaluate_reduced(scene["rr_fused"], gt, ratio=4, bits=11)
