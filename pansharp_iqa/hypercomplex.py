@@ -99,6 +99,7 @@ def block_q_values(
     n_norm: int | None = None,
     std_floor: float = float(np.finfo(np.float64).eps),
     integer_valued: bool = False,
+    value_bound: float | None = None,
 ) -> np.ndarray:
     """Modulus of the hypercomplex quality index on each block (Q2n's block value).
 
@@ -126,6 +127,9 @@ def block_q_values(
     integer_valued : bool
         The blocks hold integers (e.g. after Q2n's uint16 cast): moments are then computed from
         exact raw sums (no centring pass) while they fit in float64's 53-bit mantissa.
+    value_bound : float, optional
+        A known bound on ``|value|`` (65535 after the uint16 cast), which saves the pass that
+        finds it.
 
     Returns
     -------
@@ -153,7 +157,8 @@ def block_q_values(
     # mean(z1 z2) - m1 m2 cancel exactly, leaving the cross-covariance (better conditioned).
     exact = False
     if integer_valued:
-        top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
+        top = value_bound if value_bound is not None else max(
+            float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
         exact = float(n_pix) ** 2 * top * top < 2.0**53
     if exact:  # integer data: raw sums are exact in float64
         moments = integer_block_moments(

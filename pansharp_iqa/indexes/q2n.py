@@ -143,7 +143,8 @@ def q2n_strip(reference: StripImage, fused: StripImage, r0: int, r1: int, block_
     n_rows = -(-(r1 - r0) // bs) * bs
     rows = slice(r0, r0 + n_rows) if r0 + n_rows <= h else border_index(np.arange(r0, r0 + n_rows), h, "symmetric")
     rb, fb = reference.blocks(rows, bs), fused.blocks(rows, bs)
-    return block_q_values(to_uint16_matlab(rb, out=rb), to_uint16_matlab(fb, out=fb), integer_valued=True)
+    return block_q_values(to_uint16_matlab(rb, out=rb), to_uint16_matlab(fb, out=fb), integer_valued=True,
+                          value_bound=65535.0)
 
 
 def q2n_grid(h: int, w: int, block_size: int, shift: int) -> tuple[int, int, int, int]:
