@@ -13,12 +13,11 @@ else:  # pragma: no cover
 
 import numpy as np
 
-from pansharp_iqa.io.discovery import discover_scenes
 from pansharp_iqa.io.errors import DataError, SettingsError
 from pansharp_iqa.io.scenes import load_scene
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
-from .evaluate_command import settings_from_args
+from .evaluate_command import dataset_scenes, settings_from_args
 
 __all__ = ["run_baselines"]
 
@@ -43,10 +42,8 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
 
     Parameters
     ----------
-    ns : argparse.Namespace
-        From :func:`.parser.build_baselines_parser`.
-    argv : list of str
-        The command line (unused; for symmetry with the other commands).
+    ns, argv : argparse.Namespace, list of str
+        Parsed by :func:`.parser.build_baselines_parser`, and the command line (unused).
 
     Returns
     -------
@@ -65,12 +62,7 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
 
     settings = settings_from_args(ns)
     methods = _methods(ns.methods)
-    try:
-        scenes, warnings = discover_scenes(ns.dataset)
-    except SettingsError as exc:
-        raise UsageError(str(exc)) from None
-    if not scenes:
-        raise UsageError(f"{ns.dataset} holds no scene")
+    scenes, warnings = dataset_scenes(ns.dataset)
     out = Path(ns.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")

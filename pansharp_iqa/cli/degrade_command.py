@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from pansharp_iqa.io.discovery import SceneSource, discover_scenes
-from pansharp_iqa.io.errors import DataError, SettingsError
+from pansharp_iqa.io.discovery import SceneSource
+from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.scenes import load_scene
 from pansharp_iqa.io.settings import DatasetSettings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
-from .evaluate_command import settings_from_args
+from .evaluate_command import dataset_scenes, settings_from_args
 
 __all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
 
@@ -151,10 +151,8 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
 
     Parameters
     ----------
-    ns : argparse.Namespace
-        From :func:`.parser.build_degrade_parser`.
-    argv : list of str
-        The command line (unused; for symmetry with the other commands).
+    ns, argv : argparse.Namespace, list of str
+        Parsed by :func:`.parser.build_degrade_parser`, and the command line (unused).
 
     Returns
     -------
@@ -174,12 +172,7 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
             f"{ns.dataset} is declared resolution = {settings.resolution!r}; degrade takes a full-resolution "
             "dataset (MS and PAN at their native scales) and writes its reduced-resolution version"
         )
-    try:
-        scenes, warnings = discover_scenes(ns.dataset)
-    except SettingsError as exc:
-        raise UsageError(str(exc)) from None
-    if not scenes:
-        raise UsageError(f"{ns.dataset} holds no scene")
+    scenes, warnings = dataset_scenes(ns.dataset)
     out = Path(ns.out)
     _check_out(out)
     for w in warnings:

@@ -43,10 +43,8 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
 
     Parameters
     ----------
-    ns : argparse.Namespace
-        From :func:`.parser.build_demo_parser`.
-    argv : list of str
-        The command line.
+    ns, argv : argparse.Namespace, list of str
+        Parsed by :func:`.parser.build_demo_parser`, and the command line.
 
     Returns
     -------

@@ -23,7 +23,19 @@ from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
 from .visual_reports import display_side, with_display
 
-__all__ = ["run_evaluate", "settings_from_args"]
+__all__ = ["dataset_scenes", "run_evaluate", "settings_from_args"]
+
+
+def dataset_scenes(dataset: str) -> tuple[list[SceneSource], list[str]]:
+    """The scenes of a dataset and the discovery's warnings; none, or an unusable dataset, is a
+    usage error (shared by every command that reads a dataset)."""
+    try:
+        scenes, warnings = discover_scenes(dataset)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    if not scenes:
+        raise UsageError(f"{dataset} holds no scene")
+    return scenes, warnings
 
 
 def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
@@ -119,10 +131,8 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
 
     Parameters
     ----------
-    ns : argparse.Namespace
-        From :func:`.parser.build_evaluate_parser`.
-    argv : list of str
-        The command line, recorded in ``results.json``.
+    ns, argv : argparse.Namespace, list of str
+        Parsed by :func:`.parser.build_evaluate_parser`, and the command line (recorded in ``results.json``).
 
     Returns
     -------
@@ -144,12 +154,7 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
             "dataset.toml, or pass --result-scale dn|unit|<multiplier> (it is never guessed)"
         )
     _check_protocol(settings)
-    try:
-        scenes, warnings = discover_scenes(ns.dataset)
-    except SettingsError as exc:
-        raise UsageError(str(exc)) from None
-    if not scenes:
-        raise UsageError(f"{ns.dataset} holds no scene")
+    scenes, warnings = dataset_scenes(ns.dataset)
     out_dir = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
     root = Path(settings.root)
     inputs_sha, scene_sha = _hash_inputs(scenes, root if root.is_dir() else root.parent)

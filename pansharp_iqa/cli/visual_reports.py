@@ -115,23 +115,11 @@ def _provenance(settings: DatasetSettings, card: Mapping[str, Any], argv: Sequen
     }
 
 
-def write_html_report(
-    path: Path,
-    *,
-    title: str,
-    notes: Sequence[str],
-    settings: DatasetSettings,
-    card: Mapping[str, Any],
-    summary: Summary,
-    statistics: Mapping[str, IndexStatistics],
-    records: Sequence[Mapping[str, Any]],
-    failures: Sequence[Mapping[str, Any]],
-    scenes: Sequence[str],
-    views: Mapping[str, SceneView | None],
-    argv: Sequence[str],
-    inputs_sha: Mapping[str, str],
-    results_sha: Mapping[str, Mapping[str, str]],
-) -> Path:
+def write_html_report(path: Path, *, title: str, notes: Sequence[str], settings: DatasetSettings,
+                      card: Mapping[str, Any], summary: Summary, statistics: Mapping[str, IndexStatistics],
+                      records: Sequence[Mapping[str, Any]], failures: Sequence[Mapping[str, Any]],
+                      scenes: Sequence[str], views: Mapping[str, SceneView | None], argv: Sequence[str],
+                      inputs_sha: Mapping[str, str], results_sha: Mapping[str, Mapping[str, str]]) -> Path:
     """Write ``report.html`` (see :func:`pansharp_iqa.reports.html.render_html`).
 
     Images are shown for the first :data:`MAX_HTML_IMAGE_SCENES` scenes.

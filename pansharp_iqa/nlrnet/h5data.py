@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..validation import MetadataConflictError
-from .scenes import MetadataError, Scene, load_scene, resolve_metadata
+from .scenes import Scene, load_scene, resolve_metadata
 
 __all__ = ["H5Meta", "prepare", "read_meta", "degrade_scene", "cut_patches", "validation_rows",
            "LAYOUT"]

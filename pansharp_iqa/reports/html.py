@@ -18,7 +18,7 @@ from .display import RESIDUAL_CMAP, colourise
 from .formatting import DIGITS, direction_arrow, format_value
 from .image_codec import data_uri, encode_jpeg
 from .pair_display import Panel, SceneView
-from .stats import ALPHA, MIN_SCENES, N_RESAMPLES, SEED, IndexStatistics
+from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_html"]
@@ -111,14 +111,7 @@ def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int
     if not statistics:
         why = ("a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes")
         return f"<p class='note'>No statistics across scenes: {why}.</p>"
-    parts = [
-        "<p class='note'>Per index, over the scenes where every method has a value: mean rank (1 = best on a "
-        "scene), Friedman test over the methods, and every method against the best mean: paired two-sided "
-        "Wilcoxon signed-rank test (scipy.stats.wilcoxon) with Holm-corrected p-values and a bootstrap 95 % "
-        f"confidence interval of the mean difference (method − best; {N_RESAMPLES} resamples of the scenes, "
-        f"seed {SEED}). With fewer than {MIN_SCENES} scenes no p-values are given: the tests have little "
-        "power.</p>"
-    ]
+    parts = [f"<p class='note'>{_e(method_note())}</p>"]
     for metric, st in statistics.items():
         arrow = "higher is better" if st.direction > 0 else "lower is better"
         fried = ""

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .formatting import DIGITS, direction_arrow, format_value
-from .stats import ALPHA, MIN_SCENES, N_RESAMPLES, SEED, IndexStatistics
+from .stats import ALPHA, IndexStatistics, method_note
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_markdown"]
@@ -23,13 +23,7 @@ def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int) 
     if not statistics:
         why = "a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes"
         return [*lines, f"No statistics across scenes: {why}."]
-    lines.append(
-        "Per index, over the scenes where every method has a value: mean rank (1 = best), Friedman test over the "
-        "methods, and each method against the best mean: paired two-sided Wilcoxon signed-rank test with "
-        f"Holm-corrected p-values and a bootstrap 95 % CI of the mean difference (method − best; {N_RESAMPLES} "
-        f"resamples, seed {SEED}). With fewer than {MIN_SCENES} scenes the tests have little power and no "
-        "p-values are given."
-    )
+    lines.append(method_note())
     for metric, st in statistics.items():
         arrow = "higher is better" if st.direction > 0 else "lower is better"
         lines += ["", f"### {metric} ({arrow}; best: {st.best})", ""]

@@ -39,6 +39,7 @@ import numpy as np
 from ..protocols import INDEX_DIRECTIONS
 
 __all__ = [
+    "method_note",
     "ALPHA", "MIN_SCENES", "N_RESAMPLES", "SEED",
     "Comparison", "IndexStatistics", "bootstrap_ci", "compare_methods", "holm", "mean_ranks", "statistics_to_dict",
 ]
@@ -406,3 +407,20 @@ def statistics_to_dict(statistics: Mapping[str, IndexStatistics], n_scenes: int)
     elif not statistics:
         out["note"] = "no index has finite values for every method on 2 or more scenes"
     return out
+
+
+def method_note() -> str:
+    """How the statistics across scenes are made, in one paragraph (shared by every report).
+
+    Examples
+    --------
+    >>> method_note().startswith("Per index, over the scenes where every method has a value")
+    True
+    """
+    return (
+        "Per index, over the scenes where every method has a value: mean rank (1 = best on a scene), "
+        "Friedman test over the methods, and every method against the best mean: paired two-sided Wilcoxon "
+        "signed-rank test (scipy.stats.wilcoxon) with Holm-corrected p-values and a bootstrap 95 % confidence "
+        f"interval of the mean difference (method \u2212 best; {N_RESAMPLES} resamples of the scenes, seed "
+        f"{SEED}). With fewer than {MIN_SCENES} scenes no p-values are given: the tests have little power."
+    )
