@@ -41,7 +41,7 @@ __all__ = [
     "InputError", "ShapeError", "LayoutError", "ScaleError", "NonFiniteError", "SettingError",
     "SensorMismatchError", "MetadataConflictError", "ConstantBlockError", "SettingsError", "DataError",
     # arrays
-    "image_array", "pan_array", "as_image", "as_pan", "check_image_shape",
+    "image_array", "pan_array", "as_image", "as_pan", "check_image_shape", "image_and_pan",
     # value summaries
     "ImageFacts", "image_facts", "facts_from_sums", "sample_step", "SCALE_FACTOR_LIMIT",
     # rules
@@ -718,6 +718,23 @@ def check_same_shape(name_a: str, a: Any, name_b: str, b: Any) -> None:
             f"{name_a} and {name_b} differ in {what}: {tuple(a.shape)} vs {tuple(b.shape)}; both must be "
             "(H, W, B) on the same grid with the same bands"
         )
+
+
+def image_and_pan(image_name: str, image: object, pan_name: str, pan: object) -> tuple[np.ndarray, np.ndarray]:
+    """An (H, W, B) image and a single-band (H, W) image on the same grid, as float64 copies.
+
+    Examples
+    --------
+    >>> x, p = image_and_pan("fused", np.ones((8, 8, 3)), "pan", np.ones((8, 8)))
+    >>> x.shape, p.shape
+    ((8, 8, 3), (8, 8))
+    """
+    img = as_image(image_name, image, allow_2d=True)
+    pan_a = as_pan(pan_name, pan)
+    if img.shape[:2] != pan_a.shape:
+        raise ShapeError(f"{image_name} and {pan_name} must have the same height and width: {image_name} "
+                         f"{img.shape[:2]}, {pan_name} {pan_a.shape}")
+    return img, pan_a
 
 
 def check_min_size(name: str, shape: Sequence[int], block_size: int, *, why: str = "") -> None:

@@ -128,11 +128,9 @@ def build_evaluate_parser() -> argparse.ArgumentParser:
 
 def build_demo_parser() -> argparse.ArgumentParser:
     """``pansharp-eval demo [options]``."""
-    parser = argparse.ArgumentParser(
-        prog="pansharp-eval demo",
-        description="Run the baselines and the evaluation on the bundled real scene (solaris "
-                    "tutorial pair, Apache-2.0) at reduced and full resolution, and print the tables.",
-    )
+    description = ("Run the baselines and the evaluation on the bundled real scene (solaris tutorial pair, "
+                   "Apache-2.0) at reduced and full resolution, and print the tables.")
+    parser = argparse.ArgumentParser(prog="pansharp-eval demo", description=description)
     _add_run_flags(parser, default_out="./pansharp-eval-demo/", default_formats=ALL_FORMATS)
     return parser
 

@@ -524,7 +524,7 @@ def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
     Returns
     -------
     float
-        In [0, 1]; 1 = best.
+        QNR, in [0, 1] (1: no spectral and no spatial distortion).
 
     References
     ----------
@@ -570,7 +570,7 @@ def d_lambda_k(
     Returns
     -------
     float
-        In [0, 1]; 0 = best.
+        D_lambda_K, in [0, 1] (0: the fused image's low-pass content matches the MS).
 
     References
     ----------

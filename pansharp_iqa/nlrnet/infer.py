@@ -188,7 +188,7 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     Returns
     -------
     dict
-        The ``metrics.json`` document.
+        The ``metrics.json`` document (mean scores over the patches, out-of-range fraction, ...).
 
     Examples
     --------

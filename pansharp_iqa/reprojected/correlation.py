@@ -24,7 +24,7 @@ import numpy as np
 
 from ..parallel import chunks, parallel_map
 from ..parallel import n_threads as n_workers
-from ..validation import ShapeError, as_image, as_pan, check_block_size, check_choice
+from ..validation import check_block_size, check_choice, image_and_pan
 
 __all__ = [
     "SXX_FLOOR",
@@ -211,10 +211,7 @@ def local_cross_correlation(
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
-    xa = as_image("x", x, allow_2d=True)
-    ya = as_pan("y", y)
-    if xa.shape[:2] != ya.shape:
-        raise ShapeError(f"x and y must have the same height and width, got {xa.shape[:2]} and {ya.shape}")
+    xa, ya = image_and_pan("x", x, "y", y)
     w = check_block_size(half_width, name="half_width", minimum=1)
     _check_method(integral)
     xs = np.ascontiguousarray(np.moveaxis(xa, -1, 0))

@@ -26,7 +26,7 @@ from ..indexes.sam import sam, sam_from_sums, sam_sums
 from ..indexes.uiqi import edge_extended_q, q_index
 from ..parallel import n_threads as n_workers
 from ..parallel import parallel_map
-from ..validation import ShapeError, as_image, as_pan, check_block_size, check_ratio
+from ..validation import ShapeError, check_block_size, check_ratio, image_and_pan
 from .coregistration import coregister
 from .correlation import IntegralMethod, field_parts, mean_one_minus_rho, rho_from_sums
 from .filtering import reproject
@@ -333,12 +333,7 @@ def d_rho(
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
-    fus = as_image("fused", fused, allow_2d=True)
-    pan_a = as_pan("pan", pan)
-    if fus.shape[:2] != pan_a.shape:
-        raise ShapeError(
-            f"fused must have the PAN's height and width: fused {fus.shape[:2]}, pan {pan_a.shape}"
-        )
+    fus, pan_a = image_and_pan("fused", fused, "pan", pan)
     ratio = check_ratio(ratio, exp=False)
     w = d_rho_half_width(ratio) if half_width is None else check_block_size(half_width, name="half_width", minimum=1)
     if not return_map:
