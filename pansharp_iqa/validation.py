@@ -475,6 +475,22 @@ def facts_from_sums(name: str, shape: Sequence[int], dtype: Any, *, lo: float, h
 # --------------------------------------------------------------------------- rules: settings
 
 
+def _number(value: object) -> float:
+    """``float(value)`` for real numbers (not bools or strings), NaN otherwise."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        return math.nan
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _integer(value: object) -> int | None:
+    """The integer a real number equals (``4``, ``4.0``, ``np.int64(4)``), else None."""
+    number = _number(value)
+    return int(number) if math.isfinite(number) and number.is_integer() else None
+
+
 def check_choice(name: str, value: object, choices: Sequence[object]) -> Any:
     """Refuse a value outside a fixed set of options.
 
@@ -520,15 +536,10 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     """
     if ratio is None:
         raise SettingError(f"{name} is required (no silent default): pass the PAN/MS resolution ratio, e.g. 4")
-    if isinstance(ratio, str):
-        raise SettingError(f"{name} must be an integer >= 2 (the PAN/MS resolution ratio), got the string {ratio!r}")
-    try:
-        integral = float(ratio).is_integer()  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        integral = False
-    if isinstance(ratio, (bool, np.bool_)) or not integral or int(ratio) < 2:  # type: ignore[call-overload]
-        raise SettingError(f"{name} must be an integer >= 2 (the PAN/MS resolution ratio), got {ratio!r}")
-    r = int(ratio)  # type: ignore[call-overload]
+    r = _integer(ratio)
+    if r is None or r < 2:
+        got = f"the string {ratio!r}" if isinstance(ratio, str) else repr(ratio)
+        raise SettingError(f"{name} must be an integer >= 2 (the PAN/MS resolution ratio), got {got}")
     if exp and r & (r - 1):
         raise SettingError(
             f"{name} must be a power of two (2, 4, 8, ...) for the 23-tap EXP interpolator, got {r}"
@@ -546,13 +557,10 @@ def check_bits(bits: object) -> int:
     """
     if bits is None:
         raise SettingError("bits is required (no silent default): pass the radiometric resolution, e.g. 11")
-    try:
-        integral = float(bits).is_integer()  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        integral = False
-    if isinstance(bits, (bool, np.bool_)) or not integral or not 1 <= int(bits) <= 16:  # type: ignore[call-overload]
+    b = _integer(bits)
+    if b is None or not 1 <= b <= 16:
         raise SettingError(f"bits must be an integer in 1..16, got {bits!r}")
-    return int(bits)  # type: ignore[call-overload]
+    return b
 
 
 def check_scale(scale: object) -> float:
@@ -563,11 +571,8 @@ def check_scale(scale: object) -> float:
     >>> check_scale(2047)
     2047.0
     """
-    try:
-        value = float(scale)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        value = math.nan
-    if isinstance(scale, (bool, np.bool_)) or scale is None or not (math.isfinite(value) and value > 0):
+    value = _number(scale)
+    if not (math.isfinite(value) and value > 0):
         raise SettingError(f"scale must be a positive number (multiplier to DN), got {scale!r}")
     return value
 
@@ -580,13 +585,10 @@ def check_block_size(block_size: object, *, name: str = "block_size", minimum: i
     >>> check_block_size(32)
     32
     """
-    try:
-        integral = float(block_size).is_integer()  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        integral = False
-    if isinstance(block_size, (bool, np.bool_)) or not integral or int(block_size) < minimum:  # type: ignore[call-overload]
+    size = _integer(block_size)
+    if size is None or size < minimum:
         raise SettingError(f"{name} must be an integer >= {minimum}, got {block_size!r}")
-    return int(block_size)  # type: ignore[call-overload]
+    return size
 
 
 def check_gnyq(gnyq: object, *, name: str = "gnyq") -> float:
@@ -597,10 +599,7 @@ def check_gnyq(gnyq: object, *, name: str = "gnyq") -> float:
     >>> check_gnyq(0.3)
     0.3
     """
-    try:
-        value = float(gnyq)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        value = math.nan
+    value = _number(gnyq)
     if not 0.0 < value < 1.0:
         raise SettingError(f"{name} must be in (0, 1), got {gnyq!r}")
     return value
@@ -614,13 +613,10 @@ def check_kernel_size(size: object) -> int:
     >>> check_kernel_size(41)
     41
     """
-    try:
-        integral = float(size).is_integer()  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        integral = False
-    if isinstance(size, (bool, np.bool_)) or not integral or int(size) < 3 or int(size) % 2 == 0:  # type: ignore[call-overload]
+    taps = _integer(size)
+    if taps is None or taps < 3 or taps % 2 == 0:
         raise SettingError(f"size must be an odd integer >= 3, got {size!r}")
-    return int(size)  # type: ignore[call-overload]
+    return taps
 
 
 def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms") -> tuple[float, ...]:

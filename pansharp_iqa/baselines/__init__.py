@@ -10,6 +10,13 @@ from their published descriptions:
 * ``BT-H`` -- Brovey with haze correction, :func:`.bt_h.bt_h`;
 * ``GSA`` -- adaptive Gram-Schmidt, :func:`.gsa.gsa`;
 * ``MTF-GLP-HPM`` -- MTF-matched GLP with high-pass modulation, :func:`.mtf_glp_hpm.mtf_glp_hpm`.
+
+Example, on the bundled real scene (144 x 144 x 4 MS, 576 x 576 PAN, 11-bit DN):
+
+>>> from pansharp_iqa.demo_data import load_demo
+>>> ms, pan = load_demo()
+>>> {name: fuse(ms, pan, sensor="none", ratio=4).shape for name, fuse in BASELINES.items()}
+{'EXP': (576, 576, 4), 'BT-H': (576, 576, 4), 'GSA': (576, 576, 4), 'MTF-GLP-HPM': (576, 576, 4)}
 """
 
 from __future__ import annotations

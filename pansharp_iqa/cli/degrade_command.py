@@ -151,8 +151,10 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
 
     Parameters
     ----------
-    ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_degrade_parser`, and the command line (unused).
+    ns
+        Parsed by :func:`.parser.build_degrade_parser`.
+    argv
+        The command line (unused).
 
     Returns
     -------

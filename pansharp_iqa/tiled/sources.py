@@ -359,6 +359,7 @@ def is_lazy_input(x: Any) -> bool:
     Parameters
     ----------
     x : object
+        An image argument of ``evaluate_reduced`` / ``evaluate_full``.
 
     Returns
     -------
