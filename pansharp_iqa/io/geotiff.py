@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["quiet_tifffile", "read_geotiff", "write_geotiff"]
+__all__ = ["quiet_tifffile", "read_geotiff"]
 
 
 @contextlib.contextmanager
@@ -66,19 +66,3 @@ def read_geotiff(path: str | os.PathLike[str]) -> np.ndarray:
             return np.asarray(tifffile.imread(os.fspath(path)))
     except Exception as exc:  # noqa: BLE001 - any reader failure becomes a per-scene reason
         raise DataError(f"cannot read TIFF {os.fspath(path)}: {type(exc).__name__}: {exc}") from None
-
-
-def write_geotiff(path: str | os.PathLike[str], image: np.ndarray) -> None:
-    """Write an array as a plain TIFF (``(H, W, B)`` stored pixel-interleaved).
-
-    Parameters
-    ----------
-    path : path-like
-        Destination file.
-    image : numpy.ndarray
-        ``(H, W)`` or ``(H, W, B)`` array; the dtype is kept.
-    """
-    import tifffile
-
-    arr = np.asarray(image)
-    tifffile.imwrite(os.fspath(path), arr, photometric="minisblack", planarconfig="contig")
