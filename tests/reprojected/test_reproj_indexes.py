@@ -7,10 +7,21 @@ import math
 import numpy as np
 import pytest
 
-from pansharp_iqa import InputError
-
+from pansharp_iqa import InputError, ergas, q2n, q_index, reprojected, sam
 from pansharp_iqa.hypercomplex import block_q_values
-from pansharp_iqa.reprojected import ergas_index, q2n_index, sam_index, uiqi_index
+
+
+# The protocol's MS-scale forms of the core indexes, as named options of the one implementation.
+def q2n_index(ref: np.ndarray, fus: np.ndarray, **kw: object) -> object:
+    return q2n(ref, fus, cast="int16-truncated", padding="reflect", **kw)
+
+
+def uiqi_index(ref: np.ndarray, fus: np.ndarray, **kw: object) -> object:
+    return q_index(ref, fus, windows="edge-extended", **kw)
+
+
+def sam_index(ref: np.ndarray, fus: np.ndarray, **kw: object) -> object:
+    return sam(ref, fus, zero_norm="count", **kw)
 
 
 def pair(shape: tuple[int, int, int], seed: int = 0, scale: float = 1000.0) -> tuple[np.ndarray, np.ndarray]:
@@ -104,10 +115,10 @@ def test_ergas_matches_formula() -> None:
         mse = np.mean((fus[:, :, b] - ref[:, :, b]) ** 2)
         terms.append(mse / np.mean(ref[:, :, b]) ** 2)
     expected = 100 / 4 * math.sqrt(sum(terms) / 3)
-    assert abs(ergas_index(ref, fus, ratio=4) - expected) < 1e-12 * expected
-    assert ergas_index(ref, ref, ratio=4) == 0.0
+    assert abs(ergas(ref, fus, ratio=4) - expected) < 1e-12 * expected
+    assert ergas(ref, ref, ratio=4) == 0.0
     with pytest.raises(ValueError, match="ratio"):
-        ergas_index(ref, fus, ratio=0)
+        ergas(ref, fus, ratio=0)
 
 
 # ----------------------------------------------------------------------------- R-Q2n
@@ -175,7 +186,21 @@ def test_q2n_truncates_toward_zero_not_rounds() -> None:
 def test_q2n_identity_and_shapes() -> None:
     ref, _ = pair((64, 64, 8), seed=8)
     assert abs(q2n_index(ref, ref) - 1.0) < 1e-12
-    value, blocks = q2n_index(ref, ref, return_blocks=True)  # type: ignore[misc]
+    _value, blocks = q2n_index(ref, ref, return_map=True)  # type: ignore[misc]
     assert blocks.shape == (2, 2)
     with pytest.raises(ValueError, match="differ in shapes"):
         q2n_index(ref, ref[:32])
+
+
+# ----------------------------------------------------------------------------- deprecated twins
+def test_deprecated_twins_warn_and_equal_the_named_options() -> None:
+    ref, fus = pair((40, 45, 4), seed=9, scale=1500.0)
+    cases = [
+        (reprojected.q2n_index, {}, q2n_index(ref, fus)),
+        (reprojected.uiqi_index, {}, uiqi_index(ref, fus)),
+        (reprojected.sam_index, {}, sam_index(ref, fus)),
+        (reprojected.ergas_index, {"ratio": 4}, ergas(ref, fus, ratio=4)),
+    ]
+    for old, kw, expected in cases:
+        with pytest.warns(DeprecationWarning, match="deprecated: use"):
+            assert old(ref, fus, **kw) == expected

@@ -226,8 +226,10 @@ def test_unknown_variant_names(piq, fr, rng):
     with pytest.raises(ValueError, match="(?i)variant|protocol"):
         piq.d_lambda(fused, ms, ratio=4, protocol="paper-2009")
     x = dn_float(rng, (40, 40, 3))
-    with pytest.raises(ValueError, match="(?i)variant"):
+    with pytest.raises(ValueError, match="(?i)variant"), pytest.warns(DeprecationWarning):
         piq.scc(x, x + 1, variant="2017")
+    with pytest.raises(ValueError, match="(?i)gradient"):
+        piq.scc(x, x + 1, gradient="diagonal")
     with pytest.raises(ValueError, match="(?i)sigma|form"):
         piq.mtf_kernel(0.3, 4, sigma_form="1999")
 
