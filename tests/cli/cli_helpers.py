@@ -46,3 +46,19 @@ def shared_data_dir() -> Path | None:
         if (c / "imgWV2.mat").is_file():
             return c.resolve()
     return None
+
+
+def full_resolution_dataset(tmp_path: Path, seed: int, *, short_pan: str | None = None) -> tuple[Path, Path]:
+    """Two full-resolution scenes ``a``, ``b`` (``.npz``, sensor ``none``) and one method ``m``
+    (``.npy`` noisy results); ``short_pan`` names a scene whose PAN is cropped to 120 x 120.
+    Returns ``(dataset folder, method folder)``."""
+    folder, res = tmp_path / "fr", tmp_path / "m"
+    folder.mkdir()
+    res.mkdir()
+    write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="full", result_scale="dn")
+    for i, name in enumerate(["a", "b"]):
+        sc = make_scene(seed + i)
+        pan = sc["pan"][:120, :120] if name == short_pan else sc["pan"]
+        np.savez(folder / f"{name}.npz", ms=sc["ms"], pan=pan)
+        np.save(res / f"{name}.npy", noisy(sc["gt"], 5, i))
+    return folder, res

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_helpers import BITS, RATIO, make_scene, noisy, write_toml
+from cli_helpers import BITS, RATIO, full_resolution_dataset, noisy, write_toml
 from pansharp_iqa.cli.main import main
 
 
@@ -108,16 +108,7 @@ def test_input_failure_is_isolated(tmp_path, capsys, reduced_dataset, rr_methods
 
 
 def test_full_resolution_wrong_pan_size_is_isolated(tmp_path, capsys):
-    folder = tmp_path / "fr"
-    folder.mkdir()
-    write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="full", result_scale="dn")
-    res = tmp_path / "m"
-    res.mkdir()
-    for i, name in enumerate(["a", "b"]):
-        sc = make_scene(60 + i)
-        pan = sc["pan"][:120, :120] if name == "a" else sc["pan"]
-        np.savez(folder / f"{name}.npz", ms=sc["ms"], pan=pan)
-        np.save(res / f"{name}.npy", noisy(sc["gt"], 5, i))
+    folder, res = full_resolution_dataset(tmp_path, 60, short_pan="a")
     out = tmp_path / "out"
     code, stdout, _ = _run(capsys, [folder, res, "--out", out])
     assert code == 1

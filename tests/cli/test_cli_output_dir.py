@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_helpers import BITS, RATIO, make_scene, noisy, write_toml
+from cli_helpers import full_resolution_dataset, noisy
 from pansharp_iqa.cli.main import main
 from pansharp_iqa.cli.output_dir import MANIFEST_NAME
 
@@ -158,15 +158,7 @@ def test_manifest_that_is_not_the_tools_is_refused(tmp_path, capsys, reduced_dat
 def test_full_resolution_resume_with_plots_reuses_every_result(tmp_path, capsys, monkeypatch):
     import pansharp_iqa.cli.evaluate_command as command
 
-    folder = tmp_path / "fr"
-    folder.mkdir()
-    write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="full", result_scale="dn")
-    res = tmp_path / "m"
-    res.mkdir()
-    for i, name in enumerate(["a", "b"]):
-        sc = make_scene(80 + i)
-        np.savez(folder / f"{name}.npz", ms=sc["ms"], pan=sc["pan"])
-        np.save(res / f"{name}.npy", noisy(sc["gt"], 5, i))
+    folder, res = full_resolution_dataset(tmp_path, 80)
     out = tmp_path / "out"
     args = [folder, res, "--out", out, "--plots", "--format", "json"]
     assert _run(capsys, args)[0] == 0
