@@ -153,8 +153,7 @@ def write_figures(out_dir: Path, views: Mapping[str, SceneView | None], *, jobs:
     views : mapping of str to SceneView or None
         From :func:`scene_views`.
     jobs : int
-        Worker processes drawing the figures (matplotlib draws one figure at a time per process,
-        about 0.3 s each).
+        Worker processes drawing the figures (about 50 ms each, mostly the PNG's compression).
 
     Returns
     -------
