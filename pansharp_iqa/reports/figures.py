@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import io
 import math
 import re
 from collections.abc import Sequence
@@ -25,7 +24,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from .display import colourise
-from .image_codec import encode_png
+from .image_codec import decode_image, encode_png
 from .pair_display import Panel, SceneView
 from .pdf_page import PdfPage, text_width
 
@@ -102,24 +101,18 @@ class RasterCanvas:
     def _width(self, points: float) -> int:
         return max(1, round(points * self._px))
 
-    def _paste(self, picture, x: float, y: float, w: float, h: float) -> None:
+    def jpeg_image(self, jpeg: bytes, x: float, y: float, w: float, h: float) -> None:
+        """Paste a JPEG, resampled (nearest neighbour: pixels stay sharp) to the box ``(x, y, w, h)``."""
+        self.rgb_image(decode_image(jpeg), x, y, w, h)
+
+    def rgb_image(self, rgb: np.ndarray, x: float, y: float, w: float, h: float) -> None:
+        """Paste a uint8 ``(rows, cols)`` grey or ``(rows, cols, 3)`` RGB array, resampled to the
+        box ``(x, y, w, h)``."""
         from PIL import Image
 
         size = (max(1, round(w)), max(1, round(h)))
-        self._image.paste(picture.convert("RGB").resize(size, Image.NEAREST), (round(x), round(y)))
-
-    def jpeg_image(self, jpeg: bytes, x: float, y: float, w: float, h: float) -> None:
-        """Paste a JPEG, resampled (nearest neighbour: pixels stay sharp) to the box ``(x, y, w, h)``."""
-        from PIL import Image
-
-        with Image.open(io.BytesIO(jpeg)) as picture:
-            self._paste(picture, x, y, w, h)
-
-    def rgb_image(self, rgb: np.ndarray, x: float, y: float, w: float, h: float) -> None:
-        """Paste an ``(rows, cols, 3)`` uint8 array, resampled to the box ``(x, y, w, h)``."""
-        from PIL import Image
-
-        self._paste(Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8)), x, y, w, h)
+        picture = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8)).convert("RGB")
+        self._image.paste(picture.resize(size, Image.NEAREST), (round(x), round(y)))
 
     def rectangle(self, x: float, y: float, w: float, h: float, *, stroke: str, line_width: float) -> None:
         """Outline of the box ``(x, y, w, h)``, drawn inside it."""

@@ -16,15 +16,21 @@ __all__ = ["JPEG_QUALITY", "data_uri", "decode_image", "encode_jpeg", "encode_pn
 JPEG_QUALITY = 80
 
 
-def _pil_image(image: np.ndarray):  # noqa: ANN202 - PIL.Image.Image
-    from PIL import Image
-
+def _display_array(image: np.ndarray) -> np.ndarray:
+    """The uint8 ``(h, w)`` or ``(h, w, 3)`` array of a display image (one band squeezed)."""
     arr = np.asarray(image)
     if arr.dtype != np.uint8:
         raise ValueError(f"display images are uint8, got {arr.dtype}")
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[:, :, 0]
-    return Image.fromarray(np.ascontiguousarray(arr), mode="L" if arr.ndim == 2 else "RGB")
+    return np.ascontiguousarray(arr)
+
+
+def _pil_image(image: np.ndarray):  # noqa: ANN202 - PIL.Image.Image
+    from PIL import Image
+
+    arr = _display_array(image)
+    return Image.fromarray(arr, mode="L" if arr.ndim == 2 else "RGB")
 
 
 def encode_jpeg(image: np.ndarray, *, quality: int = JPEG_QUALITY) -> bytes:
@@ -83,7 +89,7 @@ def encode_png(image: np.ndarray, *, dpi: int | None = None, fast: bool = False)
         return buf.getvalue()
     import cv2
 
-    arr = np.asarray(_pil_image(image))  # checked uint8, (h, w) or (h, w, 3)
+    arr = _display_array(image)
     ok, encoded = cv2.imencode(".png", arr[:, :, ::-1] if arr.ndim == 3 else arr,
                                [cv2.IMWRITE_PNG_COMPRESSION, 1, cv2.IMWRITE_PNG_STRATEGY, cv2.IMWRITE_PNG_STRATEGY_RLE])
     if not ok:
