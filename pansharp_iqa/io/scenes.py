@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..validation import InputError, ShapeError, check_pan_ratio, check_reduced_geometry, check_sensor_bands
-from .arrays import read_h5_item, read_mat, read_npy, read_npz
+from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
@@ -109,7 +109,7 @@ def load_scene(
 def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                  cache: dict[str, dict[str, np.ndarray]] | None = None) -> dict[str, tuple[int, ...]]:
     """Shapes of every image a scene holds (``ms``, ``pan``, ``gt``), read from headers where the
-    format allows (per-role ``.npy``/GeoTIFF files), else from the file (one read per file).
+    format allows (per-role ``.npy``/GeoTIFF files, HDF5), else from the file (one read per file).
 
     Parameters
     ----------
@@ -127,6 +127,7 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
 
     shapes: dict[str, tuple[int, ...]] = {}
     cache = {} if cache is None else cache
+    h5_shapes: dict[str, tuple[int, ...]] | None = None
     for role in ("ms", "pan", "gt"):
         path = source.file_for(role)
         if path is None:
@@ -137,15 +138,21 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                 continue
             except NotWindowed:
                 pass
-        if source.kind in ("mat", "npz"):
+        if source.kind == "h5":  # header only: PanCollection datasets are N x C x H x W
+            if h5_shapes is None:
+                h5_shapes = h5_dataset_shapes(path)
+            if role not in h5_shapes:
+                continue  # e.g. full-resolution files have no gt
+            raw = np.broadcast_to(np.float32(0), h5_shapes[role][1:])  # a shape without data
+            if role != "pan" and raw.ndim == 3:
+                raw = np.moveaxis(raw, 0, -1)
+        else:
             try:
                 _, raw = _read_role(source, role, cache)
             except DataError:
-                continue  # a bundle without this role
-        else:
-            _, raw = _read_role(source, role, cache)
-        if source.kind == "h5" and role != "pan" and raw.ndim == 3:
-            raw = np.moveaxis(raw, 0, -1)
+                if source.kind in ("mat", "npz"):
+                    continue  # a bundle without this role
+                raise
         shapes[role] = (as_hw(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
     return shapes
 

@@ -127,6 +127,39 @@ def test_pancollection_h5_with_flags_and_stacked_results(tmp_path):
     assert doc["dataset"]["sources"]["sensor"] == "flag"
 
 
+def test_full_resolution_pancollection_h5_without_gt(tmp_path, monkeypatch):
+    # PanCollection full-resolution files hold ms, lms and pan only: shapes come from the headers,
+    # each image is read once
+    import pansharp_iqa.io.scenes as scenes_module
+
+    data = tmp_path / "pc"
+    data.mkdir()
+    scenes = [make_scene(60 + i) for i in range(2)]
+    with h5py.File(data / "test_full.h5", "w") as f:
+        f["ms"] = np.stack([np.moveaxis(s["ms"], -1, 0) for s in scenes]).astype(np.float64)
+        f["lms"] = np.stack([np.moveaxis(psi.interp23tap(s["ms"], RATIO), -1, 0) for s in scenes])
+        f["pan"] = np.stack([s["pan"][None] for s in scenes]).astype(np.float64)
+    res = tmp_path / "net"
+    res.mkdir()
+    fused = np.stack([np.moveaxis(noisy(s["gt"], 10.0, i), -1, 0) for i, s in enumerate(scenes)])
+    with h5py.File(res / "test_full.h5", "w") as f:
+        f["sr"] = fused
+    reads = []
+    real = scenes_module.read_h5_item
+    monkeypatch.setattr(scenes_module, "read_h5_item", lambda path, key, index=None: reads.append(key) or
+                        real(path, key, index))
+    out = tmp_path / "out"
+    argv = [str(data / "test_full.h5"), str(res), "--out", str(out), "--sensor", "QB", "--ratio", "4",
+            "--bits", "11", "--resolution", "full", "--result-scale", "dn", "--tiled", "never"]
+    assert main(argv) == 0
+    doc = _json(out)
+    for i, s in enumerate(scenes):
+        ref = psi.evaluate_full(np.moveaxis(fused[i], 0, -1), s["ms"].astype(np.float64),
+                                s["pan"].astype(np.float64), ratio=RATIO, sensor="QB", bits=BITS)
+        assert doc["scenes"][f"test_full_{i}"]["net"]["metrics"]["QNR"] == ref["QNR"]
+    assert sorted(reads) == ["ms", "ms", "pan", "pan"]  # once per scene
+
+
 def test_jobs_two_gives_identical_results(tmp_path, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     docs = []
