@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..validation import InputError, check_ratio
+from ..validation import InputError, check_bits, check_ratio
 from .errors import SettingsError
 
 if sys.version_info >= (3, 11):
@@ -277,7 +277,10 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         sensor = get_sensor(sensor_name)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
-    bits = _as_int("bits", merged["bits"], 1, 32)
+    try:  # the package's one bits rule (1..16)
+        bits = check_bits(_as_int("bits", merged["bits"], 1, 32))
+    except InputError as exc:
+        raise SettingsError(f"{exc} ({_FLAG['bits']} or dataset.toml 'bits')") from None
     resolution = str(merged["resolution"]).strip().lower()
     if resolution not in ("reduced", "full"):
         raise SettingsError(f"resolution must be 'reduced' or 'full', got {merged['resolution']!r}")

@@ -73,6 +73,15 @@ def test_one_ratio_rule_in_dataset_settings(tmp_path):
         load_settings(tmp_path)
 
 
+def test_one_bits_rule_in_dataset_settings(tmp_path):
+    # the library takes 1..16 bits: a dataset saying 20 is one usage error, not a failure per scene
+    _toml(tmp_path, sensor="none", ratio=4, bits=20, resolution="reduced")
+    with pytest.raises(SettingsError, match=r"1\.\.16.*--bits or dataset.toml 'bits'"):
+        load_settings(tmp_path)
+    _toml(tmp_path, sensor="none", ratio=4, bits=16, resolution="reduced")
+    assert load_settings(tmp_path).bits == 16
+
+
 def test_scale_declarations():
     assert parse_scale("unit", 11) == (2047.0, "unit") and parse_scale("dn", 11) == (1.0, "dn")
     assert parse_scale(255, 8) == (255.0, "255")
