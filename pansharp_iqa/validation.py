@@ -672,7 +672,8 @@ def check_metadata(setting: str, given: object, recorded: object, *, source: str
     Raises
     ------
     MetadataConflictError
-        Both known and different (strings compared case-insensitively, sensors by registry name).
+        Both known and different (strings compared case-insensitively; sensor aliases are compared
+        by :func:`pansharp_iqa.io.metadata.check_setting`).
 
     Examples
     --------

@@ -21,7 +21,7 @@ import numpy as np
 from ..validation import check_metadata
 from .errors import DataError
 
-__all__ = ["Recorded", "read_recorded", "check_recorded", "same_sensor", "NLRNET_LAYOUT"]
+__all__ = ["Recorded", "read_recorded", "check_recorded", "check_setting", "same_sensor", "NLRNET_LAYOUT"]
 
 #: ``layout`` attribute of the h5 files ``pansharp-nlrnet prepare`` writes.
 NLRNET_LAYOUT = "pansharp_iqa.nlrnet/PanCollection-v1"
@@ -190,11 +190,27 @@ def check_recorded(recorded: Recorded, settings: Mapping[str, Any], sources: Map
     flags = {"sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "scale": "--input-scale"}
     for key, value in recorded.as_settings().items():
         given = settings.get(key)
-        if (key == "resolution" or given is None or sources.get(key) == "default"
-                or (key == "sensor" and same_sensor(given, value))):
+        if key == "resolution" or sources.get(key) == "default":
             continue
         where = "dataset.toml" if sources.get(key) == "dataset.toml" else flags[key]
-        check_metadata(key, given, value, source=recorded.source, flag=where)
+        check_setting(key, given, value, source=recorded.source, flag=where)
+
+
+def check_setting(setting: str, given: object, recorded: object, *, source: str, flag: str) -> None:
+    """:func:`pansharp_iqa.validation.check_metadata` with sensors compared by registry name
+    (aliases and band subsets of one sensor agree): the one place that rule is applied.
+
+    Examples
+    --------
+    >>> check_setting("sensor", "WorldView-2", "WV2", source="a.mat", flag="--sensor")
+    >>> check_setting("ratio", 2, 4, source="a.mat", flag="--ratio")
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.MetadataConflictError: --ratio says ratio = 2 but a.mat records 4; the data's own metadata wins unless you are sure: fix the setting (or remove it and let the file decide)
+    """
+    if setting == "sensor" and given is not None and recorded is not None and same_sensor(given, recorded):
+        return
+    check_metadata(setting, given, recorded, source=source, flag=flag)
 
 
 def same_sensor(a: object, b: object) -> bool:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io.metadata import read_recorded, same_sensor
-from ..validation import SettingError, check_metadata
+from ..io.metadata import check_setting, read_recorded
+from ..validation import SettingError
 
 __all__ = ["Scene", "load_scene", "resolve_metadata", "MetadataError"]
 
@@ -112,8 +112,7 @@ def load_scene(spec: str | Path) -> Scene:
 
 
 def _pick(name: str, stated: object, given: object, where: str) -> object:
-    if not (name == "sensor" and stated is not None and given is not None and same_sensor(stated, given)):
-        check_metadata(name, given, stated, source=where, flag=f"--{name}")
+    check_setting(name, given, stated, source=where, flag=f"--{name}")
     return stated if stated is not None else given
 
 
