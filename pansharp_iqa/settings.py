@@ -224,8 +224,7 @@ class FullSettings(EvaluationSettings):
         SensorMismatchError
             The sensor's band count does not fit.
         """
-        check_sensor_bands(self.sensor, n_bands)
-        return tuple(float(g) for g in self.sensor.gnyq_for(n_bands, protocol=self.protocol.name))
+        return check_sensor_bands(self.sensor, n_bands, protocol=self.protocol.name)
 
     def pan_gnyq(self) -> float:
         """The sensor's PAN GNyq under this protocol."""
@@ -255,7 +254,7 @@ class FullSettings(EvaluationSettings):
         notes: dict[str, Any] = {}
         if proto.khan:
             notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + Q2N_CAST
-        if proto.d_s_low_pass == "pan-mtf":
+        if proto.d_s_uses_sensor:
             notes["pan_gnyq"] = self.pan_gnyq()
             notes["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
         elif proto.d_s_low_pass == "imresize":

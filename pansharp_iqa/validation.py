@@ -619,7 +619,7 @@ def check_kernel_size(size: object) -> int:
     return taps
 
 
-def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms") -> tuple[float, ...]:
+def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms", protocol: str | None = None) -> tuple[float, ...]:
     """The sensor must fit the data's band count; returns its per-band MS GNyq.
 
     Parameters
@@ -630,6 +630,8 @@ def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms") -> tuple[
         Bands of the data.
     name : str
         The image the band count comes from.
+    protocol : str, optional
+        Protocol name, for a protocol override recorded in the sensor file.
 
     Returns
     -------
@@ -648,7 +650,7 @@ def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms") -> tuple[
     (0.34, 0.32, 0.3, 0.22)
     """
     try:
-        return tuple(float(g) for g in sensor.gnyq_for(int(n_bands)))
+        return tuple(float(g) for g in sensor.gnyq_for(int(n_bands), protocol=protocol))
     except ValueError as exc:
         raise SensorMismatchError(f"{name} has {n_bands} bands, which does not fit: {exc}") from None
 

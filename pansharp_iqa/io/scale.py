@@ -20,6 +20,7 @@ from ..validation import (
     check_non_negative,
     check_scales_agree,
     factor_hint,
+    finite_range,
     image_facts,
 )
 
@@ -47,7 +48,7 @@ def check_finite(array: np.ndarray, *, name: str) -> None:
     ...
     pansharp_iqa.validation.NonFiniteError: s.npy: contains 1 non-finite values (NaN/Inf); indexes are undefined there. Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window).
     """
-    image_facts(name, np.asarray(array).reshape(np.asarray(array).shape[0], -1))
+    finite_range(name, np.asarray(array))  # min/max in row chunks: no copy of a strided view
 
 
 def check_input_values(facts: ImageFacts, *, label: str, bits: int) -> None:

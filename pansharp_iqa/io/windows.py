@@ -33,7 +33,7 @@ from .errors import DataError
 from .geotiff import quiet_tifffile
 from .orientation import as_hw, as_hwb, match_expected_shape
 
-__all__ = ["NotWindowed", "WindowStats", "WindowedImage", "open_windowed", "window_stats", "windowed_shape"]
+__all__ = ["NotWindowed", "WindowStats", "WindowedImage", "open_windowed", "window_stats"]
 
 _TIFF = (".tif", ".tiff")
 _H5 = (".h5", ".hdf5")
@@ -296,46 +296,6 @@ def _tiff_header(path: str) -> tuple[tuple[int, ...], np.dtype]:
     return ((h, w) if b == 1 else (h, w, b)), dtype
 
 
-def windowed_shape(path: str | os.PathLike[str]) -> tuple[int, ...]:
-    """Stored shape of an image file, from its header only.
-
-    Parameters
-    ----------
-    path : path-like
-        ``.npy``, ``.h5``/``.hdf5`` (its only dataset, or the one named like a result) or
-        ``.tif``/``.tiff``.
-
-    Returns
-    -------
-    tuple of int
-        The stored shape (a TIFF as ``(H, W[, B])``).
-
-    Raises
-    ------
-    NotWindowed
-        A format or file that is only read whole.
-    DataError
-        An unreadable header.
-
-    Examples
-    --------
-    >>> import numpy as np, tempfile, os
-    >>> from pansharp_iqa.io.windows import windowed_shape
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.npy"); np.save(path, np.zeros((4, 64, 64)))
-    >>> windowed_shape(path)
-    (4, 64, 64)
-    """
-    path = os.fspath(path)
-    ext = Path(path).suffix.lower()
-    if ext == ".npy":
-        return _npy_header(path)[0]
-    if ext in _H5:
-        return _h5_dataset(path, None)[1]
-    if ext in _TIFF:
-        return _tiff_header(path)[0]
-    raise NotWindowed(f"{Path(path).name}: {ext or 'this'} files are read whole")
-
-
 def open_windowed(
     path: str | os.PathLike[str],
     *,
@@ -415,12 +375,8 @@ class WindowStats:
     ----------
     minimum, maximum : float
         Over the finite values (0 when there are none).
-    mean : float
-        Mean of all values (NaN when some are not finite).
     nonfinite : int
         Count of NaN/Inf values.
-    size : int
-        Number of values.
     grid : (float, float, float)
         Count, sum and sum of squares (DN) of the values on the fixed sample grid of
         :func:`pansharp_iqa.validation.sample_step` (the value rules' scale evidence).
@@ -432,9 +388,7 @@ class WindowStats:
 
     minimum: float
     maximum: float
-    mean: float
     nonfinite: int
-    size: int
     grid: tuple[float, float, float] = (0.0, 0.0, 0.0)
     shape: tuple[int, ...] = ()
     dtype: str = "float64"
@@ -446,7 +400,8 @@ class WindowStats:
 
 
 def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
-    """Minimum, maximum, mean and non-finite count of an image, reading it once in row strips.
+    """Minimum, maximum, non-finite count and sample-grid sums of an image, reading it once in row
+    strips (what :meth:`WindowStats.facts` gives the value rules).
 
     Parameters
     ----------
@@ -465,15 +420,14 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     >>> from pansharp_iqa.io.windows import open_windowed, window_stats
     >>> path = os.path.join(tempfile.mkdtemp(), "pan.npy"); np.save(path, np.arange(12.0).reshape(3, 4))
     >>> s = window_stats(open_windowed(path, role="pan", multiplier=2.0))
-    >>> s.minimum, s.maximum, s.mean, s.nonfinite
-    (0.0, 22.0, 11.0, 0)
+    >>> s.minimum, s.maximum, s.nonfinite
+    (0.0, 22.0, 0)
     """
     h, w = image.shape[:2]
     bands = image.shape[2] if len(image.shape) == 3 else 1
     rows = max(1, int(strip_bytes) // max(1, w * bands * 8))
     floating = image.stored_dtype.kind == "f"
     lo, hi, bad = np.inf, -np.inf, 0
-    sums: list[float] = []
     step = sample_step(h, w)
     g_n, g_sum, g_sq = 0.0, 0.0, 0.0
     m = image.multiplier
@@ -482,15 +436,13 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
         grid = np.asarray(strip[(-r0) % step :: step, ::step], dtype=np.float64) * m
         if np.isfinite(grid).all():
             g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
-        n_bad = int(strip.size - np.count_nonzero(np.isfinite(strip))) if floating else 0
-        values = strip[np.isfinite(strip)] if n_bad else strip
+        finite = np.isfinite(strip) if floating else None
+        n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0
+        values = strip[finite] if n_bad else strip
         bad += n_bad
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
-        sums.append(float(np.sum(strip, dtype=np.float64)))
-    size = h * w * bands
-    mean = float(np.sum(sums)) * m / size if not bad else float("nan")
     if not np.isfinite(lo):
         lo = hi = 0.0
     shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
-    return WindowStats(lo * m, hi * m, mean, bad, size, (g_n, g_sum, g_sq), shape, str(image.stored_dtype))
+    return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype))
