@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from .display import RESIDUAL_CMAP, colourise
-from .formatting import DIGITS, direction_arrow, format_value
+from .formatting import DIGITS, direction_arrow, format_p, format_value
 from .image_codec import data_uri, encode_jpeg
 from .pair_display import Panel, SceneView
-from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note
+from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note, no_statistics_reason
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_html"]
@@ -73,12 +73,6 @@ def _num(x: float | None, digits: int = DIGITS) -> str:
     return f"{x:.{digits}f}"
 
 
-def _p(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "-"
-    return f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
-
-
 def _index_head(metric: str) -> str:
     arrow = direction_arrow(METRIC_DIRECTIONS.get(metric), up=" ↑", down=" ↓")
     return f"<th title='{_e('higher is better' if arrow == ' ↑' else 'lower is better' if arrow else '')}'>{_e(metric)}{arrow}</th>"
@@ -109,14 +103,14 @@ def _summary_table(summary: Summary, statistics: Mapping[str, IndexStatistics]) 
 
 def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> str:
     if not statistics:
-        why = ("a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes")
+        why = no_statistics_reason(n_scenes)
         return f"<p class='note'>No statistics across scenes: {why}.</p>"
     parts = [f"<p class='note'>{_e(method_note())}</p>"]
     for metric, st in statistics.items():
         arrow = "higher is better" if st.direction > 0 else "lower is better"
         fried = ""
         if st.friedman is not None:
-            fried = (f"Friedman χ² = {st.friedman['statistic']:.3f}, p = {_p(st.friedman['p'])}. ")
+            fried = (f"Friedman χ² = {st.friedman['statistic']:.3f}, p = {format_p(st.friedman['p'])}. ")
         parts.append(f"<h3>{_e(metric)} <span class='note'>({arrow}; best: {_e(st.best)})</span></h3>")
         parts.append(f"<p class='note'>{_e(fried)}{_e(st.note)}.</p>")
         head = ("<tr><th>Method</th><th>mean rank</th><th>mean diff. vs best</th><th>95 % CI</th>"
@@ -125,13 +119,11 @@ def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int
                 "<td data-v='0'>0</td><td>-</td><td>-</td><td>-</td><td>best</td></tr>"]
         for c in st.comparisons:
             ci = f"[{_num(c.ci95[0])}, {_num(c.ci95[1])}]" if c.ci95 else "-"
-            verdict = ("not tested" if c.distinguishable is None else
-                       "worse than the best" if c.distinguishable else "not distinguishable from the best")
             rows.append(
                 f"<tr><td>{_e(c.method)}</td><td data-v='{st.mean_rank[c.method]}'>{st.mean_rank[c.method]:.2f}</td>"
                 f"<td data-v='{c.mean_difference}'>{_num(c.mean_difference)}</td><td>{ci}</td>"
-                f"<td data-v='{'' if c.p is None else c.p}'>{_p(c.p)}</td>"
-                f"<td data-v='{'' if c.p_holm is None else c.p_holm}'>{_p(c.p_holm)}</td><td>{verdict}</td></tr>"
+                f"<td data-v='{'' if c.p is None else c.p}'>{format_p(c.p)}</td>"
+                f"<td data-v='{'' if c.p_holm is None else c.p_holm}'>{format_p(c.p_holm)}</td><td>{c.verdict}</td></tr>"
             )
         parts.append(f"<table class='sortable'><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>")
     return "".join(parts)

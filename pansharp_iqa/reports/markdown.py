@@ -5,30 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .formatting import DIGITS, direction_arrow, format_value
-from .stats import ALPHA, IndexStatistics, method_note
+from .formatting import DIGITS, direction_arrow, format_p, format_value
+from .stats import ALPHA, IndexStatistics, method_note, no_statistics_reason
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_markdown"]
 
 
-def _p(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
-
-
 def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> list[str]:
     lines = ["", "## Statistics across scenes", ""]
     if not statistics:
-        why = "a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes"
+        why = no_statistics_reason(n_scenes)
         return [*lines, f"No statistics across scenes: {why}."]
     lines.append(method_note())
     for metric, st in statistics.items():
         arrow = "higher is better" if st.direction > 0 else "lower is better"
         lines += ["", f"### {metric} ({arrow}; best: {st.best})", ""]
         if st.friedman is not None:
-            lines.append(f"Friedman chi2 = {st.friedman['statistic']:.3f}, p = {_p(st.friedman['p'])}. {st.note}.")
+            lines.append(f"Friedman chi2 = {st.friedman['statistic']:.3f}, p = {format_p(st.friedman['p'])}. {st.note}.")
         else:
             lines.append(f"{st.note}.")
         lines += ["", "| Method | mean rank | mean diff. vs best | 95 % CI | p (Holm) | verdict |",
@@ -36,10 +30,8 @@ def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int) 
                   f"| {st.best} | {st.mean_rank[st.best]:.2f} | 0 | - | - | best |"]
         for c in st.comparisons:
             ci = f"[{c.ci95[0]:.{DIGITS}f}, {c.ci95[1]:.{DIGITS}f}]" if c.ci95 else "-"
-            verdict = ("not tested" if c.distinguishable is None else
-                       "worse than the best" if c.distinguishable else "not distinguishable from the best")
             lines.append(f"| {c.method} | {st.mean_rank[c.method]:.2f} | {c.mean_difference:.{DIGITS}f} | {ci} | "
-                         f"{_p(c.p_holm)} | {verdict} |")
+                         f"{format_p(c.p_holm)} | {c.verdict} |")
     return lines
 
 

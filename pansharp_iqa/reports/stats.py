@@ -39,7 +39,7 @@ import numpy as np
 from ..protocols import INDEX_DIRECTIONS
 
 __all__ = [
-    "method_note",
+    "method_note", "no_statistics_reason",
     "ALPHA", "MIN_SCENES", "N_RESAMPLES", "SEED",
     "Comparison", "IndexStatistics", "bootstrap_ci", "compare_methods", "holm", "mean_ranks", "statistics_to_dict",
 ]
@@ -82,6 +82,13 @@ class Comparison:
     p: float | None
     p_holm: float | None
     distinguishable: bool | None
+
+    @property
+    def verdict(self) -> str:
+        """``"worse than the best"``, ``"not distinguishable from the best"`` or ``"not tested"``."""
+        if self.distinguishable is None:
+            return "not tested"
+        return "worse than the best" if self.distinguishable else "not distinguishable from the best"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -403,10 +410,21 @@ def statistics_to_dict(statistics: Mapping[str, IndexStatistics], n_scenes: int)
         "indexes": {k: v.to_dict() for k, v in statistics.items()},
     }
     if n_scenes < 2:
-        out["note"] = "a single scene: no statistics across scenes"
+        out["note"] = f"{no_statistics_reason(n_scenes)}: no statistics across scenes"
     elif not statistics:
-        out["note"] = "no index has finite values for every method on 2 or more scenes"
+        out["note"] = no_statistics_reason(n_scenes)
     return out
+
+
+def no_statistics_reason(n_scenes: int) -> str:
+    """Why a run has no statistics across scenes (every report says it the same way).
+
+    Examples
+    --------
+    >>> no_statistics_reason(1)
+    'a single scene'
+    """
+    return "a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes"
 
 
 def method_note() -> str:
