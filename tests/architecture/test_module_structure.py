@@ -116,10 +116,6 @@ def test_no_import_circle():
     assert _cycles(_graph()) == []
 
 
-#: private modules still imported across modules, being renamed on a branch in flight
-_PENDING_RENAMES = {"pansharp_iqa.nlrnet.env"}
-
-
 def test_no_private_names_imported_across_modules():
     offenders = []
     for module in MODULES:

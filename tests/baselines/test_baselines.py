@@ -29,9 +29,7 @@ def test_every_baseline_keeps_the_scale_and_adds_pan_detail(pair):
         assert fused.shape == (576, 576, 4) and np.isfinite(fused).all(), name
         assert abs(fused.mean() / ms.mean() - 1) < 0.02, name  # a fusion keeps the MS's level
         if name != "EXP":  # PAN detail: closer to the PAN's gradients than the upsampled MS
-            gp = np.abs(np.diff(pan.astype(float), axis=1)).mean()
             assert np.abs(np.diff(fused.mean(axis=2), axis=1)).mean() > np.abs(np.diff(up.mean(axis=2), axis=1)).mean()
-            assert gp > 0
 
 
 def test_gsa_keeps_each_band_mean_of_the_upsampled_ms(pair):
