@@ -84,44 +84,55 @@ def make_scene(folder: str, n: int, resolution: str) -> dict[str, str]:
     return paths
 
 
-def _child(args: argparse.Namespace) -> None:
-    """Run one evaluation in this (fresh) process and print a JSON line."""
-    import psutil
+class _PeakRss:
+    """Peak resident memory of this process and its children (total, and largest single
+    process), sampled every ``interval`` seconds in a thread while the ``with`` block runs."""
 
-    from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval, self.total, self.single = interval, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
 
-    paths = json.loads(args.paths)
-    me = psutil.Process()
-    peak = {"total": 0, "single": 0}
-    stop = threading.Event()
+    def _sample(self) -> None:
+        import psutil
 
-    def sample() -> None:
-        while not stop.is_set():
-            procs = [me] + me.children(recursive=True)
+        me = psutil.Process()
+        while not self._stop.is_set():
             rss = []
-            for p in procs:
+            for p in [me, *me.children(recursive=True)]:
                 try:
                     rss.append(p.memory_info().rss)
                 except psutil.Error:
                     pass
-            peak["total"] = max(peak["total"], sum(rss))
-            peak["single"] = max(peak["single"], max(rss, default=0))
-            stop.wait(0.2)
+            self.total, self.single = max(self.total, sum(rss)), max(self.single, max(rss, default=0))
+            self._stop.wait(self.interval)
 
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    t0 = time.perf_counter()
-    if args.resolution[0] == "reduced":
-        res = evaluate_reduced_tiled(paths["fused"], paths["reference"], ratio=RATIO, bits=11,
-                                     tile_size=args.tile_size, jobs=args.workers[0])
-    else:
-        res = evaluate_full_tiled(paths["fused"], paths["ms"], paths["pan"], sensor="WV3", protocol=args.protocol,
-                                  tile_size=args.tile_size, jobs=args.workers[0])
-    seconds = time.perf_counter() - t0
-    stop.set()
-    thread.join()
+    def __enter__(self) -> "_PeakRss":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _child(args: argparse.Namespace) -> None:
+    """Run one evaluation in this (fresh) process and print a JSON line."""
+
+    from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
+
+    paths = json.loads(args.paths)
+    with _PeakRss(0.2) as peak:
+        t0 = time.perf_counter()
+        if args.resolution[0] == "reduced":
+            res = evaluate_reduced_tiled(paths["fused"], paths["reference"], ratio=RATIO, bits=11,
+                                         tile_size=args.tile_size, jobs=args.workers[0])
+        else:
+            res = evaluate_full_tiled(paths["fused"], paths["ms"], paths["pan"], sensor="WV3",
+                                      protocol=args.protocol, tile_size=args.tile_size, jobs=args.workers[0])
+        seconds = time.perf_counter() - t0
     values = {k: v for k, v in res.items() if k != "protocol"}
-    print(json.dumps({"seconds": seconds, "peak_total": peak["total"], "peak_single": peak["single"],
+    print(json.dumps({"seconds": seconds, "peak_total": peak.total, "peak_single": peak.single,
                       "values": values}))
 
 
@@ -154,37 +165,20 @@ def _cli_child(args: argparse.Namespace) -> None:
     import contextlib
     import io
 
-    import psutil
 
     from pansharp_iqa.cli.main import main as cli_main
 
-    me = psutil.Process()
-    peak = {"rss": 0}
-    stop = threading.Event()
-
-    def sample() -> None:
-        while not stop.is_set():
-            try:
-                peak["rss"] = max(peak["rss"], me.memory_info().rss)
-            except psutil.Error:
-                pass
-            stop.wait(0.05)
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
     argv = json.loads(args.paths)
     buf = io.StringIO()
-    t0 = time.perf_counter()
-    with contextlib.redirect_stdout(buf):
+    with _PeakRss(0.05) as peak, contextlib.redirect_stdout(buf):  # workers (--jobs) counted too
+        t0 = time.perf_counter()
         code = cli_main(argv)
-    seconds = time.perf_counter() - t0
-    stop.set()
-    thread.join()
+        seconds = time.perf_counter() - t0
     out = argv[argv.index("--out") + 1]
     with open(os.path.join(out, "results.json"), encoding="utf-8") as handle:
         doc = json.load(handle)
     entry = doc["scenes"]["s"]["method"]
-    print(json.dumps({"code": code, "seconds": seconds, "peak": peak["rss"], "values": entry["metrics"],
+    print(json.dumps({"code": code, "seconds": seconds, "peak": peak.total, "values": entry["metrics"],
                       "path": (entry.get("protocol") or {}).get("evaluation_path"), "reason": entry["reason"],
                       "stdout": [line for line in buf.getvalue().splitlines() if "evaluation" in line]}))
 
@@ -199,29 +193,33 @@ def _run_cli(data: str, method: str, out: str, tiled: str) -> dict:
 
 
 def _cli_bench(args: argparse.Namespace, fmt: str) -> None:
-    from pansharp_iqa.cli.memory_plan import MEMORY_FRACTION, estimate_in_memory_bytes
+    from pansharp_iqa.cli.memory_plan import IN_MEMORY_BASE_BYTES, MEMORY_FRACTION, estimate_in_memory_bytes
     from pansharp_iqa.io.memory import available_memory
 
     base = args.tmpdir or tempfile.gettempdir()
     print(f"{'res':8} {'size':>6} {'--tiled':>7} {'path':>9} {'seconds':>8} {'peak RSS':>9} "
-          f"{'B/(px*band)':>11}  (min over {args.repeat} run(s); machine: {os.cpu_count()} cores, shared)")
+          f"{'B/(px*band)':>11}  (time: min, peak: max over {args.repeat} run(s); machine: {os.cpu_count()} cores, shared)")
     for resolution in args.resolution:
         for n in args.cli_sizes:
             with tempfile.TemporaryDirectory(dir=base, prefix="bench_cli_scale_") as folder:
                 data, method = _dataset(folder, n, resolution, fmt)
                 estimate = estimate_in_memory_bytes(resolution, n, n, BANDS)
                 free = available_memory() or 0
-                modes = ["auto", "never"] if args.calibrate or estimate < 0.8 * free else ["auto"]
                 if args.calibrate:
                     modes = ["never", "always"]
+                else:
+                    modes = ["auto", "never"] if estimate < 0.8 * free else ["auto"]
                 best: dict[str, dict] = {}
+                peaks: dict[str, int] = {}
                 for _ in range(args.repeat):
                     for mode in modes:
                         r = _run_cli(data, method, os.path.join(folder, f"out_{mode}"), mode)
+                        peaks[mode] = max(peaks.get(mode, 0), r["peak"])  # the worst run's memory
                         if mode not in best or r["seconds"] < best[mode]["seconds"]:
-                            best[mode] = {**r, "peak": max(r["peak"], best.get(mode, {}).get("peak", 0))}
+                            best[mode] = r
                 for mode, r in best.items():
-                    per = (r["peak"] - 150 * 2**20) / (n * n * BANDS)
+                    r["peak"] = peaks[mode]
+                    per = (r["peak"] - IN_MEMORY_BASE_BYTES) / (n * n * BANDS)
                     print(f"{resolution:8} {n:>6} {mode:>7} {r['path'] or 'failed':>9} {r['seconds']:>8.1f} "
                           f"{r['peak'] / 2**20:>6.0f} MB {per:>11.1f}", flush=True)
                 if "never" not in best:
