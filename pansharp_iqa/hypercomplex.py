@@ -129,7 +129,8 @@ def block_q_values(
         exact raw sums (no centring pass) while they fit in float64's 53-bit mantissa.
     value_bound : float, optional
         A known bound on ``|value|`` (65535 after the uint16 cast), which saves the pass that
-        finds it.
+        finds it when it already proves the sums exact (blocks of up to 45 x 45 pixels for
+        65535); otherwise the data's maximum decides, as without a bound.
 
     Returns
     -------
@@ -157,9 +158,10 @@ def block_q_values(
     # mean(z1 z2) - m1 m2 cancel exactly, leaving the cross-covariance (better conditioned).
     exact = False
     if integer_valued:
-        top = value_bound if value_bound is not None else max(
-            float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
-        exact = float(n_pix) ** 2 * top * top < 2.0**53
+        exact = value_bound is not None and _sums_exact(n_pix, value_bound)
+        if not exact:  # no bound, or one too loose for the test (large blocks): the data's own maximum
+            top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
+            exact = _sums_exact(n_pix, top)
     if exact:  # integer data: raw sums are exact in float64
         moments = integer_block_moments(
             ref.sum(axis=2), fus.sum(axis=2), np.einsum("bcp,bcp->bc", ref, ref),
@@ -179,6 +181,12 @@ def block_q_values(
         pad = n_comp - c
         moments = tuple(np.pad(m, [(0, 0)] + [(0, pad)] * (m.ndim - 1)) for m in moments)
     return block_q_from_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
+
+
+def _sums_exact(n_pix: int, top: float) -> bool:
+    """Whether raw sums of ``n_pix`` integers of magnitude <= ``top`` (and their n^2-scaled
+    second moments) are exact in float64's 53-bit mantissa."""
+    return float(n_pix) ** 2 * top * top < 2.0**53
 
 
 def integer_block_moments(

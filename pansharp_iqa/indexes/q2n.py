@@ -196,7 +196,7 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     """
     bs, sh = block_size, shift
     _, h, w = ref_planes.shape
-    _, _, est1, est2 = q2n_grid(h, w, bs, sh)
+    stepx, stepy, est1, est2 = q2n_grid(h, w, bs, sh)
     caster = to_uint16_matlab if cast == "uint16" else to_int16_truncated
     if padding == "symmetric":
         pad = est1 != 0 or est2 != 0
@@ -214,28 +214,35 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     f = fus_planes[:, rows][:, :, cols]
     if cast_it:
         r, f = caster(r), caster(f)
-    return q2n_block_grid(r, f, block_size=bs, shift=sh, std_floor=std_floor, integer_valued=cast_it)
+    return q2n_block_grid(r, f, block_size=bs, shift=sh, steps=(stepx, stepy), std_floor=std_floor,
+                          integer_valued=cast_it)
 
 
 def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size: int, shift: int,
-                   std_floor: float = float(np.finfo(np.float64).eps), integer_valued: bool = False) -> np.ndarray:
-    """Q2n block values on the grid ``ceil(h/shift) x ceil(w/shift)`` of already prepared planes.
+                   steps: tuple[int, int] | None = None, std_floor: float = float(np.finfo(np.float64).eps),
+                   integer_valued: bool = False) -> np.ndarray:
+    """Q2n block values on a grid of blocks starting at multiples of ``shift`` in prepared planes.
 
-    Blocks start at multiples of ``shift``; a block that would reach past the end is cut there
-    (a partial block keeps the nominal ``N = block_size**2`` in the ``N/(N-1)`` factors, as the
-    reprojected protocol's code does). No padding or cast happens here.
+    The grid has ``steps`` block rows and columns: the original image's ``(stepx, stepy)`` of
+    :func:`q2n_grid` when the planes were padded (with overlapping blocks, ``ceil`` of the padded
+    size over ``shift`` would count blocks the toolbox never visits), by default
+    ``ceil(h/shift) x ceil(w/shift)`` of the planes themselves. A block that would reach past the
+    end is cut there (a partial block keeps the nominal ``N = block_size**2`` in the ``N/(N-1)``
+    factors, as the reprojected protocol's code does). No padding or cast happens here.
 
     Parameters
     ----------
     ref_planes, fus_planes : ndarray, shape (B, h, w)
     block_size, shift : int
+    steps : (int, int), optional
+        Block rows and columns.
     std_floor : float
     integer_valued : bool
         The planes hold integers (exact moments).
 
     Returns
     -------
-    ndarray, shape (ceil(h/shift), ceil(w/shift))
+    ndarray, shape steps
 
     Examples
     --------
@@ -245,7 +252,8 @@ def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size
     """
     bs, sh = block_size, shift
     _, hh, ww = ref_planes.shape
-    ys, xs = np.arange(math.ceil(hh / sh)) * sh, np.arange(math.ceil(ww / sh)) * sh
+    ny, nx = (math.ceil(hh / sh), math.ceil(ww / sh)) if steps is None else steps
+    ys, xs = np.arange(ny) * sh, np.arange(nx) * sh
     values = np.empty((ys.size, xs.size))
     # group the blocks by their actual size (partial blocks at the end of a row/column)
     size_y, size_x = np.minimum(bs, hh - ys), np.minimum(bs, ww - xs)

@@ -56,3 +56,35 @@ def test_block_q_exact_integer_path_equals_the_centred_path():
     big_f = big_r + 7.0
     big_r, big_f = big_r.transpose(0, 2, 1), big_f.transpose(0, 2, 1)
     np.testing.assert_array_equal(block_q_values(big_r, big_f, integer_valued=True), block_q_values(big_r, big_f))
+
+
+def test_a_loose_value_bound_does_not_change_the_path_of_large_blocks():
+    # 64 x 64 blocks of 11-bit data: the 65535 bound fails the exactness test (n^2 top^2 < 2^53),
+    # the data's own maximum passes it, so the exact integer path is still taken (as without a bound)
+    rng = np.random.default_rng(16)
+    ref = rng.integers(0, 2048, size=(6, 4, 4096)).astype(float)
+    fus = np.clip(ref + rng.integers(-90, 90, size=ref.shape), 0, 2047)
+    unbound = block_q_values(ref, fus, integer_valued=True)
+    np.testing.assert_array_equal(block_q_values(ref, fus, integer_valued=True, value_bound=65535.0), unbound)
+    assert not np.array_equal(unbound, block_q_values(ref, fus))  # the centred path rounds otherwise
+    # 32 x 32 blocks: the bound itself proves exactness (the pass that finds the maximum is saved)
+    small_r, small_f = ref[:, :, :1024], fus[:, :, :1024]
+    np.testing.assert_array_equal(block_q_values(small_r, small_f, integer_valued=True, value_bound=65535.0),
+                                  block_q_values(small_r, small_f, integer_valued=True))
+
+
+def test_q2n_of_large_blocks_uses_exact_integer_moments():
+    # the toolbox's default grid with 64-pixel blocks: the same numbers as the integer-moment block
+    # values of the mirror-extended, uint16-cast planes (the pre-``value_bound`` numbers)
+    from pansharp_iqa import q2n
+    from pansharp_iqa.borders import border_index
+    from pansharp_iqa.indexes.q2n import blocks_at, to_uint16_matlab
+
+    rng = np.random.default_rng(17)
+    ref = rng.integers(100, 2000, size=(150, 140, 4)).astype(float)
+    fus = ref + rng.normal(0, 40, ref.shape)
+    rows, cols = border_index(np.arange(192), 150, "symmetric"), border_index(np.arange(192), 140, "symmetric")
+    planes = [to_uint16_matlab(np.moveaxis(a, 2, 0)[:, rows][:, :, cols]) for a in (ref, fus)]
+    starts = np.arange(3) * 64
+    expected = block_q_values(*(blocks_at(p, starts, starts, 64, 64) for p in planes), integer_valued=True)
+    assert q2n(ref, fus, block_size=64, shift=64) == float(expected.reshape(3, 3).mean())
