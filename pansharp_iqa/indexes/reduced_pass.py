@@ -39,7 +39,6 @@ class ReducedSums:
 
     q2n_sum: float = 0.0  # sum of Q2n block values
     q2n_count: int = 0
-    q2n_blocks: np.ndarray | None = None  # (n_block_rows, n_block_cols), in memory only
     q_sums: np.ndarray | None = None  # (B,) sums of each band's UIQI map
     q_count: int = 0  # windows per band
     sam_sum: float = 0.0  # sum of angles (radians) over pixels with non-zero norms
@@ -88,8 +87,6 @@ def reduced_sums(
     indexes: Collection[str],
     block_size: int = 32,
     scc_gradient: str = "magnitude",
-    q_map: np.ndarray | None = None,
-    sam_map: np.ndarray | None = None,
     strip_rows: int = STRIP_ROWS,
 ) -> ReducedSums:
     """Sums behind the requested reduced-resolution indexes, in one pass over row strips.
@@ -104,10 +101,6 @@ def reduced_sums(
         the bottom/right to whole blocks as the toolbox does).
     scc_gradient : {"magnitude", "vertical"}
         See :func:`~.scc.scc`.
-    q_map : ndarray, shape (H - bs + 1, W - bs + 1, B), optional
-        Filled with the UIQI map when given.
-    sam_map : ndarray, shape (H, W), optional
-        Filled with the angle map (radians; 0 where a norm is 0) when given.
     strip_rows : int
         Rows per task (rounded up to a multiple of ``block_size``).
 
@@ -116,7 +109,7 @@ def reduced_sums(
     ReducedSums
     """
     want = set(indexes)
-    h, w, nb = reference.shape
+    h, w, _ = reference.shape
     bs = int(block_size)
     q_h, q_w = h - bs + 1, w - bs + 1
     planes_needed = bool(want & {"Q", "SAM", "ERGAS", "SCC"})
@@ -132,11 +125,10 @@ def reduced_sums(
             if "Q" in want and r0 < q_h:
                 q1 = min(r1, q_h)
                 rows = slice(r0 - lo, q1 + bs - 1 - lo)
-                out["q"] = q_window_sums(ref[:, rows], fus[:, rows], bs,
-                                         q_map=None if q_map is None else q_map[r0:q1])
+                out["q"] = q_window_sums(ref[:, rows], fus[:, rows], bs)
             own = slice(r0 - lo, r1 - lo)
             if "SAM" in want:
-                out["sam"] = sam_sums(ref[:, own], fus[:, own], angle_map=None if sam_map is None else sam_map[r0:r1])
+                out["sam"] = sam_sums(ref[:, own], fus[:, own])
             if "ERGAS" in want:
                 out["ergas"] = ergas_sums(ref[:, own], fus[:, own])
             if "SCC" in want:
@@ -150,7 +142,6 @@ def reduced_sums(
     res = ReducedSums()
     if "Q2n" in want:
         blocks = np.concatenate([p["q2n"] for p in parts])
-        res.q2n_blocks = blocks.reshape(-1, -(-w // bs))
         res.q2n_sum, res.q2n_count = float(blocks.sum()), int(blocks.size)
     if "Q" in want:
         res.q_sums = np.sum([p["q"] for p in parts if "q" in p], axis=0)

@@ -5,7 +5,6 @@ enough for the last one; the padded image holds more shift positions, which it n
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import reference_impl as R
