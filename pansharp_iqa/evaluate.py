@@ -30,13 +30,10 @@ from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
     block_sums,
-    d_lambda_from_means,
-    d_lambda_k_from_sums,
-    d_s_from_means,
     expanded_ms,
     fr_block_uiqi,
     khan_q2n_sums,
-    mean_block_uiqi,
+    toolbox_full_values,
 )
 from .indexes.reduced_pass import reduced_sums, reduced_values
 from .indexes.scc import check_gradient
@@ -328,16 +325,14 @@ def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: Fu
         blocks = fr_block_uiqi(fus, ms, pan, exp, ratio, bs, proto, settings.sensor)
         if sensor_free:
             shared["blocks"] = blocks
-    means = {k: mean_block_uiqi(block_sums(blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=settings.nan_policy)
-             for k in BLOCK_FAMILIES}
-    values = {"D_lambda": d_lambda_from_means(means["pairs_high"], means["pairs_low"], fus.shape[2]),
-              "D_s": d_s_from_means(means["pan_high"], means["pan_low"])}
-    values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
-    if proto.khan:
+
+    def khan_sums() -> tuple[float, int]:
         if "fused_planes" not in shared:
             shared["fused_planes"] = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
-        values["D_lambda_K"] = d_lambda_k_from_sums(*khan_q2n_sums(shared["fused_planes"], exp, ms_gnyq, ratio, bs))
-        values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
+        return khan_q2n_sums(shared["fused_planes"], exp, ms_gnyq, ratio, bs)
+
+    values = toolbox_full_values({k: block_sums(blocks[k]) for k in BLOCK_FAMILIES}, fus.shape[2],
+                                 nan_policy=settings.nan_policy, khan_sums=khan_sums if proto.khan else None)
     card = settings.card(ms_gnyq, list(fus.shape))
     return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
 

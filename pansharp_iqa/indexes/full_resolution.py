@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import warnings
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 import numpy as np
@@ -58,8 +59,8 @@ from .uiqi import against_last_uiqi, block_moments, pair_uiqi
 __all__ = [
     "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "ConstantBlockError",
     "BlockSums", "block_sums", "mean_block_uiqi", "fr_block_uiqi", "d_lambda_from_means",
-    "d_s_from_means", "khan_q2n_sums", "d_lambda_k_from_sums", "expanded_ms", "low_res_block",
-    "BLOCK_FAMILIES",
+    "d_s_from_means", "khan_q2n_sums", "d_lambda_k_from_sums", "toolbox_full_values", "expanded_ms",
+    "low_res_block", "BLOCK_FAMILIES",
 ]
 
 NanPolicy = Literal["raise", "omit", "propagate"]
@@ -315,6 +316,51 @@ def d_lambda_k_from_sums(q2n_sum: float, q2n_count: int) -> float:
     0.1
     """
     return 1.0 - float(q2n_sum / q2n_count)
+
+
+def toolbox_full_values(sums: Mapping[str, BlockSums], n_bands: int, *, nan_policy: str,
+                        khan_sums: Callable[[], tuple[float, int]] | None = None) -> dict[str, float]:
+    """D_lambda, D_s, QNR (and D_lambda_K, HQNR) from the block-UIQI sums of each family.
+
+    The one finalize of the toolbox family's table, shared by the in-memory evaluation and the
+    tile engine (whose sums are combined over tiles).
+
+    Parameters
+    ----------
+    sums : mapping of str to BlockSums
+        One entry per key of :data:`BLOCK_FAMILIES`.
+    n_bands : int
+    nan_policy : {"raise", "omit", "propagate"}
+        See :func:`mean_block_uiqi`.
+    khan_sums : callable, optional
+        Returns D_lambda_K's Q2n ``(sum, count)``; called after the block means (whose policy may
+        raise first). Without it the table has no D_lambda_K and HQNR.
+
+    Returns
+    -------
+    dict of str to float
+
+    Raises
+    ------
+    ConstantBlockError
+        Constant blocks under ``nan_policy="raise"``.
+
+    Examples
+    --------
+    >>> s = {k: block_sums(np.array([[0.9, 0.8]])) for k in BLOCK_FAMILIES}
+    >>> sorted(toolbox_full_values(s, 2, nan_policy="raise", khan_sums=lambda: (0.9, 1)))
+    ['D_lambda', 'D_lambda_K', 'D_s', 'HQNR', 'QNR']
+    """
+    means = {k: mean_block_uiqi(sums[k], what=what, nan_policy=nan_policy) for k, what in BLOCK_FAMILIES.items()}
+    values = {
+        "D_lambda": d_lambda_from_means(means["pairs_high"], means["pairs_low"], n_bands),
+        "D_s": d_s_from_means(means["pan_high"], means["pan_low"]),
+    }
+    values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
+    if khan_sums is not None:
+        values["D_lambda_K"] = d_lambda_k_from_sums(*khan_sums())
+        values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
+    return values
 
 
 def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> StripImage:

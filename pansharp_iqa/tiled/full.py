@@ -23,15 +23,7 @@ import dataclasses
 
 import numpy as np
 
-from ..indexes.full_resolution import (
-    BLOCK_FAMILIES,
-    BlockSums,
-    block_sums,
-    d_lambda_from_means,
-    d_lambda_k_from_sums,
-    d_s_from_means,
-    mean_block_uiqi,
-)
+from ..indexes.full_resolution import BLOCK_FAMILIES, BlockSums, block_sums, toolbox_full_values
 from ..indexes.q2n import q2n_strip
 from ..indexes.strips import StripImage
 from ..indexes.uiqi import against_last_uiqi, block_moments, pair_uiqi
@@ -186,7 +178,8 @@ def _block_sums_of(total: Partial, key: str) -> BlockSums:
 
 
 def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[str, float]:
-    """D_lambda, D_s, QNR (and D_lambda_K, HQNR) from the combined sums, by the in-memory formulas.
+    """D_lambda, D_s, QNR (and D_lambda_K, HQNR) from the combined sums, by the in-memory finalize
+    (:func:`~pansharp_iqa.indexes.full_resolution.toolbox_full_values`).
 
     Parameters
     ----------
@@ -203,15 +196,9 @@ def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[st
     ConstantBlockError
         Constant blocks under ``nan_policy="raise"`` (scene-wide counts).
     """
-    means = {k: mean_block_uiqi(_block_sums_of(total, k), what=what, nan_policy=settings.nan_policy)
-             for k, what in BLOCK_FAMILIES.items()}
-    values = {
-        "D_lambda": d_lambda_from_means(means["pairs_high"], means["pairs_low"], n_bands),
-        "D_s": d_s_from_means(means["pan_high"], means["pan_low"]),
-    }
-    values["QNR"] = (1.0 - values["D_lambda"]) * (1.0 - values["D_s"])
-    if settings.protocol.khan:
+    def khan_sums() -> tuple[float, int]:
         q_sum, q_n = total.sums["dlk"]
-        values["D_lambda_K"] = d_lambda_k_from_sums(q_sum, int(q_n))
-        values["HQNR"] = (1.0 - values["D_lambda_K"]) * (1.0 - values["D_s"])
-    return values
+        return q_sum, int(q_n)
+
+    return toolbox_full_values({k: _block_sums_of(total, k) for k in BLOCK_FAMILIES}, n_bands,
+                               nan_policy=settings.nan_policy, khan_sums=khan_sums if settings.protocol.khan else None)
