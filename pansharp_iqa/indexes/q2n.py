@@ -23,7 +23,7 @@ import numpy as np
 from ..borders import border_index
 from ..hypercomplex import block_q_values
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
-from .strips import StripImage, map_strips
+from .strips import StripImage, check_block_fits, map_strips
 
 __all__ = [
     "q2n", "q2n_strip", "q2n_grid", "q2n_grid_values", "q2n_block_grid", "blocks_at", "to_uint16_matlab",
@@ -164,7 +164,7 @@ def q2n_grid(h: int, w: int, block_size: int, shift: int) -> tuple[int, int, int
 
 def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size: int, shift: int,
                     cast: Cast = "uint16", padding: Padding = "symmetric",
-                    std_floor: float = float(np.finfo(np.float64).eps)) -> np.ndarray:
+                    std_floor: float = float(np.finfo(np.float64).eps), name: str = "reference") -> np.ndarray:
     """Q2n block values on the protocol's grid of (possibly overlapping) blocks.
 
     Parameters
@@ -183,10 +183,18 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
         the nominal ``N = block_size**2`` in the ``N/(N-1)`` factors.
     std_floor : float
         Replacement for a zero block standard deviation.
+    name : str
+        The reference's name in messages.
 
     Returns
     -------
     ndarray, shape (block rows, block cols)
+
+    Raises
+    ------
+    ShapeError
+        Images too small for the blocks (``"symmetric"``: a padding longer than the image;
+        ``"reflect"``: ``block_size > min(h, w) + 1``).
 
     Examples
     --------
@@ -201,11 +209,12 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     if padding == "symmetric":
         pad = est1 != 0 or est2 != 0
         if est1 > h or est2 > w:
-            raise ShapeError(f"image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel blocks")
+            raise ShapeError(f"{name}: image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel blocks")
         rows = border_index(np.arange(h + max(est1, 0)), h, "symmetric") if pad else np.arange(h)
         cols = border_index(np.arange(w + max(est2, 0)), w, "symmetric") if pad else np.arange(w)
         cast_it = True
     else:
+        check_block_fits(name, (h, w), bs)
         pad = est1 != 0 and est2 != 0
         rows = border_index(np.arange(h + max(est1, 0)), h, "reflect") if pad else np.arange(h)
         cols = border_index(np.arange(w + max(est2, 0)), w, "reflect") if pad else np.arange(w)
@@ -337,8 +346,6 @@ def q2n(
     ref, fus = checked_pair(reference, fused, dn_what="Q2n")
     if padding == "symmetric":
         check_min_size("reference", ref.shape, block_size)
-    elif block_size > min(ref.shape[:2]) + 1:
-        raise ShapeError(f"block_size {block_size} too large for images of {ref.shape[:2]}")
     floor = std_floor if std_floor is not None else (
         REPROJECTED_STD_FLOOR if padding == "reflect" else float(np.finfo(np.float64).eps))
     if shift == block_size and cast == "uint16" and padding == "symmetric" and std_floor is None:

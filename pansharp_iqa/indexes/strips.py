@@ -19,8 +19,9 @@ import numpy as np
 
 from ..borders import border_index
 from ..parallel import parallel_map
+from ..validation import ShapeError
 
-__all__ = ["STRIP_ROWS", "StripImage", "gather_blocks", "strip_starts", "map_strips"]
+__all__ = ["STRIP_ROWS", "StripImage", "gather_blocks", "strip_starts", "map_strips", "check_block_fits"]
 
 STRIP_ROWS = 128  # rows per task (a multiple of the 32-pixel block; 32-128 measured, 128 fastest)
 
@@ -141,6 +142,23 @@ def gather_blocks(parts: np.ndarray | tuple[np.ndarray, ...], bs: int) -> np.nda
             out[:, nx_full, c0:c1] = last.transpose(1, 0, 2, 3)
         c0 = c1
     return out.reshape(ny * nx, c, bs * bs)
+
+
+def check_block_fits(name: str, shape: tuple[int, ...], block_size: int) -> None:
+    """Raise unless ``block_size <= min(h, w) + 1``: the reprojected protocol's rule for its
+    reflect-padded Q2n blocks and its R-Q windows (on the image plus one repeated edge row/column).
+
+    Examples
+    --------
+    >>> check_block_fits("ms", (8, 9, 4), 32)
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.ShapeError: ms: block_size 32 too large for images of 8x9 pixels (at most min(h, w) + 1 = 9); use a smaller block_size or larger images
+    """
+    h, w = int(shape[0]), int(shape[1])
+    if block_size > min(h, w) + 1:
+        raise ShapeError(f"{name}: block_size {block_size} too large for images of {h}x{w} pixels "
+                         f"(at most min(h, w) + 1 = {min(h, w) + 1}); use a smaller block_size or larger images")
 
 
 def strip_starts(height: int, block_size: int, strip_rows: int = STRIP_ROWS) -> tuple[list[int], int]:

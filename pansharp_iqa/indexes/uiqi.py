@@ -21,7 +21,7 @@ import numpy as np
 
 from ..parallel import parallel_map
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
-from .strips import StripImage, map_strips
+from .strips import StripImage, check_block_fits, map_strips
 
 __all__ = [
     "q_index", "uiqi_rows", "uiqi_map", "q_window_sums", "q_from_sums", "edge_extended_q",
@@ -258,13 +258,16 @@ def q_index(
     return (value, qmap) if return_map else value
 
 
-def edge_extended_q(ref: np.ndarray, fus: np.ndarray, block_size: int) -> tuple[float, np.ndarray]:
+def edge_extended_q(ref: np.ndarray, fus: np.ndarray, block_size: int, *,
+                    name: str = "reference") -> tuple[float, np.ndarray]:
     """R-Q's placement: one repeated edge row/column, then every valid window (value and map).
 
     Parameters
     ----------
     ref, fus : ndarray, shape (h, w, B)
     block_size : int
+    name : str
+        The reference's name in messages.
 
     Returns
     -------
@@ -284,8 +287,7 @@ def edge_extended_q(ref: np.ndarray, fus: np.ndarray, block_size: int) -> tuple[
     """
     if block_size % 2:
         raise ShapeError(f"block_size must be even for edge-extended windows, got {block_size}")
-    if block_size > min(ref.shape[:2]) + 1:
-        raise ShapeError(f"block_size {block_size} too large for images of {ref.shape[:2]} (at most min(h, w) + 1)")
+    check_block_fits(name, ref.shape, block_size)
     x = np.ascontiguousarray(np.pad(ref, ((0, 1), (0, 1), (0, 0)), mode="edge").transpose(2, 0, 1), dtype=np.float64)
     y = np.ascontiguousarray(np.pad(fus, ((0, 1), (0, 1), (0, 0)), mode="edge").transpose(2, 0, 1), dtype=np.float64)
     qmap = np.empty((x.shape[1] - block_size + 1, x.shape[2] - block_size + 1, x.shape[0]))

@@ -85,10 +85,10 @@ def reprojected_values(ms: np.ndarray, x: np.ndarray, ratio: int, *, indexes: Se
     out: dict[str, float] = {}
     if "R-Q2n" in indexes:
         blocks = q2n_grid_values(mp, xp, block_size=block_size, shift=shift, cast="int16-truncated",
-                                 padding="reflect", std_floor=Q2N_STD_FLOOR)
+                                 padding="reflect", std_floor=Q2N_STD_FLOOR, name="ms")
         out["R-Q2n"] = float(blocks.mean())
     if "R-Q" in indexes:
-        out["R-Q"] = edge_extended_q(ms, x, block_size)[0]
+        out["R-Q"] = edge_extended_q(ms, x, block_size, name="ms")[0]
     if "R-SAM" in indexes:
         out["R-SAM"] = sam_from_sums(*sam_sums(mp, xp), zero_norm="count")
     if "R-ERGAS" in indexes:

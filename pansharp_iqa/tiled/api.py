@@ -19,6 +19,7 @@ import numpy as np
 
 from ..indexes.full_resolution import NanPolicy, low_res_block
 from ..indexes.reduced_pass import reduced_values
+from ..indexes.strips import check_block_fits
 from ..protocols import Protocol
 from ..sensors import Sensor
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
@@ -160,9 +161,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
 
     ratio = settings.ratio
     bs = int(SETTINGS["block_size"])
-    h, w = ms_src.shape[:2]
-    if bs > min(h, w) + 1:
-        raise ShapeError(f"block_size {bs} too large for images of {(h, w)} (at most min(h, w) + 1)")
+    check_block_fits("ms", ms_src.shape, bs)
     gnyq = tuple(float(g) for g in settings.sensor.gnyq_for(fus.shape[2]))
     ctx = rp.context_for(fus, ms_src, pan_src, settings=settings, gnyq=gnyq, block_size=bs)
     tile = effective_tile_size(tile_size, bs * ratio)

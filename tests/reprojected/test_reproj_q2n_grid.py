@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from pansharp_iqa import q2n
+from pansharp_iqa import InputError, q2n
 from pansharp_iqa.hypercomplex import block_q_values
-from pansharp_iqa.reprojected.indexes import r_q2n, reprojected_image
+from pansharp_iqa.reprojected.indexes import d_lambda_k_ms, r_q2n, reprojected_image
 
 
 def loop_q2n(ref: np.ndarray, fus: np.ndarray, bs: int, shift: int) -> tuple[float, np.ndarray]:
@@ -71,3 +71,17 @@ def test_r_q2n_with_overlapping_blocks_matches_the_loop() -> None:
     expected, blocks = loop_q2n(ms, x, 32, 16)
     assert blocks.shape == (3, 3)
     assert abs(value - expected) < 1e-12
+
+
+def test_blocks_larger_than_the_ms_plus_one_are_refused_not_reflected_again() -> None:
+    # an 8 x 8 MS and 32-pixel blocks: 24 reflected rows of 8 would be a reflection of a reflection
+    ms, fus = _pair((8, 8, 4), seed=13)
+    fused = np.kron(fus, np.ones((4, 4, 1)))
+    message = r"ms: block_size 32 too large for images of 8x8 pixels .*use a smaller block_size"
+    with pytest.raises(InputError, match=message):
+        r_q2n(fused, ms, fused.mean(axis=2), sensor="QB", ratio=4)
+    with pytest.raises(InputError, match=message):
+        d_lambda_k_ms(fused, ms, sensor="QB", ratio=4)
+    with pytest.raises(InputError, match="reference: block_size 32 too large for images of 8x8"):
+        q2n(ms, fus, padding="reflect", cast="int16-truncated")
+    assert 0 < d_lambda_k_ms(fused, ms, sensor="QB", ratio=4, block_size=8) < 1  # 8 fits
