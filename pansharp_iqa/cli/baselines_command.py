@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 import numpy as np
 
-from pansharp_iqa.io.errors import DataError, SettingsError
+from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.scenes import load_scene
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
@@ -99,7 +95,7 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
         return EXIT_FAILURES
     counts = ", ".join(f"{m} ({written[m]}/{len(scenes)})" for m in methods)
     print(f"pansharp-eval: wrote {counts} scene(s) in {out} (result scale {label!r})")
-    note = _scale_note(ns.dataset, bits=settings.bits, multiplier=scale, label=label)
+    note = _scale_note(settings.sources, label=label)
     if note:
         print(f"pansharp-eval: note: {note}")
     if failures:
@@ -107,42 +103,34 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     return EXIT_FAILURES if failures else EXIT_OK
 
 
-def _scale_note(dataset: str, *, bits: int, multiplier: float, label: str) -> str | None:
-    """What to pass when evaluating the written results, unless dataset.toml already says it.
+def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
+    """What to pass when evaluating the written results, unless the dataset already declares it.
 
     Parameters
     ----------
-    dataset : str
-        The dataset argument (its ``dataset.toml`` is read).
-    bits : int
-        Bit depth of the dataset (for a declared ``"unit"``).
-    multiplier, label : float, str
+    sources : mapping
+        Where each setting came from (:attr:`DatasetSettings.sources
+        <pansharp_iqa.io.settings.DatasetSettings.sources>`, as loaded for this run).
+    label : str
         Scale the results were written in.
 
     Returns
     -------
     str or None
-        ``None`` when ``dataset.toml`` declares the scale the results were written in.
+        ``None`` when the dataset (``dataset.toml``, or the ``.h5`` file's attributes) declares the
+        scale the results were written in, so ``pansharp-eval DATASET OUT/*`` finds it.
 
     Examples
     --------
-    >>> _scale_note("/no/such/dataset", bits=11, multiplier=1.0, label="dn")
+    >>> _scale_note({}, label="dn")
     'dataset.toml does not declare result_scale: evaluate these results with --result-scale dn'
+    >>> _scale_note({"result_scale": "dataset.toml"}, label="unit") is None
+    True
     """
-    from pansharp_iqa.io.settings import parse_scale, settings_file_for
-
-    toml_path = settings_file_for(Path(dataset).expanduser().resolve())
-    try:
-        declared = tomllib.loads(toml_path.read_text(encoding="utf-8")).get("result_scale")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        declared = None
-    if declared is None:
+    source = sources.get("result_scale")
+    if source is None:
         return f"dataset.toml does not declare result_scale: evaluate these results with --result-scale {label}"
-    try:
-        declared_multiplier, _ = parse_scale(declared, bits, what="result_scale")
-    except SettingsError:
-        declared_multiplier = None
-    if declared_multiplier != multiplier:
-        return (f"these results are in scale {label!r} but dataset.toml declares result_scale = {declared!r}: "
+    if source == "flag":
+        return (f"these results are in scale {label!r}, as --result-scale said (it overrides dataset.toml): "
                 f"evaluate them with --result-scale {label}")
     return None

@@ -28,6 +28,7 @@ from pansharp_iqa.io.settings import DatasetSettings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
+from .output_dir import create_folder
 
 __all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
 
@@ -180,9 +181,8 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
     for w in warnings:
         print(f"pansharp-eval: warning: {w}", file=sys.stderr)
     # written next to OUT, renamed to OUT when complete: never a half-written dataset
-    out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    partial.mkdir()
+    create_folder(partial, what=f"--out {out}")
     try:
         written, failures = _degrade_all(scenes, settings, partial, ns.layout)
         for f in failures:

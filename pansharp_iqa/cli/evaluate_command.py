@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from pathlib import Path
@@ -18,10 +19,10 @@ from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary
 from .output_dir import prepare_output, report_targets
 from .report_writer import EXP_NOTE, write_reports
-from .runner import run_tasks
+from .runner import connect_scheduler, run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
-from .visual_reports import display_side, with_display
+from .visual_reports import display_side, drop_repeated_references
 
 __all__ = ["dataset_scenes", "run_evaluate", "settings_from_args"]
 
@@ -58,14 +59,11 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
 def _recorded_result_scale(settings: DatasetSettings, methods: list[tuple[str, Path]]) -> DatasetSettings:
     """The results' scale when every method's result files record the same one (``pansharp-nlrnet
     infer`` writes ``result_scale`` into its h5), else the settings unchanged."""
-    import dataclasses
-
-    from pansharp_iqa.io.metadata import read_recorded
     from pansharp_iqa.io.settings import parse_scale
 
     found: set[str] = set()
     for _, folder in methods:
-        labels = {read_recorded(p).result_scale for p in sorted(folder.iterdir())
+        labels = {_recorded_scale_label(p) for p in sorted(folder.iterdir())
                   if p.suffix.lower() in (".h5", ".hdf5") and p.is_file()}
         if not labels or None in labels:
             return settings
@@ -79,6 +77,17 @@ def _recorded_result_scale(settings: DatasetSettings, methods: list[tuple[str, P
         return settings
     return dataclasses.replace(settings, result_scale=value, result_scale_label=shown,
                                sources={**settings.sources, "result_scale": "result file attributes"})
+
+
+def _recorded_scale_label(path: Path) -> str | None:
+    """The ``result_scale`` a result file records, or ``None`` (none recorded, or the file cannot
+    be read as HDF5: its scale is unknown, and its own evaluation will say what is wrong)."""
+    from pansharp_iqa.io.metadata import read_recorded
+
+    try:
+        return read_recorded(path).result_scale
+    except DataError:
+        return None
 
 
 def _check_protocol(settings: DatasetSettings) -> None:
@@ -157,55 +166,76 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
     scenes, warnings = dataset_scenes(ns.dataset)
     out_dir = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
     root = Path(settings.root)
-    inputs_sha, scene_sha = _hash_inputs(scenes, root if root.is_dir() else root.parent)
     for method, folder in methods:
         warnings.extend(_extra_result_files(method, folder, scenes))
-    pairs, planned, results_sha = _plan_pairs(scenes, methods, settings, scene_sha, out_dir, ns)
+    found, planned = _locate_results(scenes, methods)
 
-    # every path the run writes is checked before anything is written or removed
-    record_files = [rel for _, meta in pairs for rel in _record_files(out_dir, meta["path"])]
+    # every argument and every path the run writes is checked before anything is written, removed
+    # or hashed: the output folder's refusals are cheap, hashing every input is not
+    record_files = [rel for _, scene, method, _ in found for rel in _record_files(out_dir, scene.name, method)]
     report_files, report_dirs = report_targets(ns.format, plots=ns.plots, figures=getattr(ns, "figures", False))
-    output = prepare_output(out_dir, force=ns.force, resume=ns.resume, files=[*record_files, *report_files],
-                            dirs=report_dirs, protected=[p for _, p in methods] + [root], argv=argv)
-
-    need_maps = ns.plots and settings.resolution == "reduced"  # full resolution never has maps
-    todo, reused = _reuse_records(pairs, need_maps=need_maps) if ns.resume else (pairs, {})
-    planned.update(reused)
-
-    def on_done(i: int, outcome: SceneOutcome) -> None:
-        meta = todo[i][1]
-        store_outcome(meta["path"], outcome, key=meta["key"], provenance=meta["provenance"])
-
-    evaluated = run_tasks([task for task, _ in todo], jobs=ns.jobs, scheduler=ns.scheduler, progress=ns.progress,
-                          on_done=on_done, desc=settings.name)
-    planned.update({(o.scene, o.method): o for o in evaluated})
-    for w in warnings:
-        print(f"pansharp-eval: warning: {w}", file=sys.stderr)
-    for line in path_summary(evaluated):
-        print(line)
-    staging = output.staging()
+    client = connect_scheduler(ns.scheduler) if ns.scheduler else None
     try:
-        failed = write_reports(
-            staging,
-            [planned[(s.name, m)] for s in scenes for m, _ in methods],
-            settings=settings,
-            methods=[m for m, _ in methods],
-            scenes=[s.name for s in scenes],
-            formats=ns.format,
-            plots=ns.plots,
-            figures=getattr(ns, "figures", False),
-            inputs_sha=inputs_sha,
-            results_sha=results_sha,
-            warnings=warnings,
-            argv=argv,
-            run_info={"jobs": ns.jobs, "resumed": len(reused), "run_id": output.run_id,
-                      "evaluation_paths": _path_counts(evaluated)},
-            shown_dir=out_dir,
-        )
-    except BaseException:
-        output.discard_staging()
-        raise
-    output.commit(_kept_records(out_dir, pairs, planned))
+        output = prepare_output(out_dir, force=ns.force, resume=ns.resume, files=[*record_files, *report_files],
+                                dirs=report_dirs, protected=[p for _, p in methods] + [root], argv=argv)
+        inputs_sha, scene_sha = _hash_inputs(scenes, root if root.is_dir() else root.parent)
+        pairs, results_sha = _plan_pairs(found, [m for m, _ in methods], settings, scene_sha, out_dir, ns, planned)
+        need_maps = ns.plots and settings.resolution == "reduced"  # full resolution never has maps
+        todo, reused = _reuse_records(pairs, need_maps=need_maps) if ns.resume else (pairs, {})
+        planned.update(reused)
+        # reused pairs whose images a report shows are read again, in the same workers
+        redisplay = [dataclasses.replace(task, display_only=True) for task, _ in pairs
+                     if task.display and (task.scene.name, task.method) in reused]
+        # --force: the records go with the reports, so that nothing earlier is replaced before the
+        # run is complete (a failed or interrupted run leaves the earlier results as they were)
+        staging = output.staging()
+        record_root = staging if ns.force else out_dir
+        with_references: set[str] = set()
+
+        def on_done(i: int, outcome: SceneOutcome) -> None:
+            drop_repeated_references(outcome, with_references)
+            if i < len(todo):
+                meta = todo[i][1]
+                store_outcome(record_root / meta["path"].relative_to(out_dir), outcome, key=meta["key"],
+                              provenance=meta["provenance"])
+            else:
+                key = (outcome.scene, outcome.method)
+                display = outcome.display if outcome.status == "ok" else f"no display: {outcome.reason}"
+                planned[key] = dataclasses.replace(planned[key], display=display)
+
+        try:
+            outcomes = run_tasks([task for task, _ in todo] + redisplay, jobs=ns.jobs, scheduler=client,
+                                 progress=ns.progress, on_done=on_done, desc=settings.name)
+            evaluated = outcomes[: len(todo)]
+            planned.update({(o.scene, o.method): o for o in evaluated})
+            for w in warnings:
+                print(f"pansharp-eval: warning: {w}", file=sys.stderr)
+            for line in path_summary(evaluated):
+                print(line)
+            failed = write_reports(
+                staging,
+                [planned[(s.name, m)] for s in scenes for m, _ in methods],
+                settings=settings,
+                methods=[m for m, _ in methods],
+                scenes=[s.name for s in scenes],
+                formats=ns.format,
+                plots=ns.plots,
+                figures=getattr(ns, "figures", False),
+                inputs_sha=inputs_sha,
+                results_sha=results_sha,
+                warnings=warnings,
+                argv=argv,
+                run_info={"jobs": ns.jobs, "resumed": len(reused), "run_id": output.run_id,
+                          "evaluation_paths": _path_counts(evaluated)},
+                shown_dir=out_dir,
+            )
+        except BaseException:
+            output.discard_staging()
+            raise
+        output.commit(_kept_records(out_dir, pairs, planned))
+    finally:
+        if client is not None:
+            client.close()
     if settings.resolution == "full" and "table" in ns.format:
         print(f"pansharp-eval: note: {EXP_NOTE}")
     return EXIT_FAILURES if failed else EXIT_OK
@@ -231,55 +261,66 @@ def _hash_inputs(scenes: list[SceneSource], base: Path) -> tuple[dict[str, str],
     return inputs_sha, scene_sha
 
 
-def _plan_pairs(
-    scenes: list[SceneSource], methods: list[tuple[str, Path]], settings: DatasetSettings,
-    scene_sha: dict[str, dict[str, str]], out_dir: Path, ns: argparse.Namespace,
-) -> tuple[list[_Pair], dict[tuple[str, str], SceneOutcome], dict[str, dict[str, str]]]:
-    """The (scene, method) tasks with their record paths and cache keys, the pairs that already
-    failed (no or ambiguous result file), and the SHA-256 of every result file."""
-    results_sha: dict[str, dict[str, str]] = {m: {} for m, _ in methods}
+_Found = tuple[int, SceneSource, str, tuple[Path, int | None]]
+
+
+def _locate_results(
+    scenes: list[SceneSource], methods: list[tuple[str, Path]],
+) -> tuple[list[_Found], dict[tuple[str, str], SceneOutcome]]:
+    """Each pair's result file (scene number, scene, method, (path, item)), and the pairs that
+    already failed (no or ambiguous result file); nothing is read."""
+    found: list[_Found] = []
     failed: dict[tuple[str, str], SceneOutcome] = {}
-    pairs: list[_Pair] = []
     for scene_number, scene in enumerate(scenes):
-        first_task = True  # the scene's first task also makes its reference images
         for method, folder in methods:
             try:
-                found = find_result_file(folder, scene)
+                result = find_result_file(folder, scene)
             except DataError as exc:
                 failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, str(exc))
                 continue
-            if found is None:
+            if result is None:
                 failed[(scene.name, method)] = SceneOutcome(
                     scene.name, method, "failed", {}, None,
                     f"missing result: no {method}/{scene.name}.{{{','.join(e[1:] for e in RESULT_EXTENSIONS)}}}",
                 )
                 continue
-            path, index = found
-            rel = f"{method}/{path.name}"
-            try:
-                sha = results_sha[method].get(rel) or sha256_file(path)
-            except OSError as exc:
-                failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None,
-                                                            f"cannot read {rel}: {exc}")
-                continue
-            results_sha[method][rel] = sha
-            meta = {
-                "key": cache_key(settings, scene.name, method, scene_sha[scene.name], sha, index),
-                "path": scene_file(out_dir, method, scene.name),
-                "provenance": {
-                    "inputs_sha256": scene_sha[scene.name],
-                    "result_file": rel,
-                    "result_index": index,
-                    "result_sha256": sha,
-                    "settings": settings.to_dict(),
-                },
-            }
-            task = SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled,
-                             jobs=1 if ns.scheduler else ns.jobs, display=display_side(ns, scene_number),
-                             display_reference=first_task)
-            first_task = False
-            pairs.append((task, meta))
-    return pairs, failed, results_sha
+            found.append((scene_number, scene, method, result))
+    return found, failed
+
+
+def _plan_pairs(
+    found: list[_Found], methods: list[str], settings: DatasetSettings, scene_sha: dict[str, dict[str, str]], out_dir: Path,
+    ns: argparse.Namespace, failed: dict[tuple[str, str], SceneOutcome],
+) -> tuple[list[_Pair], dict[str, dict[str, str]]]:
+    """The (scene, method) tasks with their record paths and cache keys, and the SHA-256 of every
+    result file; a result file that cannot be read fails its pair (added to ``failed``)."""
+    results_sha: dict[str, dict[str, str]] = {m: {} for m in methods}
+    pairs: list[_Pair] = []
+    for scene_number, scene, method, (path, index) in found:
+        rel = f"{method}/{path.name}"
+        method_sha = results_sha[method]
+        try:
+            sha = method_sha.get(rel) or sha256_file(path)
+        except OSError as exc:
+            failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None,
+                                                        f"cannot read {rel}: {exc}")
+            continue
+        method_sha[rel] = sha
+        meta = {
+            "key": cache_key(settings, scene.name, method, scene_sha[scene.name], sha, index),
+            "path": scene_file(out_dir, method, scene.name),
+            "provenance": {
+                "inputs_sha256": scene_sha[scene.name],
+                "result_file": rel,
+                "result_index": index,
+                "result_sha256": sha,
+                "settings": settings.to_dict(),
+            },
+        }
+        task = SceneTask(scene, method, str(path), index, settings, want_maps=ns.plots, tiled=ns.tiled,
+                         jobs=1 if ns.scheduler else ns.jobs, display=display_side(ns, scene_number))
+        pairs.append((task, meta))
+    return pairs, results_sha
 
 
 def _reuse_records(pairs: list[_Pair], *, need_maps: bool) -> tuple[list[_Pair], dict[tuple[str, str], SceneOutcome]]:
@@ -289,15 +330,15 @@ def _reuse_records(pairs: list[_Pair], *, need_maps: bool) -> tuple[list[_Pair],
     for task, meta in pairs:
         cached = load_cached(meta["path"], meta["key"], need_maps=need_maps)
         if cached is not None:
-            reused[(task.scene.name, task.method)] = with_display(cached, task)
+            reused[(task.scene.name, task.method)] = cached
         else:
             todo.append((task, meta))
     return todo, reused
 
 
-def _record_files(out_dir: Path, record: Path) -> list[str]:
+def _record_files(out_dir: Path, scene: str, method: str) -> list[str]:
     """The per-pair files (JSON record and its maps), relative to OUT."""
-    rel = record.relative_to(out_dir)
+    rel = scene_file(out_dir, method, scene).relative_to(out_dir)
     return [rel.as_posix(), rel.with_suffix(".maps.npz").as_posix()]
 
 
@@ -306,7 +347,7 @@ def _kept_records(out_dir: Path, pairs: list[_Pair], outcomes: dict[tuple[str, s
     run drew (a run without ``--plots`` keeps no maps, as a fresh run would write none)."""
     keep = []
     for task, meta in pairs:
-        record, maps = _record_files(out_dir, meta["path"])
+        record, maps = _record_files(out_dir, task.scene.name, task.method)
         if (out_dir / record).is_file():
             keep.append(record)
         if (out_dir / maps).is_file() and outcomes[(task.scene.name, task.method)].maps:

@@ -53,8 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         Exit status: 0 success, 1 some evaluations failed (each reported with its reason),
-        2 usage error (bad arguments or dataset settings, or an output location that cannot be
-        written; one line on stderr).
+        2 usage error (bad arguments or dataset settings, an output location that cannot be
+        created, or a file operation the system refused; one line on stderr).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     from pansharp_iqa.allocator import keep_freed_memory
@@ -65,9 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"pansharp-eval: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except OSError as exc:  # an output location that cannot be written (not a folder, no space, no rights)
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"pansharp-eval: error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+    except OSError as exc:  # the system refused a file operation (no space, no rights, ...): its reason and path
+        paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+        where = f" ({' -> '.join(paths)})" if paths else ""
+        print(f"pansharp-eval: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)

@@ -72,16 +72,6 @@ class PathChoice:
     budget: int | None = None
     detail: str | None = None
 
-    def describe(self) -> str:
-        """One line: the reason with the figures, e.g. ``in-memory estimate 5.2 GB > budget 3.9 GB``."""
-        figures = []
-        if self.estimate is not None:
-            figures.append(f"in-memory estimate {format_bytes(self.estimate)}")
-        if self.budget is not None:
-            figures.append(f"budget {format_bytes(self.budget)}")
-        text = self.why + (f": {self.detail}" if self.detail else "")
-        return text + (f" ({', '.join(figures)})" if figures else "")
-
     def to_card(self) -> dict[str, object]:
         """Entries recorded in the scene's card: ``evaluation_path``, ``evaluation_path_why`` and,
         when known, ``in_memory_estimate_bytes`` (the memory budget depends on the machine and the

@@ -8,8 +8,10 @@ tool wrote in ``OUT`` (with the run id and the command). The rules:
   ``OUT/plots``, a file of the user's where a report goes, a results folder passed as a method) is
   refused with exit status 2 and a message naming it. Without ``--force``/``--resume``, earlier
   outputs are refused too.
-* ``--force`` removes the files the manifest lists (and the folders it lists once they are empty),
-  nothing else: method folders and user files inside ``OUT`` survive.
+* ``--force`` replaces the files the manifest lists (and removes the folders it lists once they
+  are empty), nothing else: method folders and user files inside ``OUT`` survive. Nothing is
+  removed before the run's reports are complete: a ``--force`` run that fails or is interrupted
+  leaves the earlier results as they were (its per-scene records are staged with its reports).
 * The reports are written into a staging folder, checked, then moved into ``OUT``; the files of
   earlier runs that the manifest lists and this run did not write or keep are removed. After any
   run, every report and per-scene record in ``OUT`` belongs to the same run, whatever
@@ -40,7 +42,7 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["MANIFEST_NAME", "OutputFolder", "prepare_output", "report_targets"]
+__all__ = ["MANIFEST_NAME", "OutputFolder", "create_folder", "prepare_output", "report_targets"]
 
 MANIFEST_NAME = ".pansharp-eval-manifest.json"
 _STAGING_PREFIX = ".pansharp-eval-staging"
@@ -79,6 +81,39 @@ def report_targets(formats: Sequence[str], *, plots: bool, figures: bool = False
     """
     files = [_FORMAT_FILES.get(f, f"results.{f}") for f in formats if f != "table"]
     return files, (["plots"] if plots else []) + (["figures"] if figures else [])
+
+
+def create_folder(folder: Path, *, what: str) -> None:
+    """Create ``folder`` (and its parents) or raise a usage error that says why it cannot be.
+
+    Parameters
+    ----------
+    folder : Path
+    what : str
+        How the message names it, e.g. ``"--out OUT"``.
+
+    Raises
+    ------
+    UsageError
+        A path on the way is a file, or the system refuses (no rights, read-only, no space).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> blocker = pathlib.Path(tempfile.mkdtemp()) / "afile"
+    >>> _ = blocker.write_text("x")
+    >>> create_folder(blocker / "out", what="--out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    pansharp_iqa.cli.errors.UsageError: cannot create --out: .../afile is a file, not a folder
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise UsageError(f"cannot create {what}: {blocker} is a file, not a folder") from None
+        raise UsageError(f"cannot create {what}: {exc.strerror or exc}"
+                         + (f" ({exc.filename})" if exc.filename else "")) from None
 
 
 def _now() -> str:
@@ -303,16 +338,10 @@ class OutputFolder:
             if target.is_dir() and not target.is_symlink() and self._within(target) and not any(target.iterdir()):
                 target.rmdir()
 
-    def remove_earlier(self) -> None:
-        """``--force``: remove every file and (empty) folder the manifest lists."""
-        self._remove_files(self.claimed_files)
-        self._remove_empty_dirs(self.claimed_dirs)
-        self.claimed_files, self.claimed_dirs = set(), set()
-        self._write_manifest((), (), "running")
-
     # -- reports --------------------------------------------------------------------------------
     def staging(self) -> Path:
-        """A fresh folder inside OUT to write the reports into (see :meth:`commit`)."""
+        """A fresh folder inside OUT to write the reports into (and, with ``--force``, the per-scene
+        records), moved in by :meth:`commit` or removed by :meth:`discard_staging`."""
         self._staging = self.path / f"{_STAGING_PREFIX}-{self.run_id}"
         self._write_manifest(self.claimed_files, self.claimed_dirs, "running")
         self._staging.mkdir()
@@ -380,14 +409,15 @@ def prepare_output(
     protected: Sequence[Path] = (),
     argv: Sequence[str] = (),
 ) -> OutputFolder:
-    """Check the output folder for a run, then (``--force``) remove the earlier outputs.
+    """Check the output folder for a run and record what it may write (nothing is removed here).
 
     Parameters
     ----------
     out_dir : Path
         ``OUT`` (created when missing).
     force : bool
-        Remove the files and folders earlier runs wrote (per the manifest) first.
+        Earlier outputs may be replaced: they stay until :meth:`OutputFolder.commit` replaces or
+        removes them, so a run that fails or is interrupted leaves them as they were.
     resume : bool
         Keep them (``scenes/`` records are reused; stale ones go when the run's reports are in).
     files, dirs : iterable of str
@@ -451,12 +481,10 @@ def prepare_output(
             f"{out_dir} already holds results ({', '.join(earlier)}); pass --force to overwrite "
             "them or --resume to reuse the scenes already evaluated"
         )
-    out_dir.mkdir(parents=True, exist_ok=True)
+    create_folder(out_dir, what=f"--out {out_dir}")
     for d in [d for d in claimed_dirs if d.startswith(_STAGING_PREFIX) and "/" not in d]:
         shutil.rmtree(out_dir / d, ignore_errors=True)  # an interrupted run's staging folder
         claimed_dirs.discard(d)
-    if force:
-        folder.remove_earlier()
     folder.claim(files)
     folder._write_manifest(folder.claimed_files, folder.claimed_dirs, "running")
     return folder

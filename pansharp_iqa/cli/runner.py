@@ -10,10 +10,15 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
 
+from .errors import UsageError
 from .scene_eval import SceneOutcome, SceneTask, evaluate_scene
 
-__all__ = ["run_tasks"]
+__all__ = ["SCHEDULER_TIMEOUT", "connect_scheduler", "pool_context", "run_tasks"]
+
+#: Seconds ``--scheduler`` waits for the Dask scheduler to answer.
+SCHEDULER_TIMEOUT = 30.0
 
 
 def _worker_init() -> None:
@@ -30,16 +35,68 @@ def _worker_init() -> None:
     keep_freed_memory()
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def pool_context() -> multiprocessing.context.BaseContext:
+    """Start method of the CLI's worker processes: ``fork`` on POSIX where available (the workers
+    inherit the loaded modules), else ``spawn``.
+
+    Examples
+    --------
+    >>> pool_context().get_start_method() in ("fork", "spawn")
+    True
+    """
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix" else "spawn")
+
+
+def connect_scheduler(address: str) -> Any:
+    """Client of the Dask scheduler at ``address`` (``--scheduler``), before anything is written.
+
+    Parameters
+    ----------
+    address : str
+        e.g. ``tcp://10.0.0.5:8786``.
+
+    Returns
+    -------
+    distributed.Client
+        Pass it to :func:`run_tasks` as ``scheduler``; close it when done.
+
+    Raises
+    ------
+    UsageError
+        The ``scale`` extra is not installed, the address is malformed, or no scheduler answers
+        there within :data:`SCHEDULER_TIMEOUT` seconds.
+
+    Examples
+    --------
+    >>> connect_scheduler("tcp://scheduler")  # doctest: +SKIP
+    Traceback (most recent call last):
+    UsageError: --scheduler tcp://scheduler: missing port number in address 'tcp://scheduler'
+    """
+    try:
+        from distributed.comm import get_address_host_port, parse_address
+
+        from pansharp_iqa.tiled.distributed import connect
+    except ImportError:
+        raise UsageError("--scheduler needs the Dask distributed package: pip install 'pansharp_iqa[scale]'") from None
+    try:
+        if parse_address(address)[0] in ("tcp", "tls"):
+            get_address_host_port(address)  # malformed: refused here, before a client exists
+    except ValueError as exc:
+        raise UsageError(f"--scheduler {address}: {exc}") from None
+    try:
+        return connect(address, timeout=SCHEDULER_TIMEOUT)
+    except OSError as exc:  # its message names the address and what to check
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:  # an address scheme distributed does not know
+        raise UsageError(f"--scheduler {address}: {exc}") from None
 
 
 def run_tasks(
     tasks: Sequence[SceneTask],
     *,
     jobs: int = 1,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     progress: bool | None = None,
     on_done: Callable[[int, SceneOutcome], None] | None = None,
     desc: str = "evaluating",
@@ -51,8 +108,9 @@ def run_tasks(
     tasks : sequence of SceneTask
     jobs : int
         Number of worker processes (1: in this process).
-    scheduler : str, optional
-        Dask scheduler address: the tasks run on that cluster instead (same results).
+    scheduler : distributed.Client or str, optional
+        Dask scheduler (:func:`connect_scheduler`) or its address: the tasks run on that cluster
+        instead (same results).
     progress : bool or None
         Show a tqdm bar on stderr; ``None``: only when stderr is a terminal.
     on_done : callable, optional
@@ -92,7 +150,7 @@ def run_tasks(
                 bar.update(1)
         else:
             with ProcessPoolExecutor(
-                max_workers=min(jobs, len(tasks)), mp_context=_context(), initializer=_worker_init
+                max_workers=min(jobs, len(tasks)), mp_context=pool_context(), initializer=_worker_init
             ) as pool:
                 futures = {pool.submit(evaluate_scene, task): i for i, task in enumerate(tasks)}
                 for future in as_completed(futures):

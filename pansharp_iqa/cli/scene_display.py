@@ -5,8 +5,10 @@ The evaluation worker already holds the pair's images, so it makes the display i
 nothing is read twice and the main process never holds whole scenes. Scenes evaluated tile-wise
 are never loaded whole for a thumbnail: :func:`display_from_files` reads a decimated view of each
 file (nearest neighbour, one row window at a time, through the same window readers as the
-evaluation) plus the crop's window. Pairs reused by ``--resume`` have no display
-yet; :func:`pansharp_iqa.cli.scene_eval.display_pair` reads just that pair again.
+evaluation) plus the crop's window. Every pair makes the scene's reference panels too (a failed
+pair from the inputs it read), so they do not depend on which pair succeeds; the stretch and crop
+are computed once per scene in a process. Pairs reused by ``--resume`` are read again by a
+display-only task (:attr:`pansharp_iqa.cli.scene_eval.SceneTask.display_only`).
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def _file_key(scene: str, paths: Mapping[str, str]) -> tuple:
 
 
 def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int,
-          with_fused: bool, with_references: bool, scene_key: tuple | None) -> PairDisplay:
+          with_fused: bool, scene_key: tuple | None) -> PairDisplay:
     return make_pair_display(
         access,  # type: ignore[arg-type]
         method=method,
@@ -134,22 +136,22 @@ def _make(access: object, n_bands: int, *, method: str, settings: DatasetSetting
         rgb=rgb_choice(settings, n_bands),
         max_side=int(max_side) or DISPLAY_SIDE,
         with_fused=with_fused,
-        with_references=with_references,
+        with_references=True,
         scene_key=scene_key,
     )
 
 
 def display_from_arrays(
     fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
-    max_side: int = DISPLAY_SIDE, references: bool = True, scene: str | None = None,
-) -> PairDisplay | str | None:
+    max_side: int = DISPLAY_SIDE, scene: str | None = None,
+) -> PairDisplay | str:
     """Display material from the arrays the evaluation already loaded.
 
     Parameters
     ----------
     fused : numpy.ndarray or None
-        ``(H, W, B)`` fused image, DN; ``None`` when the pair failed (only the references are
-        made, if asked for).
+        ``(H, W, B)`` fused image, DN; ``None`` when the pair failed (only the scene's
+        references are made).
     inputs : mapping
         ``gt`` (reduced) or ``ms`` and ``pan`` (full), DN.
     method : str
@@ -158,32 +160,28 @@ def display_from_arrays(
         Resolution, ratio, sensor and band names.
     max_side : int
         Longer side of the display images (pixels).
-    references : bool
-        Also make the scene's reference panels (one pair per scene does).
     scene : str, optional
         Scene name: with it, the scene's stretch and crop are computed once per process and
         reused for its other pairs (keyed by the name and a fingerprint of the reference pixels).
 
     Returns
     -------
-    PairDisplay, str or None
-        The display, the reason it could not be made (the pair's numbers are unaffected), or
-        ``None`` when there is nothing to make.
+    PairDisplay or str
+        The display (always with the scene's reference panels), or the reason it could not be
+        made (the pair's numbers are unaffected).
     """
-    if fused is None and not references:
-        return None
     try:
         n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
         key = None if scene is None else _array_key(scene, settings, inputs)
         return _make(_ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused=fused is not None, with_references=references, scene_key=key)
+                     with_fused=fused is not None, scene_key=key)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"
 
 
 def display_from_files(
     images: Mapping[str, object], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
-    references: bool = True, scene: str | None = None,
+    scene: str | None = None,
 ) -> PairDisplay | str:
     """Display material of a tile-wise pair from decimated reads of its files (bounded memory).
 
@@ -192,7 +190,7 @@ def display_from_files(
     images : mapping
         ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as
         :class:`pansharp_iqa.io.windows.WindowedImage` (values in DN).
-    method, settings, max_side, references, scene
+    method, settings, max_side, scene
         As in :func:`display_from_arrays` (the scene's files identify its reference).
 
     Returns
@@ -207,6 +205,6 @@ def display_from_files(
         paths = {role: str(getattr(img, "path", role)) for role, img in images.items()}
         key = None if scene is None else _file_key(scene, paths)
         return _make(access, n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused="fused" in images, with_references=references, scene_key=key)
+                     with_fused="fused" in images, scene_key=key)
     except Exception as exc:  # noqa: BLE001
         return f"no display: {type(exc).__name__}: {exc}"

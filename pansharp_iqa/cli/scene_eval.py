@@ -30,7 +30,7 @@ from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, w
 
 from .memory_plan import TILE_SIZE, PathChoice, choose_path
 
-__all__ = ["SceneOutcome", "SceneTask", "display_pair", "evaluate_arrays", "evaluate_scene", "quality_maps"]
+__all__ = ["SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,10 +59,12 @@ class SceneTask:
         Evaluations running at the same time (they share the available memory).
     display : int
         When positive, also return the pair's display images (``--format html``, ``--figures``)
-        with this longer side in pixels; 0: none.
-    display_reference : bool
-        Also make the scene's reference panels (GT, or EXP and PAN), even when the pair fails;
-        they are the same for every pair of a scene, so one task per scene sets this.
+        with this longer side in pixels, and the scene's reference panels (GT, or EXP and PAN),
+        even when the pair fails after reading its inputs; 0: none.
+    display_only : bool
+        Make the display images only, for a pair whose numbers ``--resume`` reused: the pair is
+        read as its evaluation reads it (same path), nothing is computed, and the outcome carries
+        the display alone (no index values).
     """
 
     scene: SceneSource
@@ -74,7 +76,7 @@ class SceneTask:
     tiled: str = "auto"
     jobs: int = 1
     display: int = 0
-    display_reference: bool = True
+    display_only: bool = False
 
 
 @dataclasses.dataclass
@@ -313,6 +315,8 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
                              available=available_memory() if task.tiled == "auto" else None, jobs=task.jobs,
                              not_windowed=not_windowed)
         if images is not None and choice.path == "tile-wise":
+            if task.display_only:
+                return _display_outcome(task, _display(task, images=images))
             note = "no Q2n/SAM maps: the scene was evaluated tile-wise" if task.want_maps and reduced else None
             return _outcome(task, _evaluate_windowed(images, settings), choice, maps_note=note,
                             display=_display(task, images=images))
@@ -325,6 +329,8 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
             reference = inputs["ms"]
             expected = (*inputs["pan"].shape, reference.shape[2])
         fused = load_result(task.result_file, expected, task.result_index) * settings.result_scale
+        if task.display_only:
+            return _display_outcome(task, _display(task, fused=fused, inputs=inputs))
         check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
                             input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
                             multiplier=float(settings.result_scale), bits=settings.bits)
@@ -335,11 +341,16 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
         reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
         reason = f"{type(exc).__name__}: {exc}"
-    # a failed pair still shows the scene's references when it is the pair that makes them
+    # a failed pair still shows the scene's references, from what it read
     if images is not None:
         images = {k: v for k, v in images.items() if k != "fused"}
-    display = _display(task, inputs=inputs, images=images) if task.display_reference else None
+    display = None if task.display_only else _display(task, inputs=inputs, images=images)
     return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, display=display)
+
+
+def _display_outcome(task: SceneTask, display: Any) -> SceneOutcome:
+    """The outcome of a display-only task: the display, no index values."""
+    return SceneOutcome(task.scene.name, task.method, "ok", {}, None, display=display)
 
 
 def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[str, np.ndarray] | None = None,
@@ -350,45 +361,9 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
     from .scene_display import display_from_arrays, display_from_files
 
     options = {"method": task.method, "settings": task.settings, "max_side": task.display,
-               "references": task.display_reference, "scene": task.scene.name}
+               "scene": task.scene.name}
     if images is not None:
         return display_from_files(images, **options)
     if inputs is not None:
         return display_from_arrays(fused, inputs, **options)
     return None
-
-
-def display_pair(task: SceneTask) -> Any:
-    """Read one pair again and make its display images (for pairs reused by ``--resume``).
-
-    Parameters
-    ----------
-    task : SceneTask
-        With ``display`` > 0 (the longer side of the display images, pixels).
-
-    Returns
-    -------
-    PairDisplay or str
-        The display (:mod:`.scene_display`), or why it could not be made; never raises.
-    """
-    from pansharp_iqa.reports.display import DISPLAY_SIDE
-
-    settings = task.settings
-    if not task.display:
-        task = dataclasses.replace(task, display=DISPLAY_SIDE)
-    try:
-        images, _ = _open_windowed(task) if task.tiled != "never" else (None, None)
-        if images is not None:
-            shape = images["fused"].shape
-            choice = choose_path(task.tiled, resolution=settings.resolution, shape=shape,
-                                 available=available_memory() if task.tiled == "auto" else None, jobs=task.jobs,
-                                 not_windowed=None)
-            if choice.path == "tile-wise":
-                return _display(task, images=images)
-        reduced = settings.resolution == "reduced"
-        inputs = load_scene(task.scene, settings, _scene_roles(settings))
-        expected = inputs["gt"].shape if reduced else (*inputs["pan"].shape, inputs["ms"].shape[2])
-        fused = load_result(task.result_file, expected, task.result_index) * float(settings.result_scale or 1.0)
-    except Exception as exc:  # noqa: BLE001 - a display problem never fails the report
-        return f"no display: {type(exc).__name__}: {exc}"
-    return _display(task, fused=fused, inputs=inputs)

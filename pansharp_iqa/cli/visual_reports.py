@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from pansharp_iqa.io.settings import DatasetSettings
-from pansharp_iqa.reports.pair_display import SceneView, assemble_scene
+from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_scene
 from pansharp_iqa.reports.stats import IndexStatistics
 from pansharp_iqa.reports.summary import Summary
 
-from .scene_eval import SceneOutcome, SceneTask, display_pair
+from .runner import pool_context
+from .scene_eval import SceneOutcome
 
 __all__ = [
-    "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "scene_views", "with_display",
+    "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "drop_repeated_references", "scene_views",
     "write_figures", "write_html_report", "write_visual_reports",
 ]
 
@@ -49,26 +50,33 @@ def display_side(ns: argparse.Namespace, scene_number: int) -> int:
     return DISPLAY_SIDE if (html or getattr(ns, "figures", False)) else 0
 
 
-def with_display(outcome: SceneOutcome, task: SceneTask) -> SceneOutcome:
-    """A reused (``--resume``) outcome with the display images its task asks for.
+def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:
+    """Keep a scene's reference panels on one outcome only (they are the same on every pair).
 
-    The stored results hold numbers only, so the pair is read once more (that pair only).
+    Every pair makes them, so that they do not depend on which pair fails; the first outcome of a
+    scene that has them keeps them (:func:`scene_views` takes those), the later ones drop theirs,
+    so the main process holds one copy per scene.
 
     Parameters
     ----------
     outcome : SceneOutcome
-        From the per-scene cache.
-    task : SceneTask
-        The pair's task (``display`` > 0 to ask for images).
+        Changed in place (its ``display``).
+    scenes_with_references : set of str
+        Scenes whose references an earlier outcome kept (updated).
 
-    Returns
-    -------
-    SceneOutcome
-        ``outcome`` itself when no images are needed or it has them already.
+    Examples
+    --------
+    >>> o = SceneOutcome("s1", "m", "failed", {}, reason="missing result")
+    >>> seen = set(); drop_repeated_references(o, seen); seen
+    set()
     """
-    if not task.display or outcome.display is not None or outcome.status != "ok":
-        return outcome
-    return dataclasses.replace(outcome, display=display_pair(task))
+    display = outcome.display
+    if not isinstance(display, PairDisplay) or not display.references:
+        return
+    if outcome.scene in scenes_with_references:
+        outcome.display = dataclasses.replace(display, references=())
+    else:
+        scenes_with_references.add(outcome.scene)
 
 
 def scene_views(outcomes: Sequence[SceneOutcome], scenes: Sequence[str], methods: Sequence[str]) -> dict[str, SceneView | None]:
@@ -164,12 +172,9 @@ def write_figures(out_dir: Path, views: Mapping[str, SceneView | None], *, jobs:
 
     todo = [v for v in views.values() if v is not None]
     if jobs > 1 and len(todo) > 1:
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=pool_context()) as pool:
             parts = list(pool.map(write_scene_figure, [out_dir] * len(todo), todo))
     else:
         parts = [write_scene_figure(out_dir, v) for v in todo]

@@ -192,3 +192,17 @@ def test_subprocess_exit_statuses(tmp_path, reduced_dataset, rr_methods):
     assert bad.returncode == 2 and "usage:" in bad.stderr
     help_ = subprocess.run([*cmd, "--help"], capture_output=True, text=True)
     assert help_.returncode == 0 and "pansharp-eval demo" in help_.stdout
+
+
+def test_unreadable_h5_result_with_undeclared_scale_is_a_usage_error(tmp_path, capsys, reduced_dataset, rr_methods):
+    """A result ``.h5`` that is not HDF5 cannot record a scale: the scale stays undeclared (one
+    usage error line), not a traceback."""
+    folder, _ = reduced_dataset
+    write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="reduced")  # no result_scale
+    method = tmp_path / "res" / "h5method"
+    method.mkdir(parents=True)
+    (method / "s1.h5").write_bytes(b"not an HDF5 file")
+    out = tmp_path / "out"
+    err = _usage(tmp_path, capsys, [folder, method, "--out", out], "the scale of the results is not declared")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()

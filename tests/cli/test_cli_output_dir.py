@@ -177,4 +177,106 @@ def test_unwritable_out_is_one_line(tmp_path, capsys, reduced_dataset, rr_method
     for argv in ([folder, *rr_methods.values(), "--out", tmp_path / "afile" / "out"],
                  ["degrade", folder, "--resolution", "full", "--out", tmp_path / "afile" / "red"]):
         code, _, err = _run(capsys, argv)
-        assert code == 2 and len(err.strip().splitlines()) == 1 and "cannot write" in err, err
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"cannot create --out {tmp_path / 'afile'}" in err and f"{tmp_path / 'afile'} is a file, not a folder" in err
+
+
+def test_other_os_errors_name_the_reason_and_path_not_a_write(tmp_path, capsys, monkeypatch, reduced_dataset,
+                                                               rr_methods):
+    """The catch-all for what the system refuses says what it refused, not always "cannot write"."""
+    import pansharp_iqa.cli.evaluate_command as command
+
+    folder, _ = reduced_dataset
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(folder / "s1.npz"))
+
+    monkeypatch.setattr(command, "discover_scenes", refuse)
+    code, _, err = _run(capsys, [folder, *rr_methods.values(), "--out", tmp_path / "out"])
+    assert code == 2 and err.strip() == f"pansharp-eval: error: Permission denied ({folder / 's1.npz'})", err
+
+
+def _earlier_run(capsys, folder, methods, out):
+    args = [folder, *methods, "--out", out, "--format", "csv,json", "--plots"]
+    assert _run(capsys, args)[0] == 0
+    return args, {k: v for k, v in _tree(out).items() if k != MANIFEST_NAME}
+
+
+def _unchanged(out: Path, before: dict[str, bytes]) -> None:
+    assert {k: v for k, v in _tree(out).items() if k != MANIFEST_NAME} == before
+    assert not [p for p in out.iterdir() if p.name.startswith(".pansharp-eval-staging")]
+
+
+def test_force_with_an_unreachable_scheduler_keeps_the_earlier_results(tmp_path, capsys, monkeypatch,
+                                                                        reduced_dataset, rr_methods):
+    from pansharp_iqa.cli import runner
+
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(runner, "SCHEDULER_TIMEOUT", 1.0, raising=False)
+    folder, _ = reduced_dataset
+    out = tmp_path / "out"
+    args, before = _earlier_run(capsys, folder, rr_methods.values(), out)
+    manifest = (out / MANIFEST_NAME).read_bytes()
+    for address, message in (("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'"),
+                             ("notanaddress", "--scheduler notanaddress: missing port number")):
+        code, _, err = _run(capsys, [*args, "--force", "--scheduler", address])
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+        assert "cannot write" not in err
+        _unchanged(out, before)
+        assert (out / MANIFEST_NAME).read_bytes() == manifest  # refused before the folder was touched
+
+
+def test_interrupted_or_failed_force_run_keeps_the_earlier_results(tmp_path, capsys, monkeypatch, reduced_dataset,
+                                                                  rr_methods):
+    import pansharp_iqa.cli.evaluate_command as command
+    from pansharp_iqa.cli import runner
+
+    folder, scenes = reduced_dataset
+    out = tmp_path / "out"
+    args, before = _earlier_run(capsys, folder, rr_methods.values(), out)
+    for s in scenes:  # the new run would write other numbers
+        np.save(rr_methods["good"] / f"{s}.npy", noisy(scenes[s]["gt"], 30.0, 7))
+    calls = []
+    evaluate = runner.evaluate_scene
+
+    def interrupted(task):
+        calls.append(task)
+        if len(calls) == 3:  # two pairs evaluated (and their records written), then Ctrl-C
+            raise KeyboardInterrupt
+        return evaluate(task)
+
+    monkeypatch.setattr(runner, "evaluate_scene", interrupted)
+    code, _, err = _run(capsys, [*args, "--force"])
+    assert code == 130 and "interrupted" in err and len(calls) == 3
+    _unchanged(out, before)
+    monkeypatch.setattr(runner, "evaluate_scene", evaluate)
+
+    def no_space(*a, **k):
+        raise OSError(28, "No space left on device", str(out / "results.csv"))
+
+    monkeypatch.setattr(command, "write_reports", no_space)
+    code, _, err = _run(capsys, [*args, "--force"])
+    assert code == 2 and "No space left on device" in err
+    _unchanged(out, before)
+    monkeypatch.undo()
+    # a complete --force run replaces them, and its commit removes what it did not write
+    assert _run(capsys, [folder, *rr_methods.values(), "--out", out, "--format", "csv", "--force"])[0] == 0
+    after = _tree(out)
+    assert after["results.csv"] != before["results.csv"]
+    assert all(after[k] != v for k, v in before.items() if k.startswith("scenes/good/") and k.endswith(".json"))
+    records = {k for k in before if k.startswith("scenes/") and k.endswith(".json")}
+    assert set(after) == {MANIFEST_NAME, "results.csv", *records}  # no results.json, plots/ or maps left
+
+
+def test_refusal_of_earlier_results_comes_before_any_file_is_hashed(tmp_path, capsys, monkeypatch, reduced_dataset,
+                                                                    rr_methods):
+    import pansharp_iqa.cli.evaluate_command as command
+
+    folder, _ = reduced_dataset
+    out = tmp_path / "out"
+    args, _ = _earlier_run(capsys, folder, rr_methods.values(), out)
+    hashed = []
+    monkeypatch.setattr(command, "sha256_file", lambda path: hashed.append(path) or "0" * 64)
+    code, _, err = _run(capsys, args)
+    assert code == 2 and "already holds results" in err
+    assert hashed == []

@@ -209,3 +209,57 @@ def test_scene_keeps_its_reference_images_when_the_pair_making_them_fails(tmp_pa
     assert main([str(folder), *map(str, rr_methods.values()), "--out", str(out), "--format", "html"]) == 1
     alts = [a for a, _ in _page(out).images]
     assert alts.count("GT: whole scene") == 3 and alts.count("good: whole scene") == 2
+
+
+def test_references_do_not_depend_on_which_pair_fails(tmp_path):
+    """The pair listed first fails before reading anything (its result's header has the wrong
+    shape): every scene still shows its GT, once, and every method that was evaluated."""
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="reduced", result_scale="dn")
+    bad, good = tmp_path / "res" / "a_wrong_shape", tmp_path / "res" / "b_good"
+    bad.mkdir(parents=True)
+    good.mkdir(parents=True)
+    for i, name in enumerate(["s1", "s2"]):
+        sc = make_scene(70 + i)
+        for role in ("gt", "ms", "pan"):
+            np.save(folder / f"{name}_{role}.npy", sc[role])
+        np.save(bad / f"{name}.npy", np.zeros((64, 64, 4)))
+        np.save(good / f"{name}.npy", noisy(sc["gt"], 10.0, i))
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert main([str(folder), str(bad), str(good), "--out", str(out), "--format", "html,json",
+                     "--jobs", jobs]) == 1
+        alts = [a for a, _ in _page(out).images]
+        assert alts.count("GT: whole scene") == 2 and alts.count("GT: crop") == 2
+        assert alts.count("b_good: whole scene") == 2 and "a_wrong_shape: whole scene" not in alts
+
+
+def test_resume_reads_reused_pairs_for_display_in_the_worker_pool(tmp_path, monkeypatch, reduced_dataset,
+                                                                  rr_methods):
+    import pansharp_iqa.cli.evaluate_command as command
+    from pansharp_iqa.cli import scene_eval
+
+    folder, _ = reduced_dataset
+    out = tmp_path / "out"
+    args = [str(folder), *map(str, rr_methods.values()), "--out", str(out)]
+    assert main([*args, "--format", "json,html"]) == 0
+    first = json.loads((out / "results.json").read_text())
+    first_page = [a for a, _ in _page(out).images]
+    calls = []
+    run_tasks = command.run_tasks
+
+    def spy(tasks, **kwargs):
+        calls.append(([t.display_only for t in tasks], kwargs["jobs"]))
+        return run_tasks(tasks, **kwargs)
+
+    def no_numbers(*a, **k):
+        raise AssertionError("a reused pair was evaluated again")
+
+    monkeypatch.setattr(command, "run_tasks", spy)
+    monkeypatch.setattr(scene_eval, "evaluate_arrays", no_numbers)
+    assert main([*args, "--resume", "--format", "json,html", "--jobs", "2"]) == 0
+    assert calls == [([True] * 6, 2)]  # one display-only task per reused pair, in the --jobs workers
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["run"]["resumed"] == 6 and doc["scenes"] == first["scenes"] and doc["summary"] == first["summary"]
+    assert [a for a, _ in _page(out).images] == first_page
