@@ -7,7 +7,7 @@ Usage (requires the ``nlrnet`` extra)::
                                             [--steps 50] [--infer-size 256]
     python benchmarks/bench_nlrnet.py profile [--steps 10] [--out prof]
     python benchmarks/bench_nlrnet.py tiling --ckpt runs/wv2/last_net.ckpt --scene imgWV2.mat \
-                                             [--rows 128]
+                                             --val-fraction 0.45 [--val-patch 128] [--patch 64]
 
 ``speed``: training samples/s (one optimisation step of the default 8-block network on a batch
 of ``--size`` px patches) and inference megapixels/s (``--infer-size`` px tiles, inference form
@@ -17,9 +17,13 @@ min and median step times are printed, the throughputs use the median. Synthetic
 ``profile``: ``mindspore.Profiler`` over a few training steps; prints the share of device (CPU)
 op time per operator type.
 
-``tiling``: held-out rows of a real scene (the bottom ``--rows`` MS rows, which ``prepare
---val-out`` keeps out of training) are Wald-degraded and fused whole and with several tile /
-overlap / blend choices; prints Q2n, Q, SAM, ERGAS and SCC of each (``evaluate_reduced``).
+``tiling``: the held-out rows of a real scene are Wald-degraded and fused whole and with several
+tile / overlap / blend choices; prints Q2n, Q, SAM, ERGAS, SCC (``evaluate_reduced``) and the
+out-of-range fraction (``infer.range_report``) of each. The held-out rows are those ``prepare
+--val-out`` keeps out of training with the same ``--patch``, ``--val-fraction`` and
+``--val-patch`` (``h5data.validation_rows``, which refuses a split that leaves no whole
+validation patch or fewer rows than one training patch): give the values the checkpoint's
+training data were prepared with. Expected failures print one line and exit with status 2.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 
 
@@ -134,16 +139,22 @@ def tiling(a: argparse.Namespace) -> None:
     import numpy as np
 
     import pansharp_iqa as core
-    from pansharp_iqa.nlrnet.h5data import degrade_scene
-    from pansharp_iqa.nlrnet.infer import load_predictor
+    from pansharp_iqa.nlrnet.h5data import degrade_scene, validation_rows
+    from pansharp_iqa.nlrnet.infer import load_predictor, range_report
     from pansharp_iqa.nlrnet.scenes import Scene, load_scene, resolve_metadata
     from pansharp_iqa.nlrnet.tiling import tiled_predict
 
+    if not 0.0 < a.val_fraction < 1.0:
+        raise ValueError("tiling needs 0 < --val-fraction < 1 (the value prepare was given)")
     scene = load_scene(a.scene)
     s_name, r, b = resolve_metadata(scene.sensor, scene.ratio, scene.bits, sensor=None, ratio=None,
                                     bits=None, where=scene.source)
     h = scene.ms.shape[0]
-    held = Scene(scene.name, scene.ms[h - a.rows:], scene.pan[(h - a.rows) * r:], s_name, r, b,
+    # the rows prepare --val-out holds out (it refuses rows that leave less than one training
+    # patch, so never more rows than the scene has)
+    rows = validation_rows(h, val_fraction=a.val_fraction, val_patch=a.val_patch or a.patch,
+                           patch=a.patch, ratio=r, where=scene.source)
+    held = Scene(scene.name, scene.ms[h - rows:], scene.pan[(h - rows) * r:], s_name, r, b,
                  scene.source)
     quad = degrade_scene(held, s_name, r)
     scale = float(2 ** b - 1)
@@ -159,7 +170,7 @@ def tiling(a: argparse.Namespace) -> None:
     def row(label: str, fused01: np.ndarray) -> None:
         fused = np.transpose(fused01, (1, 2, 0)).astype(np.float64) * scale
         res = core.evaluate_reduced(fused, quad["gt"], ratio=r, bits=b)
-        frac = float(np.mean((fused < 0) | (fused > scale)))
+        frac = range_report(fused, b)["fraction"]
         print(f"| {label} | " + " | ".join(f"{res[k]:.4f}" for k in keys) + f" | {100 * frac:.2f} % |",
               flush=True)
 
@@ -194,11 +205,20 @@ def main() -> None:
     t = sub.add_parser("tiling")
     t.add_argument("--ckpt", required=True)
     t.add_argument("--scene", required=True)
-    t.add_argument("--rows", type=int, default=128, help="held-out bottom MS rows")
+    # the held-out rows: prepare's options, with its defaults (--val-fraction has none there)
+    t.add_argument("--val-fraction", type=float, required=True,
+                   help="--val-fraction the training data were prepared with")
+    t.add_argument("--val-patch", type=int, help="prepare's --val-patch (default: --patch)")
+    t.add_argument("--patch", type=int, default=128, help="prepare's --patch (default 128)")
     t.add_argument("--tiles", type=int, nargs="+", default=[64])
     a = p.parse_args()
-    {"speed": speed, "profile": profile, "tiling": tiling, None: speed}[a.what](
-        a if a.what else s.parse_args([]))
+    try:
+        {"speed": speed, "profile": profile, "tiling": tiling, None: speed}[a.what](
+            a if a.what else s.parse_args([]))
+    except (ValueError, FileNotFoundError) as exc:  # expected failures (ValueError: InputError too)
+        text = str(exc).strip().splitlines()
+        print(f"bench_nlrnet {a.what}: error: {text[0] if text else type(exc).__name__}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

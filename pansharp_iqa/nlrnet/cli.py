@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--config", help="TOML configuration ([train] table); flags override it")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue RUN_DIR from its saved state")
     t.add_argument("--force", action="store_true",
-                   help="start a new run in a non-empty --out (replaces only the run's own files)")
+                   help="start a new run in a non-empty --out (deletes only files a run recorded writing "
+                        "there; never the --config file)")
     for flag, typ in (("--epochs", int), ("--batch-size", int), ("--lr", float), ("--blocks", int),
                       ("--seed", int), ("--workers", int), ("--val-batch", int)):
         t.add_argument(flag, type=typ)
@@ -139,7 +140,7 @@ def _train(a: argparse.Namespace) -> int:
             cfg = load_config(a.config, overrides) if a.config else make_config(None, overrides)
             if not cfg.data or not cfg.out:
                 raise ValueError("train needs --data and --out (or a --config that sets them)")
-            result = train(cfg, max_steps=a.max_steps, force=a.force)
+            result = train(cfg, max_steps=a.max_steps, force=a.force, config_path=a.config)
     except TrainingInterrupted as stop:
         print(f"pansharp-nlrnet train: {stop}", file=sys.stderr)
         return 130
@@ -179,7 +180,9 @@ def _convert(a: argparse.Namespace) -> int:
     return 0
 
 
-#: exceptions that are expected failures (bad input, not a bug): one line, exit status 2
+#: exceptions that are expected failures (bad input, not a bug): one line, exit status 2.
+#: ValueError includes the package's InputError family (DataError for an unreadable file,
+#: MetadataConflictError, MetadataError, ...)
 EXPECTED = (ValueError, FileNotFoundError, FileExistsError, PermissionError, IsADirectoryError,
             NotADirectoryError)
 

@@ -137,7 +137,8 @@ def require_device(device: str) -> None:
             "drivers (see docs/nlrnet.md) or use --device CPU")
 
 
-def configure(device: str = "CPU", mode: str = "graph", *, seed: int | None = None) -> None:
+def configure(device: str = "CPU", mode: str = "graph", *, seed: int | None = None,
+              device_checked: bool = False) -> None:
     """Select the MindSpore device target and execution mode for this process.
 
     Parameters
@@ -148,17 +149,20 @@ def configure(device: str = "CPU", mode: str = "graph", *, seed: int | None = No
         ``graph`` compiles each cell (static shapes needed on Ascend); ``pynative`` runs eagerly.
     seed : int, optional
         Global MindSpore seed (parameter initialisation).
+    device_checked : bool
+        The caller already ran :func:`require_device` for ``device`` (it is not probed again).
 
     Raises
     ------
     ValueError
-        For an unknown device or mode.
+        For an unknown device or mode, or a device this installation cannot use.
     """
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    require_device(device)
+    if not device_checked:
+        require_device(device)
     if device == "CPU":
         set_now = ensure_cpu_isa()
         if set_now:

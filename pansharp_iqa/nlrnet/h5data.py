@@ -20,15 +20,19 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.metadata import NLRNET_LAYOUT, read_recorded
 from ..validation import MetadataConflictError
-from .scenes import Scene, load_scene, resolve_metadata
+from .scenes import Scene, check_not_inputs, load_scene, resolve_metadata
 
-__all__ = ["H5Meta", "prepare", "read_meta", "degrade_scene", "cut_patches", "validation_rows",
-           "LAYOUT"]
+__all__ = ["H5Meta", "prepare", "read_meta", "check_h5_name", "degrade_scene", "cut_patches",
+           "validation_rows", "LAYOUT", "H5_SUFFIXES"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
 
-LAYOUT = "pansharp_iqa.nlrnet/PanCollection-v1"
+#: ``layout`` attribute of the files :func:`prepare` writes (defined in :mod:`pansharp_iqa.io.metadata`)
+LAYOUT = NLRNET_LAYOUT
+#: file suffixes read as HDF5 (those :func:`pansharp_iqa.io.metadata.read_recorded` reads)
+H5_SUFFIXES = (".h5", ".hdf5")
 PROTOCOL = (
     "Wald reduced resolution (toolbox2020): gt = MS at native scale; ms = MTF(sensor) filter + "
     "decimation at offset ratio//2; pan = MATLAB bicubic imresize(PAN, 1/ratio); "
@@ -254,6 +258,11 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
     val_patch = patch if val_patch is None else val_patch
     if val_out is not None and not 0.0 < val_fraction < 1.0:
         raise ValueError("--val-out needs 0 < --val-fraction < 1")
+    check_h5_name(out, flag="--out")
+    if val_out is not None:
+        check_h5_name(val_out, flag="--val-out")
+    check_not_inputs([out] + ([val_out] if val_out is not None else []),
+                     [part for spec in scenes for part in str(spec).split(",")], flag="--out/--val-out")
     common: tuple[str, int, int] | None = None
     train_parts, val_parts, sources = [], [], []
     for i, spec in enumerate(scenes):
@@ -292,6 +301,26 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
     return written
 
 
+def check_h5_name(path: str | Path, *, flag: str) -> None:
+    """Refuse a file name without the HDF5 suffix (``.h5``/``.hdf5``) the package reads metadata by.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the fix.
+
+    Examples
+    --------
+    >>> check_h5_name("notes.txt", flag="--data")
+    Traceback (most recent call last):
+    ...
+    ValueError: --data notes.txt: expected an HDF5 file named .h5 or .hdf5 (PanCollection layout: gt, ms, lms, pan)
+    """
+    if Path(path).suffix.lower() not in H5_SUFFIXES:
+        raise ValueError(f"{flag} {path}: expected an HDF5 file named .h5 or .hdf5 (PanCollection "
+                         "layout: gt, ms, lms, pan)")
+
+
 def read_meta(path: str | Path, *, sensor: str | None = None, ratio: int | None = None,
               bits: int | None = None) -> H5Meta:
     """Read an NLRNet/PanCollection h5's metadata.
@@ -304,31 +333,43 @@ def read_meta(path: str | Path, *, sensor: str | None = None, ratio: int | None 
     Parameters
     ----------
     path : path
+        ``.h5`` / ``.hdf5`` file.
     sensor, ratio, bits : optional
         Caller-supplied values (CLI flags).
 
     Returns
     -------
     H5Meta
+
+    Raises
+    ------
+    ValueError
+        Another suffix, a missing dataset, non-square patches.
+    DataError
+        An unreadable file (one line).
+    MetadataError, MetadataConflictError
+        See :func:`scenes.resolve_metadata`.
     """
     import h5py
 
+    check_h5_name(path, flag="data file")
+    # sensor, ratio, bits and layout through the package's one parser (io.metadata); it also
+    # turns an unreadable file into one DataError line
+    recorded = read_recorded(path)
+    ours = recorded.resolution == "reduced"  # layout == NLRNET_LAYOUT and a gt dataset
     with h5py.File(path, "r") as f:
         for key in ("gt", "lms", "pan"):
-            if key not in f:
+            if not isinstance(f.get(key), h5py.Dataset):
                 raise ValueError(f"{path}: missing dataset {key!r} (PanCollection layout: gt, ms, lms, pan)")
-        a = f.attrs
-        ours = a.get("layout", "") == LAYOUT
-        s, r, b = resolve_metadata(
-            a.get("sensor") if "sensor" in a else None,
-            int(a["ratio"]) if "ratio" in a else None,
-            int(a["bits"]) if "bits" in a else None,
-            sensor=sensor, ratio=ratio, bits=bits, where=str(path))
         gt = f["gt"]
+        if gt.ndim != 4:
+            raise ValueError(f"{path}: gt has shape {gt.shape}, expected N x C x H x W")
         n, c, hh, ww = gt.shape
+        s, r, b = resolve_metadata(recorded.sensor, recorded.ratio, recorded.bits, sensor=sensor,
+                                   ratio=ratio, bits=bits, where=str(path))
         if ours:
             data_scale = 1.0
-            protocol = str(a.get("protocol", PROTOCOL))
+            protocol = str(f.attrs.get("protocol", PROTOCOL))
         else:
             peak = float(np.max(gt[: min(n, 8)]))
             data_scale = float(2 ** b - 1) if peak > 1.0 else 1.0

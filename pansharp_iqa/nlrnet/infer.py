@@ -7,6 +7,10 @@ scenes with ``reduced=True`` after Wald degradation) or ``evaluate_full`` (scene
 sensor, ratio and bits read from the data, the tiling used, and the fraction of output values
 outside the sensor's range ``[0, 2**bits - 1]``.
 
+Refused before anything is written: a result file that would be one of the inputs (e.g. ``--out``
+the folder of the test h5), data with another band count or ratio than the checkpoint records
+(another sensor or bit depth is logged as a warning only).
+
 Inference is tiled by default, with tiles of the size the network was trained on
 (``train_patch`` in the checkpoint; see :mod:`.tiling` for why). Model: Lei et al., IEEE TGRS
 60, 2022, doi:10.1109/TGRS.2021.3067097.
@@ -146,15 +150,43 @@ def range_report(fused_dn: np.ndarray, bits: int) -> dict:
             "min": float(np.min(fused_dn)), "max": float(np.max(fused_dn)), "range": [0.0, top]}
 
 
-def _check_bands(meta: dict, bands: int, where: str) -> None:
-    if int(meta["bands"]) != bands:
-        raise ValueError(f"{where} has {bands} bands but the model was trained on {meta['bands']}")
+def _check_model(mmeta: dict, *, where: str, model: str | Path, bands: int | None = None,
+                 sensor: str | None = None, ratio: int | None = None, bits: int | None = None) -> None:
+    """The data must fit the model: band count and ratio (errors); another sensor or bit depth
+    than the model was trained on is only logged. ``None``: not checked here."""
+    from ..io.metadata import check_setting, same_sensor
+    from ..validation import MetadataConflictError
+
+    if bands is not None and int(mmeta["bands"]) != bands:
+        raise ValueError(f"{where} has {bands} bands but the model was trained on {mmeta['bands']}")
+    trained = mmeta.get("ratio")
+    try:
+        check_setting("ratio", trained, ratio, source=where, flag=f"model {model}")
+    except MetadataConflictError:
+        raise MetadataConflictError(
+            f"{where} has ratio {ratio} but the model {model} was trained at ratio {trained}: use a "
+            f"model trained for ratio {ratio}") from None
+    if None not in (sensor, mmeta.get("sensor")) and not same_sensor(mmeta["sensor"], sensor):
+        log.warning("%s is %s data but the model %s was trained on %s data: going on (check that "
+                    "it transfers)", where, sensor, model, mmeta["sensor"])
+    if None not in (bits, mmeta.get("bits")) and int(mmeta["bits"]) != int(bits):
+        log.warning("%s has %d bits but the model %s was trained on %s-bit data (both normalised "
+                    "to [0, 1]: going on)", where, int(bits), model, mmeta["bits"])
 
 
-def _prepare_out(out: str | Path) -> Path:
+def _model_files(model: str | Path) -> list[Path]:
+    model = Path(model)
+    return [model, Path(f"{model}.json")] if str(model).endswith(".mindir") else [model]
+
+
+def _prepare_out(out: str | Path, names: Sequence[str], inputs: Sequence[str | Path]) -> Path:
+    """The method folder, after checking that no planned result file is an input (nothing written)."""
+    from .scenes import check_not_inputs
+
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a folder")
+    check_not_inputs([out / n for n in names], inputs, flag="--out")
     return out
 
 
@@ -206,9 +238,10 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     if meta.size < MIN_RR_SIZE:
         raise ValueError(f"{data}: patches of {meta.size} px cannot be scored (the reduced-resolution "
                          f"protocol needs >= {MIN_RR_SIZE} px); prepare a test set with --patch 80 or more")
-    out = _prepare_out(out)
+    out = _prepare_out(out, [f"{Path(data).stem}.h5", "metrics.json"], [data, *_model_files(model)])
     predict, mmeta, fixed = load_predictor(model)
-    _check_bands(mmeta, meta.bands, str(data))
+    _check_model(mmeta, bands=meta.bands, sensor=meta.sensor, ratio=meta.ratio, bits=meta.bits,
+                 where=str(data), model=model)
     tile, overlap = resolve_tiling(mmeta, fixed, tile=tile, overlap=overlap,
                                    whole_scene=whole_scene, where=str(model))
     if fixed is not None:
@@ -226,12 +259,15 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     report = range_report(fused_dn, meta.bits)
     if clip:
         np.clip(fused_dn, 0.0, meta.dn_scale, out=fused_dn)
+        fused = np.clip(fused, 0.0, 1.0)
     out.mkdir(parents=True, exist_ok=True)
     with h5py.File(out / f"{Path(data).stem}.h5", "w") as f:
         f.create_dataset("sr", data=fused_dn)
         f.attrs.update({"result_scale": "dn", "sensor": meta.sensor, "bits": meta.bits,
                         "ratio": meta.ratio, "model": str(model), "clipped": bool(clip)})
-    scores, card = score_reduced(fused_dn / meta.dn_scale, gt, ratio=meta.ratio, bits=meta.bits)
+    # the [0, 1] output itself: float32 x (2**bits - 1) is exact in float64, so these are the
+    # numbers fused_dn / dn_scale would give, bit for bit, without that division
+    scores, card = score_reduced(fused, gt, ratio=meta.ratio, bits=meta.bits)
     doc = {"model": str(model), "data": str(data), "resolution": "reduced", "sensor": meta.sensor,
            "ratio": meta.ratio, "bits": meta.bits, "result_scale": "dn",
            "tile": tile, "overlap": overlap if tile else None, "blend": blend if tile else None,
@@ -287,18 +323,23 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
     import pansharp_iqa as core
 
     from .h5data import degrade_scene
-    from .scenes import load_scene, resolve_metadata
+    from .scenes import load_scene, resolve_metadata, scene_name, stated_metadata
     from .tiling import BLENDS, tiled_predict
 
     if blend not in BLENDS:
         raise ValueError(f"blend must be one of {BLENDS}, got {blend!r}")
-    out = _prepare_out(out)
     specs = [str(s) for s in scenes]
-    for spec in specs:
-        for part in spec.split(","):
-            if not Path(part).is_file():
-                raise FileNotFoundError(f"{part}: no such scene file")
+    parts = [part for spec in specs for part in spec.split(",")]
+    for part in parts:
+        if not Path(part).is_file():
+            raise FileNotFoundError(f"{part}: no such scene file")
+    out = _prepare_out(out, [f"{scene_name(spec)}.mat" for spec in specs] + ["metrics.json"],
+                       [*parts, *_model_files(model)])
+    settings = [resolve_metadata(*stated_metadata(spec), sensor=sensor, ratio=ratio, bits=bits,
+                                 where=spec) for spec in specs]
     predict, mmeta, fixed = load_predictor(model)
+    for spec, (s_name, r, b) in zip(specs, settings):
+        _check_model(mmeta, sensor=s_name, ratio=r, bits=b, where=spec, model=model)
     tile, overlap = resolve_tiling(mmeta, fixed, tile=tile, overlap=overlap,
                                    whole_scene=whole_scene, where=str(model))
     if fixed is not None:
@@ -307,11 +348,9 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
     doc: dict = {"model": str(model), "resolution": "reduced" if reduced else "full",
                  "tile": tile, "overlap": overlap if tile else None, "blend": blend if tile else None,
                  "clip": bool(clip), "result_scale": "dn", "scenes": {}}
-    for spec in specs:
+    for spec, (s_name, r, b) in zip(specs, settings):
         scene = load_scene(spec)
-        s_name, r, b = resolve_metadata(scene.sensor, scene.ratio, scene.bits, sensor=sensor,
-                                        ratio=ratio, bits=bits, where=scene.source)
-        _check_bands(mmeta, scene.ms.shape[2], scene.source)
+        _check_model(mmeta, bands=scene.ms.shape[2], where=scene.source, model=model)
         scale = float(2 ** b - 1)
         if reduced:
             quad = degrade_scene(scene, s_name, r)

@@ -10,14 +10,17 @@ doi:10.1109/TGRS.2021.3067097).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..io.arrays import read_mat
 from ..io.metadata import check_setting, read_recorded
 from ..validation import SettingError
 
-__all__ = ["Scene", "load_scene", "resolve_metadata", "MetadataError"]
+__all__ = ["Scene", "load_scene", "scene_name", "stated_metadata", "resolve_metadata",
+           "check_not_inputs", "MetadataError"]
 
 _MS_KEYS = ("I_MS", "I_MS_LR", "MS", "ms")
 _PAN_KEYS = ("I_PAN", "PAN", "pan")
@@ -59,20 +62,18 @@ class Scene:
 
 
 def _load_mat(path: Path) -> Scene:
-    import scipy.io as sio
-
-    data = sio.loadmat(str(path))
+    # read_mat: MATLAB v5 and v7.3, an unreadable file is one DataError line. The metadata is
+    # read by io.metadata's one parser (a second, small read: read_mat keeps numeric arrays only)
+    data = read_mat(path)
     ms = next((data[k] for k in _MS_KEYS if k in data), None)
     pan = next((data[k] for k in _PAN_KEYS if k in data), None)
     if ms is None or pan is None:
         raise ValueError(f"{path}: needs an MS variable (one of {_MS_KEYS}) and a PAN variable "
-                         f"(one of {_PAN_KEYS}); found {sorted(k for k in data if not k.startswith('__'))}")
-    recorded = read_recorded(path)  # sensor, ratio and L as the file records them
-    sensor, ratio, bits = recorded.sensor, recorded.ratio, recorded.bits
+                         f"(one of {_PAN_KEYS}); found {sorted(data)}")
     ms = np.asarray(ms)
     if ms.ndim == 2:
         ms = ms[:, :, None]
-    return Scene(path.stem, ms, np.asarray(pan), sensor, ratio, bits, str(path))
+    return Scene(scene_name(path), ms, np.asarray(pan), *stated_metadata(path), str(path))
 
 
 def _load_tif(ms_path: Path, pan_path: Path) -> Scene:
@@ -85,7 +86,79 @@ def _load_tif(ms_path: Path, pan_path: Path) -> Scene:
     elif ms.ndim == 3 and ms.shape[0] < min(ms.shape[1:]):
         ms = np.moveaxis(ms, 0, -1)  # (B, H, W) -> (H, W, B)
     pan = np.squeeze(pan)
-    return Scene(ms_path.stem, ms, pan, None, None, None, f"{ms_path},{pan_path}")
+    return Scene(scene_name(f"{ms_path},{pan_path}"), ms, pan, None, None, None,
+                 f"{ms_path},{pan_path}")
+
+
+def scene_name(spec: str | Path) -> str:
+    """The name of a scene (its results are ``<name>.mat``): the stem of the ``.mat`` or MS file.
+
+    Examples
+    --------
+    >>> scene_name("data/imgWV2.mat"), scene_name("a/ms_01.tif,a/pan_01.tif")
+    ('imgWV2', 'ms_01')
+    """
+    return Path(str(spec).split(",", 1)[0]).stem
+
+
+def stated_metadata(spec: str | Path) -> tuple[str | None, int | None, int | None]:
+    """(sensor, ratio, bits) as a scene file records them (``None``: not recorded); no image is read.
+
+    ``.mat`` scenes record ``sensor``, ``ratio`` and ``L``; GeoTIFF pairs record nothing here.
+
+    Raises
+    ------
+    DataError
+        An unreadable ``.mat`` file.
+    """
+    text = str(spec)
+    if "," in text:
+        return None, None, None
+    recorded = read_recorded(text)
+    return recorded.sensor, recorded.ratio, recorded.bits
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.exists() and b.exists():
+        return a.samefile(b)  # also hard links
+    return a.resolve() == b.resolve()
+
+
+def check_not_inputs(outputs: Sequence[str | Path], inputs: Sequence[str | Path], *, flag: str) -> None:
+    """Refuse output files that are one of the input files (or each other); nothing is written.
+
+    Parameters
+    ----------
+    outputs : sequence of path
+        Every file a command is about to write.
+    inputs : sequence of path
+        Every file it reads.
+    flag : str
+        The option that chose the outputs (``--out``), for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the output, the input it would overwrite and the fix.
+
+    Examples
+    --------
+    >>> check_not_inputs(["d/test.h5"], ["d/test.h5"], flag="--out")
+    Traceback (most recent call last):
+    ...
+    ValueError: --out would overwrite the input d/test.h5 with its results: choose another --out
+    """
+    seen: list[Path] = []
+    for out in (Path(o) for o in outputs):
+        for src in (Path(i) for i in inputs):
+            if _same_file(out, src):
+                raise ValueError(f"{flag} would overwrite the input {src} with its results: choose "
+                                 f"another {flag}")
+        for other in seen:
+            if _same_file(out, other):
+                raise ValueError(f"{flag}: two outputs would be written to {out}: give them (or "
+                                 "the inputs they are named after) different names")
+        seen.append(out)
 
 
 def load_scene(spec: str | Path) -> Scene:

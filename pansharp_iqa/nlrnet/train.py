@@ -12,12 +12,15 @@ Recipe of Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097 (see
   and on SIGINT/SIGTERM after the current step (``state.json`` then holds the position inside
   the epoch);
 * ``last_net.ckpt`` and ``best.ckpt`` (network checkpoints with the training patch size, sensor,
-  ratio and bits; ``best.ckpt`` whenever validation Q2n improves).
+  ratio and bits; ``best.ckpt`` whenever validation Q2n improves);
+* ``run_manifest.json`` - the names of the files above that the run has written (recorded
+  before each is first written): ``force`` deletes those and only those.
 
 ``resume`` continues from ``last.ckpt``: the per-epoch data order is a pure function of
 (seed, epoch) and the Adam moments, step and beta powers are restored, so the losses equal those
 of an uninterrupted run. Nothing is written before every argument, the data and the run folder
-have been checked; an existing run is only continued (``resume``) or replaced (``force``).
+have been checked; an existing run is only continued (``resume``) or replaced (``force``, which
+never deletes or overwrites a file the manifest does not list, nor the ``--config`` file).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from .h5data import H5Meta, read_meta
 from .validate import evaluate_h5
 
 __all__ = ["train", "build_network", "build_train_cell", "distributed_context",
-           "check_run_folder", "TrainingInterrupted", "RUN_FILES"]
+           "check_run_folder", "recorded_files", "TrainingInterrupted", "RUN_FILES", "MANIFEST"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
 
@@ -118,14 +121,50 @@ def build_train_cell(net, cfg: TrainConfig):  # noqa: ANN001, ANN201 - mindspore
 
 RUN_FILES = ("config.toml", "steps.jsonl", "metrics.jsonl", "last.ckpt", "last_net.ckpt",
              "best.ckpt", "state.json")
-"""The files a training run writes into its folder (``--force`` deletes these and only these)."""
+"""The files a training run may write into its folder (besides :data:`MANIFEST`)."""
+
+MANIFEST = "run_manifest.json"
+"""Which of :data:`RUN_FILES` a run wrote; ``--force`` deletes only those (and the manifest)."""
+
+_TOOL = "pansharp-nlrnet train"
 
 
 class TrainingInterrupted(Exception):
     """Training stopped on SIGINT (Ctrl-C) or SIGTERM after saving a resumable state."""
 
 
-def check_run_folder(out: str | Path, *, resume: bool, force: bool) -> None:
+def recorded_files(out: str | Path) -> set[str]:
+    """Names of :data:`RUN_FILES` that a run of this tool recorded writing into ``out``.
+
+    Returns
+    -------
+    set of str
+        Empty when ``out`` has no :data:`MANIFEST` (e.g. a folder of an older version).
+
+    Raises
+    ------
+    ValueError
+        A :data:`MANIFEST` that this tool did not write.
+    """
+    path = Path(out) / MANIFEST
+    if not path.exists():
+        return set()
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("tool") != _TOOL:
+            raise ValueError
+        return set(doc["files"]) & set(RUN_FILES)
+    except (ValueError, KeyError, TypeError, AttributeError, OSError):
+        raise ValueError(f"{path} is not a manifest written by {_TOOL}: move it away or choose "
+                         "another --out") from None
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.samefile(b) if a.exists() and b.exists() else a.resolve() == b.resolve()
+
+
+def check_run_folder(out: str | Path, *, resume: bool, force: bool,
+                     writes: tuple[str, ...] = RUN_FILES, config: str | Path | None = None) -> list[Path]:
     """Refuse a run folder that training would damage; nothing is written or deleted here.
 
     Parameters
@@ -136,12 +175,22 @@ def check_run_folder(out: str | Path, *, resume: bool, force: bool) -> None:
         ``--resume``: the folder must hold a resumable state (``config.toml``, ``state.json``,
         ``last.ckpt``).
     force : bool
-        ``--force``: an existing, non-empty folder is accepted (its run files will be replaced).
+        ``--force``: an existing, non-empty folder is accepted if the new run would delete or
+        overwrite only files a run recorded writing (:data:`MANIFEST`); other files are kept.
+    writes : tuple of str
+        The :data:`RUN_FILES` the new run may write.
+    config : path, optional
+        The ``--config`` file: never deleted nor overwritten.
+
+    Returns
+    -------
+    list of Path
+        The files ``force`` will delete (recorded run files and the manifest); empty otherwise.
 
     Raises
     ------
     ValueError
-        Naming the folder and the fix.
+        Naming the folder, the file and the fix.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -151,12 +200,44 @@ def check_run_folder(out: str | Path, *, resume: bool, force: bool) -> None:
         if missing:
             raise ValueError(f"{out} has no resumable state (missing {', '.join(missing)}): "
                              "start a new run with --data and --out instead")
-        return
-    if out.is_dir() and any(out.iterdir()) and not force:
+        return []
+    if config is not None:
+        for name in (*RUN_FILES, MANIFEST):
+            if _same(Path(config), out / name):
+                raise ValueError(f"--config {config} is the run folder's {name}, which a new run "
+                                 f"replaces: copy it out of {out} and pass the copy")
+    if not (out.is_dir() and any(out.iterdir())):
+        return []
+    if not force:
         ours = [n for n in RUN_FILES if (out / n).exists()]
         what = f"holds a run ({', '.join(ours)})" if ours else "is not empty"
         raise ValueError(f"run folder {out} {what}: continue it with --resume {out}, choose a new "
                          "--out, or pass --force to start over (replaces only the run's own files)")
+    recorded = recorded_files(out)
+    doomed = [out / n for n in RUN_FILES if n in recorded and (out / n).is_file()]
+    foreign = [n for n in writes if (out / n).exists() and not (n in recorded and (out / n).is_file())]
+    if foreign:
+        raise ValueError(f"run folder {out} holds {', '.join(foreign)}, which no run recorded writing "
+                         f"({MANIFEST}) and the new run would replace: --force deletes only a "
+                         "run's own files; move them away or choose another --out")
+    kept = [n for n in RUN_FILES if (out / n).exists() and out / n not in doomed]
+    if kept:
+        log.info("--force keeps %s in %s (not written by a run)", ", ".join(kept), out)
+    return doomed + ([out / MANIFEST] if (out / MANIFEST).exists() else [])
+
+
+class _Manifest:
+    """Records each run file's name in :data:`MANIFEST` before the file is first written."""
+
+    def __init__(self, out: Path, names: set[str]) -> None:
+        self.path, self.names = out / MANIFEST, set(names)
+
+    def __call__(self, name: str) -> Path:
+        if name not in self.names:
+            self.names.add(name)
+            self.path.write_text(json.dumps({"tool": _TOOL, "files": sorted(self.names)}, indent=1),
+                                 encoding="utf-8")
+        return self.path.parent / name
 
 
 def _jsonl(path: Path, record: dict) -> None:
@@ -254,7 +335,7 @@ def _check_inputs(cfg: TrainConfig, world: int) -> tuple[H5Meta, H5Meta | None]:
 
 
 def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = None,
-          force: bool = False) -> dict:
+          force: bool = False, config_path: str | Path | None = None) -> dict:
     """Train NLRNet as configured.
 
     Every argument, the data files and the run folder are checked before anything is written.
@@ -272,7 +353,10 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
         Stop after this many optimisation steps in this call (tests, smoke runs); the partial
         epoch is not checkpointed.
     force : bool
-        Start a new run in a non-empty folder, replacing only the files of :data:`RUN_FILES`.
+        Start a new run in a non-empty folder, deleting only the :data:`RUN_FILES` a run recorded
+        writing there (:data:`MANIFEST`; see :func:`check_run_folder`).
+    config_path : path, optional
+        The file ``cfg`` was read from (``--config``): never deleted or overwritten.
 
     Returns
     -------
@@ -295,17 +379,21 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
     from . import env
 
     out = Path(cfg.out)
+    known: set[str] = set()  # run files recorded in the manifest (continued by resume)
     if resume:
         check_run_folder(out, resume=True, force=False)
+        known = recorded_files(out)
         overrides = {"epochs": cfg.epochs, "progress": cfg.progress}
         cfg = load_config(out / "config.toml", overrides)
     cfg.validate()
-    env.require_device(cfg.device)
-    if cfg.distributed:
-        env.configure(cfg.device, cfg.mode, seed=cfg.seed)
+    env.require_device(cfg.device)  # the one probe of the device (configure below trusts it)
+    if cfg.distributed:  # the communication layer needs the device target first
+        env.configure(cfg.device, cfg.mode, seed=cfg.seed, device_checked=True)
     rank, world = distributed_context(cfg.distributed)
+    doomed: list[Path] = []
     if rank == 0 and not resume:  # only rank 0 writes the folder (others would race with it)
-        check_run_folder(out, resume=False, force=force)
+        writes = tuple(n for n in RUN_FILES if n != "best.ckpt" or cfg.val)
+        doomed = check_run_folder(out, resume=False, force=force, writes=writes, config=config_path)
     meta, vmeta = _check_inputs(cfg, world)
     state: dict[str, Any] = {"epoch": 0, "step": 0, "batch": 0, "epoch_losses": [], "best_q2n": None}
     if resume:
@@ -313,23 +401,25 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
         if int(state["epoch"]) >= cfg.epochs and not state.get("batch"):
             raise ValueError(f"{out} already trained {state['epoch']} epochs: pass --epochs N "
                              f"with N > {state['epoch']} to train longer")
-    env.configure(cfg.device, cfg.mode, seed=cfg.seed)
+    if not cfg.distributed:
+        env.configure(cfg.device, cfg.mode, seed=cfg.seed, device_checked=True)
     if cfg.device == "CPU":
         import os
 
         log.info("CPU: ONEDNN_MAX_CPU_ISA=%s", os.environ.get("ONEDNN_MAX_CPU_ISA"))
     import mindspore as ms
 
+    record = _Manifest(out, known)
     if rank == 0:
-        if force and not resume:
-            for name in RUN_FILES:
-                (out / name).unlink(missing_ok=True)
+        for path in doomed:  # only files a run recorded writing (check_run_folder)
+            path.unlink(missing_ok=True)
         out.mkdir(parents=True, exist_ok=True)
         if resume:
-            _truncate_jsonl(out / "steps.jsonl", "step", int(state["step"]))
-            _truncate_jsonl(out / "metrics.jsonl", "epoch", int(state["epoch"]))
+            record("config.toml")  # the run's own configuration, read as such
+            _truncate_jsonl(record("steps.jsonl"), "step", int(state["step"]))
+            _truncate_jsonl(record("metrics.jsonl"), "epoch", int(state["epoch"]))
         else:
-            save_config(cfg, out / "config.toml")
+            save_config(cfg, record("config.toml"))
 
     net = build_network(meta.bands, cfg)
     cell, _ = build_train_cell(net, cfg)
@@ -353,9 +443,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
     step = int(state["step"])
 
     def save_state(epoch_done: int, batch: int, epoch_losses: list[float]) -> None:
-        ms.save_checkpoint(cell, str(out / "last.ckpt"), append_dict={"nlrnet_epoch": epoch_done})
+        ms.save_checkpoint(cell, str(record("last.ckpt")), append_dict={"nlrnet_epoch": epoch_done})
         state.update(epoch=epoch_done, step=step, batch=batch, epoch_losses=epoch_losses)
-        (out / "state.json").write_text(json.dumps(state))
+        record("state.json").write_text(json.dumps(state))
 
     with _StopFlag() as stop:
         for epoch in range(int(state["epoch"]), cfg.epochs):
@@ -379,7 +469,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
                     losses.append(loss)
                     epoch_losses.append(loss)
                     if rank == 0:
-                        _jsonl(out / "steps.jsonl", {"epoch": epoch + 1, "step": step, "loss": loss})
+                        _jsonl(record("steps.jsonl"), {"epoch": epoch + 1, "step": step, "loss": loss})
                     if bar is not None:
                         bar.set_postfix(loss=f"{loss:.4f}")
                         bar.update(1)
@@ -397,25 +487,25 @@ def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = Non
             if max_steps is not None and len(losses) >= max_steps and len(epoch_losses) < steps_per_epoch:
                 break
             if rank == 0:
-                record: dict[str, Any] = {"epoch": epoch + 1, "step": step,
+                metrics: dict[str, Any] = {"epoch": epoch + 1, "step": step,
                                           "loss": float(np.mean(epoch_losses)), "sensor": meta.sensor,
                                           "ratio": meta.ratio, "bits": meta.bits}
                 if vmeta is not None:
                     net.set_train(False)
                     t0 = time.time()
                     predict = _predictor(net, size=vmeta.size, tile=meta.size, batch=cfg.val_batch)
-                    record.update(evaluate_h5(predict, vmeta, batch=cfg.val_batch))
+                    metrics.update(evaluate_h5(predict, vmeta, batch=cfg.val_batch))
                     net.set_train(True)
                     log.info("epoch %d: loss %.5f Q2n %.4f SAM %.3f ERGAS %.3f (%.1f s)", epoch + 1,
-                             record["loss"], record["Q2n"], record["SAM"], record["ERGAS"],
+                             metrics["loss"], metrics["Q2n"], metrics["SAM"], metrics["ERGAS"],
                              time.time() - t0)
-                    if state["best_q2n"] is None or record["Q2n"] > state["best_q2n"]:
-                        state["best_q2n"] = record["Q2n"]
-                        save_network(net, out / "best.ckpt", {**model_meta, "epoch": epoch + 1,
-                                                              "Q2n": record["Q2n"]})
-                _jsonl(out / "metrics.jsonl", record)
-                last_metrics = record
-                save_network(net, out / "last_net.ckpt", {**model_meta, "epoch": epoch + 1})
+                    if state["best_q2n"] is None or metrics["Q2n"] > state["best_q2n"]:
+                        state["best_q2n"] = metrics["Q2n"]
+                        save_network(net, record("best.ckpt"), {**model_meta, "epoch": epoch + 1,
+                                                                    "Q2n": metrics["Q2n"]})
+                _jsonl(record("metrics.jsonl"), metrics)
+                last_metrics = metrics
+                save_network(net, record("last_net.ckpt"), {**model_meta, "epoch": epoch + 1})
                 save_state(epoch + 1, 0, [])
             state.update(epoch=epoch + 1, step=step, batch=0, epoch_losses=[])
             if stop.signum is not None and epoch + 1 < cfg.epochs:

@@ -12,7 +12,15 @@ from pansharp_iqa.nlrnet.h5data import prepare, read_meta  # noqa: E402
 from pansharp_iqa.nlrnet.scenes import MetadataError  # noqa: E402
 from pansharp_iqa.validation import MetadataConflictError  # noqa: E402
 
-from nlrnet_helpers import shared_data_dir, synthetic_arrays, write_h5  # noqa: E402
+from nlrnet_helpers import (random_scene, shared_data_dir, synthetic_arrays,  # noqa: E402
+                            write_h5, write_scene_mat)
+
+
+@pytest.fixture
+def qb_mat(tmp_path):
+    """A small synthetic QuickBird scene (MS 160 x 96 x 4, PAN 640 x 384) recording its metadata."""
+    return write_scene_mat(tmp_path / "qb.mat", *random_scene(160, 96, seed=3), sensor="QB",
+                           ratio=4, bits=11)
 
 
 def test_prepare_real_wv2(wv2_mat, tmp_path):
@@ -51,6 +59,28 @@ def test_missing_sensor_is_an_error(tmp_path):
 def test_contradicting_flag_is_an_error(wv2_mat, tmp_path):
     with pytest.raises(MetadataConflictError, match="--sensor says sensor = 'QB' but .*imgWV2.mat records 'WV2'"):
         prepare([str(wv2_mat)], tmp_path / "x.h5", patch=64, sensor="QB")
+
+
+def test_contradicting_flag_is_an_error_synthetic(qb_mat, tmp_path):
+    with pytest.raises(MetadataConflictError, match="--sensor says sensor = 'WV2' but .*qb.mat records 'QB'"):
+        prepare([str(qb_mat)], tmp_path / "x.h5", patch=32, sensor="WV2")
+    with pytest.raises(MetadataConflictError, match="--ratio says ratio = 2 but .*qb.mat records 4"):
+        prepare([str(qb_mat)], tmp_path / "x.h5", patch=32, ratio=2)
+    assert not (tmp_path / "x.h5").exists()
+    meta = prepare([str(qb_mat)], tmp_path / "x.h5", patch=32, sensor="QuickBird")[0]  # an alias agrees
+    assert (meta.sensor, meta.ratio, meta.bits, meta.bands) == ("QB", 4, 11, 4)
+
+
+def test_matlab_v73_scene_reads_as_v5(tmp_path):
+    ms_, pan = random_scene(48, 40, seed=4)
+    v5 = write_scene_mat(tmp_path / "v5.mat", ms_, pan)
+    v73 = write_scene_mat(tmp_path / "v73.mat", ms_, pan, mat73=True)
+    a = prepare([str(v5)], tmp_path / "a.h5", patch=32, stride=8)[0]
+    b = prepare([str(v73)], tmp_path / "b.h5", patch=32, stride=8)[0]
+    assert (b.sensor, b.ratio, b.bits, b.n) == (a.sensor, a.ratio, a.bits, a.n) == ("QB", 4, 11, 6)
+    with h5py.File(tmp_path / "a.h5") as fa, h5py.File(tmp_path / "b.h5") as fb:
+        for key in ("gt", "ms", "lms", "pan"):
+            np.testing.assert_array_equal(fa[key][:], fb[key][:])
 
 
 def test_pancollection_file_in_dn(tmp_path):
@@ -106,3 +136,20 @@ def test_documented_split_on_the_real_scene(wv2_mat, tmp_path, capsys):
     val = read_meta(tmp_path / "v.h5")
     assert (val.size, val.n) == (80, 4)
     assert read_meta(tmp_path / "t.h5").n == 6 * 9  # 240 x 320 px: 6 x 9 patches of 64 px, stride 32
+
+
+def test_documented_split_on_a_synthetic_scene(qb_mat, tmp_path, capsys):
+    from pansharp_iqa.nlrnet.cli import main
+
+    base = ["prepare", str(qb_mat), "--out", str(tmp_path / "t.h5"), "--patch", "32", "--stride", "16",
+            "--val-out", str(tmp_path / "v.h5"), "--val-fraction", "0.5"]
+    assert main(base + ["--val-patch", "128"]) == 2  # 50 % of 160 rows is 80 < 128
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--val-patch 80, or --val-fraction 0.80" in err[0]
+    assert not (tmp_path / "t.h5").exists() and not (tmp_path / "v.h5").exists()
+    assert main(base + ["--val-patch", "80"]) == 0
+    val = read_meta(tmp_path / "v.h5")
+    assert (val.size, val.n) == (80, 1)                 # 80 bottom rows x 96 cols: one 80 px patch
+    assert read_meta(tmp_path / "t.h5").n == 4 * 5      # 80 x 96 px: 4 x 5 patches of 32 px, stride 16
+    with h5py.File(tmp_path / "t.h5") as f, h5py.File(tmp_path / "v.h5") as g:
+        assert f["origin"][:, 0].max() + 32 <= 80 and g["origin"][:, 0].tolist() == [0]

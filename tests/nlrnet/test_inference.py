@@ -164,3 +164,68 @@ def test_training_form_of_leaky_relu_is_the_same_function():
     grad = ops.grad(act)(x).asnumpy()
     xs = x.asnumpy()
     np.testing.assert_allclose(grad[xs != 0], np.where(xs[xs != 0] > 0, 1.0, 0.2), rtol=1e-6)
+
+
+def _tiny_checkpoint(path, **meta):
+    from pansharp_iqa.nlrnet.checkpoint import save_network
+
+    ms.set_seed(0)
+    net = NLRNet(bands=meta.pop("bands", 8), blocks=1, features=8, released_unused=False)
+    save_network(net, path, {"sensor": "WV2", "ratio": 4, "bits": 11, "train_patch": 80, **meta})
+    return path
+
+
+def test_results_never_overwrite_the_inputs(tmp_path, capsys):
+    from nlrnet_helpers import random_scene, synthetic_arrays, write_h5, write_scene_mat
+    from pansharp_iqa.nlrnet.cli import main
+    from pansharp_iqa.nlrnet.infer import infer_h5, infer_scenes
+
+    d = tmp_path / "d"
+    d.mkdir()
+    gt, lms, pan = synthetic_arrays(1, 80, seed=2)
+    test_h5 = write_h5(d / "test.h5", gt, lms, pan)
+    ckpt = _tiny_checkpoint(tmp_path / "m.ckpt")
+    before = test_h5.read_bytes()
+    with pytest.raises(ValueError, match="would overwrite the input .*test.h5"):
+        infer_h5(ckpt, test_h5, d)
+    assert main(["infer", "--ckpt", str(ckpt), "--data", str(test_h5), "--out", str(d)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "would overwrite the input" in err[0]
+    assert test_h5.read_bytes() == before and sorted(p.name for p in d.iterdir()) == ["test.h5"]
+
+    # scenes: RESULTS/<scene>.mat would be the input scene itself
+    qb_ckpt = _tiny_checkpoint(tmp_path / "qb.ckpt", bands=4, sensor="QB", train_patch=32)
+    scene = write_scene_mat(d / "qb.mat", *random_scene(12, 12))
+    before = scene.read_bytes()
+    with pytest.raises(ValueError, match="would overwrite the input .*qb.mat"):
+        infer_scenes(qb_ckpt, [scene], d)
+    # two scenes with one name would overwrite each other's results
+    other = tmp_path / "e" / "qb.mat"
+    other.parent.mkdir()
+    other.write_bytes(before)
+    with pytest.raises(ValueError, match="two outputs would be written to .*qb.mat"):
+        infer_scenes(qb_ckpt, [scene, other], tmp_path / "R")
+    assert scene.read_bytes() == before and not (d / "metrics.json").exists()
+    assert not (tmp_path / "R").exists()
+
+
+def test_data_must_fit_the_models_ratio(tmp_path, caplog):
+    import logging
+
+    from nlrnet_helpers import synthetic_arrays, write_h5
+    from pansharp_iqa.nlrnet.infer import infer_h5
+    from pansharp_iqa.validation import MetadataConflictError
+
+    gt, lms, pan = synthetic_arrays(1, 80, seed=2)
+    ratio2 = write_h5(tmp_path / "r2.h5", gt, lms, pan, ratio=2)
+    ckpt = _tiny_checkpoint(tmp_path / "m.ckpt")  # trained at ratio 4
+    with pytest.raises(MetadataConflictError, match="ratio 2 but the model .*m.ckpt was trained at ratio 4"):
+        infer_h5(ckpt, ratio2, tmp_path / "R")
+    assert not (tmp_path / "R").exists()
+    # another sensor with the same band count: a warning, and scores
+    wv3 = write_h5(tmp_path / "wv3.h5", gt, lms, pan, sensor="WV3")
+    with caplog.at_level(logging.WARNING, logger="pansharp_iqa.nlrnet"):
+        doc = infer_h5(ckpt, wv3, tmp_path / "S")
+    assert doc["sensor"] == "WV3" and np.isfinite(doc["mean"]["Q2n"])
+    assert any("WV3 data but the model" in r.getMessage() and "WV2" in r.getMessage()
+               for r in caplog.records if r.levelno == logging.WARNING)

@@ -46,6 +46,68 @@ def test_existing_run_is_never_damaged(tiny_h5, tmp_path):
     assert steps == [1, 2, 3, 4]
 
 
+def _manifest(run: Path) -> list:
+    from pansharp_iqa.nlrnet.train import MANIFEST
+
+    return json.loads((run / MANIFEST).read_text())["files"]
+
+
+def test_force_deletes_only_what_a_run_recorded(tiny_h5, tiny_val_h5, tmp_path):
+    # a folder holding the user's own config.toml (no run recorded writing it): --force refuses,
+    # since the new run would replace it, and deletes nothing
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "config.toml").write_text("# my notes\n")
+    (mine / "best.ckpt").write_bytes(b"my model")
+    with pytest.raises(ValueError, match="config.toml, which no run recorded writing"):
+        train(_cfg(tiny_h5, mine), force=True)
+    assert (mine / "config.toml").read_text() == "# my notes\n" and (mine / "best.ckpt").exists()
+
+    # a run without --val never writes best.ckpt: the user's best.ckpt there is kept by --force
+    run = tmp_path / "run"
+    train(_cfg(tiny_h5, run))
+    assert sorted(_manifest(run)) == sorted(["config.toml", "steps.jsonl", "metrics.jsonl",
+                                             "last.ckpt", "last_net.ckpt", "state.json"])
+    (run / "best.ckpt").write_bytes(b"my model")
+    train(_cfg(tiny_h5, run, epochs=2), force=True)
+    assert (run / "best.ckpt").read_bytes() == b"my model"
+    assert len((run / "steps.jsonl").read_text().splitlines()) == 4  # started over: 2 x 2 steps
+    assert "best.ckpt" not in _manifest(run)
+    # a new run with --val would replace that best.ckpt: refused, nothing deleted
+    before = _snapshot(run)
+    with pytest.raises(ValueError, match="best.ckpt, which no run recorded writing"):
+        train(_cfg(tiny_h5, run, val=str(tiny_val_h5)), force=True)
+    assert _snapshot(run) == before
+    # the run's own best.ckpt is recorded (and replaced by the next --force)
+    (run / "best.ckpt").unlink()
+    train(_cfg(tiny_h5, run, val=str(tiny_val_h5)), force=True)
+    assert "best.ckpt" in _manifest(run) and (run / "best.ckpt").read_bytes() != b"my model"
+
+
+def test_force_never_touches_the_config_file(tiny_h5, tmp_path, capsys):
+    from pansharp_iqa.nlrnet.cli import main
+
+    run = tmp_path / "run"
+    train(_cfg(tiny_h5, run))
+    before = _snapshot(run)
+    capsys.readouterr()
+    assert main(["train", "--config", str(run / "config.toml"), "--out", str(run), "--force",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "copy it out of" in err[0]
+    assert _snapshot(run) == before
+
+
+def test_the_device_is_probed_once(tiny_h5, tmp_path, monkeypatch):
+    from pansharp_iqa.nlrnet import env
+
+    calls = []
+    real = env.require_device
+    monkeypatch.setattr(env, "require_device", lambda d: (calls.append(d), real(d))[1])
+    train(_cfg(tiny_h5, tmp_path / "run"), max_steps=1)
+    assert calls == ["CPU"]
+
+
 def test_bad_arguments_create_nothing(tiny_h5, tmp_path):
     with pytest.raises(ValueError, match="more than the 8 patches"):
         train(_cfg(tiny_h5, tmp_path / "new", batch_size=16))
@@ -91,15 +153,33 @@ def test_sigint_saves_a_resumable_state(tiny_h5, tmp_path):
 
 
 def test_cli_errors_are_one_line(tiny_h5, tmp_path, capsys):
+    from nlrnet_helpers import random_scene, write_scene_mat
     from pansharp_iqa.nlrnet import env
     from pansharp_iqa.nlrnet.cli import main
 
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not data")
+    garbage_h5 = tmp_path / "garbage.h5"
+    garbage_h5.write_bytes(b"not an HDF5 file" * 8)
+    bad_mat = tmp_path / "bad.mat"
+    bad_mat.write_bytes(b"")  # scipy: MatReadError
+    ms_, _ = random_scene(8, 8)
+    v73_no_pan = write_scene_mat(tmp_path / "v73.mat", ms_, None, mat73=True)  # MATLAB v7.3, no I_PAN
     cases = [
         ["train", "--data", str(tiny_h5), "--out", str(tmp_path / "r"), "--batch-size", "64"],
         ["train", "--data", str(tmp_path / "nope.h5"), "--out", str(tmp_path / "r")],
+        ["train", "--data", str(notes), "--out", str(tmp_path / "r")],
+        ["train", "--data", str(garbage_h5), "--out", str(tmp_path / "r")],
         ["train", "--resume", str(tmp_path / "r")],
         ["infer", "--ckpt", str(tmp_path / "none.ckpt"), "--data", str(tiny_h5), "--out", str(tmp_path / "o")],
         ["infer", "--ckpt", "m.ckpt", "--out", str(tmp_path / "o")],
+        ["infer", "--ckpt", "m.ckpt", "--data", str(notes), "--out", str(tmp_path / "o")],
+        ["infer", "--ckpt", "m.ckpt", "--data", str(garbage_h5), "--out", str(tmp_path / "o")],
+        ["prepare", str(bad_mat), "--out", str(tmp_path / "p.h5")],
+        ["prepare", str(v73_no_pan), "--out", str(tmp_path / "p.h5")],
+        ["prepare", str(bad_mat), "--out", str(tmp_path / "p.txt")],
+        ["prepare", str(bad_mat), "--out", str(tmp_path / "p.h5"), "--val-out", str(tmp_path / "p.h5"),
+         "--val-fraction", "0.5"],
         ["convert", "--from-torch", str(tiny_h5), "--out", str(tmp_path / "c.ckpt")],
     ]
     if not env.device_available("GPU"):
@@ -110,6 +190,7 @@ def test_cli_errors_are_one_line(tiny_h5, tmp_path, capsys):
         mine = [x for x in err if x.startswith("pansharp-nlrnet")]
         assert len(mine) == 1 and "error:" in mine[0] and "Traceback" not in "\n".join(err), (argv, err)
     assert not (tmp_path / "r").exists() and not (tmp_path / "g").exists()
+    assert not (tmp_path / "o").exists() and not (tmp_path / "p.h5").exists()
 
 
 def test_gpu_on_a_cpu_install_is_one_line(tmp_path):

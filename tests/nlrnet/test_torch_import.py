@@ -2,8 +2,17 @@
 
 The fixture ``data/nlrnet_tiny_torch.pt`` (4 bands, 2 blocks, 16 features, every gate non-zero)
 and its outputs ``data/nlrnet_tiny_expected.npz`` were made once with PyTorch by
-``data/make_torch_fixture.py`` (a PyTorch re-expression of the released network, checked there
-against the released code); torch is not needed here.
+``data/make_torch_fixture.py``, a PyTorch re-expression of the released network; torch is not
+needed here.
+
+Limitation: this is not an independent check against the authors' code. The re-expression
+follows the released ``net/nlrnet/NLRNet.py`` source for the top level and the residual blocks,
+but the released context block (``GCblock.ContextBlock2d``) exists only as compiled ``.pyc``
+files (``net/nlrnet/__pycache__/GCblock.cpython-36/37.pyc``, no source); the fixture's context
+block was written from its parameter names and shapes and the paper, and was not run against
+the released ``.pyc``. These tests therefore show that reading, name mapping and the MindSpore
+network reproduce that re-expression (every tensor, every path), not that they reproduce the
+released ``ContextBlock2d`` bit for bit.
 """
 
 import pickle

@@ -9,7 +9,10 @@ to make the committed fixture that ``tests/nlrnet/test_torch_import.py`` convert
 The network below is a PyTorch re-expression of NLRNet as the authors released it (Lei et al.,
 IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097; github aaabbbcq/NLRNET, read for its
 parameter names, shapes and forward pass, no code copied), with the width, band count and block
-count as arguments so that the fixture stays small. Module names follow the released code, so
+count as arguments so that the fixture stays small. The released ``NLRNet.py`` (top level,
+residual blocks) is source; the released context block ``GCblock.ContextBlock2d`` is only
+published as compiled ``.pyc`` files, so ``GlobalContext`` below is a reconstruction from its
+parameter names and shapes and the paper, not checked against the released ``.pyc``. Module names follow the released code, so
 its ``state_dict`` keys are the released ones (``conv_input``, ``residual.<i>.conv1``,
 ``residual.<i>.in1``, ``residual.<i>.gc.conv_mask``, ``residual.<i>.gc.conv`` (Conv1d k9),
 ``residual.<i>.gc.channel_add_conv.{0,1,3}``, ``residual.<i>.gc.gamma``, ``residual.<i>.gamma``,
