@@ -284,30 +284,37 @@ def full_in_memory(fused: object, ms: object, pan: object, settings: FullSetting
     settings : FullSettings
     ms_exp : array_like, optional
     shared : dict, optional
-        Sensor-independent work (the EXP, block UIQIs of D_lambda/D_s where D_s does not use the
-        sensor, the fused band planes) kept between the sensors of :func:`sensor_sensitivity`.
+        Sensor-independent work (the checked DN inputs, the EXP, block UIQIs of D_lambda/D_s where
+        D_s does not use the sensor, the fused band planes) kept between the sensors of
+        :func:`sensor_sensitivity` (whose settings differ in the sensor only).
 
     Returns
     -------
     dict
         As :func:`evaluate_full`.
     """
-    fus = image_array("fused", fused)
-    ms_a = image_array("ms", ms)
-    pan_a = pan_array("pan", pan)
-    check_pan_ratio(fus, ms_a, pan_a, settings.ratio)
-    ms_gnyq = settings.ms_gnyq(fus.shape[2])
-    sc = settings.scale
-    settings.check_values(image_facts("fused", fus, scale=sc), image_facts("ms", ms_a, scale=sc),
-                          image_facts("pan", pan_a, scale=sc))
-    if sc != 1.0 or settings.threshold or fus.dtype != np.float64:
-        fus = np.multiply(fus, sc, dtype=np.float64)  # a scaled float64 copy; read-only otherwise
-        if settings.threshold:
-            np.clip(fus, 0.0, settings.clip_max, out=fus)
-    ms_a = np.multiply(ms_a, sc, dtype=np.float64)
-    pan_a = np.multiply(pan_a, sc, dtype=np.float64)
+    shared = {} if shared is None else shared
+    if "inputs" in shared:  # checked for an earlier sensor: only the sensor's band count is new
+        fus, ms_a, pan_a = shared["inputs"]
+        ms_gnyq = settings.ms_gnyq(fus.shape[2])
+    else:
+        fus = image_array("fused", fused)
+        ms_a = image_array("ms", ms)
+        pan_a = pan_array("pan", pan)
+        check_pan_ratio(fus, ms_a, pan_a, settings.ratio)
+        ms_gnyq = settings.ms_gnyq(fus.shape[2])
+        sc = settings.scale
+        settings.check_values(image_facts("fused", fus, scale=sc), image_facts("ms", ms_a, scale=sc),
+                              image_facts("pan", pan_a, scale=sc))
+        if sc != 1.0 or settings.threshold or fus.dtype != np.float64:
+            fus = np.multiply(fus, sc, dtype=np.float64)  # a scaled float64 copy; read-only otherwise
+            if settings.threshold:
+                np.clip(fus, 0.0, settings.clip_max, out=fus)
+        ms_a = np.multiply(ms_a, sc, dtype=np.float64)
+        pan_a = np.multiply(pan_a, sc, dtype=np.float64)
+        shared["inputs"] = (fus, ms_a, pan_a)
     engine = _FULL_ENGINES[settings.protocol.full_engine]
-    return engine(fus, ms_a, pan_a, settings, ms_gnyq, ms_exp, {} if shared is None else shared)
+    return engine(fus, ms_a, pan_a, settings, ms_gnyq, ms_exp, shared)
 
 
 def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
@@ -339,10 +346,13 @@ def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: Fu
 
 def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
                       ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
-    """The reprojected protocol (Scarpa & Ciotola 2022)."""
-    from .reprojected.protocol import evaluate_reprojected
+    """The reprojected protocol (Scarpa & Ciotola 2022), on the inputs :func:`full_in_memory` checked."""
+    from .reprojected.inputs import ResolvedInputs
+    from .reprojected.protocol import evaluate_resolved
 
-    result = evaluate_reprojected(fus, ms, pan, sensor=settings.sensor, ratio=settings.ratio)
+    inputs = ResolvedInputs(np.ascontiguousarray(fus), np.ascontiguousarray(ms), np.ascontiguousarray(pan),
+                            settings.ratio, ms_gnyq, settings.sensor)
+    result = evaluate_resolved(inputs)
     details = result.pop("details", {})
     details.pop("timings_s", None)  # run-dependent; not part of a reproducible card
     card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)), reprojection=details)
@@ -423,7 +433,7 @@ def sensor_sensitivity(
     # big or lazy inputs: each sensor tile-wise (bounded memory); otherwise in memory, sharing the
     # sensor-independent work between sensors
     lazy = any(is_lazy_input(x) for x in (fused, ms, pan)) or _pixels(fused) >= TILED_AUTO_PIXELS
-    shared: dict[str, Any] = {}  # sensor-independent work (EXP, block statistics), computed once
+    shared: dict[str, Any] = {}  # sensor-independent work (checked inputs, EXP, block statistics), done once
     out: dict[str, dict[str, Any]] = {}
     for s in resolved:
         settings = full_settings(sensor=s, ratio=ratio, bits=bits, protocol=protocol, scale=scale,

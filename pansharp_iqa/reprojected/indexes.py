@@ -30,7 +30,7 @@ from ..validation import ShapeError, check_block_size, check_ratio, image_and_pa
 from .coregistration import coregister
 from .correlation import IntegralMethod, field_parts, mean_one_minus_rho, rho_from_sums
 from .filtering import reproject
-from .inputs import band_planes, resolve_inputs
+from .inputs import ResolvedInputs, band_planes, resolve_inputs
 from .kernels import reprojection_kernels
 
 __all__ = [
@@ -167,6 +167,12 @@ def reprojected_image(
         ``shifts`` (B, 2) int array, ``gnyq`` tuple, ``ratio``, ``sensor`` (name), ``kernels``.
     """
     inp = resolve_inputs(fused, ms, pan, sensor=sensor, ratio=ratio, need_pan=shifts is None)
+    return _reprojected(inp, shifts, integral)
+
+
+def _reprojected(inp: ResolvedInputs, shifts: Any,
+                 integral: IntegralMethod) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """:func:`reprojected_image` on resolved inputs (the PAN needed unless ``shifts`` is given)."""
     kernels = reprojection_kernels(inp.gnyq, inp.ratio)
     if shifts is None:
         assert inp.pan is not None
@@ -414,6 +420,6 @@ def d_lambda_k_ms(
     inp = resolve_inputs(fused, ms, pan, sensor=sensor, ratio=ratio, need_pan=False)
     if shifts is None and pan is None:
         shifts = np.full((inp.ms.shape[2], 2), inp.ratio // 2, dtype=np.int64)
-    x, m, _ = reprojected_image(inp.fused, inp.ms, inp.pan, sensor=inp.sensor_obj, ratio=inp.ratio, shifts=shifts)
+    x, m, _ = _reprojected(inp, shifts, "ordered")
     return 1.0 - reprojected_values(m, x, inp.ratio, indexes=("R-Q2n",), block_size=check_block_size(block_size),
                                     shift=check_block_size(block_size))["R-Q2n"]

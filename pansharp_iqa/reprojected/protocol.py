@@ -17,10 +17,10 @@ from .coregistration import coregister, search_window_for
 from .correlation import IntegralMethod, mean_one_minus_rho
 from .filtering import reproject
 from .indexes import Q2N_STD_FLOOR, d_rho_half_width, reprojected_values
-from .inputs import REFERENCE, band_planes, resolve_inputs
+from .inputs import REFERENCE, ResolvedInputs, band_planes, resolve_inputs
 from .kernels import KAISER_BETA, KERNEL_SIZE, reprojection_kernels
 
-__all__ = ["PROTOCOL_NAME", "INDEX_NAMES", "SETTINGS", "evaluate_reprojected"]
+__all__ = ["PROTOCOL_NAME", "INDEX_NAMES", "SETTINGS", "evaluate_reprojected", "evaluate_resolved"]
 
 #: Name under which the protocol is registered.
 PROTOCOL_NAME = "reprojected2022"
@@ -128,10 +128,30 @@ def evaluate_reprojected(
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
+    t0 = time.perf_counter()
+    return evaluate_resolved(resolve_inputs(fused, ms, pan, sensor=sensor, ratio=ratio, need_pan=True), started=t0)
+
+
+def evaluate_resolved(inp: ResolvedInputs, *, started: float | None = None) -> dict[str, Any]:
+    """:func:`evaluate_reprojected` on inputs already validated and resolved (with the PAN).
+
+    Parameters
+    ----------
+    inp : ResolvedInputs
+        Float64 ``(H, W, B)`` fused image, MS and PAN (read, never modified), ratio, per-band GNyq
+        and sensor, e.g. from :func:`~pansharp_iqa.reprojected.inputs.resolve_inputs` or from
+        :func:`pansharp_iqa.evaluate_full`'s checks.
+    started : float, optional
+        ``time.perf_counter()`` at the start of the validation, for ``timings_s``.
+
+    Returns
+    -------
+    dict
+        As :func:`evaluate_reprojected`.
+    """
     integral: IntegralMethod = "ordered"
     timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    inp = resolve_inputs(fused, ms, pan, sensor=sensor, ratio=ratio, need_pan=True)
+    t0 = time.perf_counter() if started is None else started
     assert inp.pan is not None
     r = inp.ratio
     kernels = reprojection_kernels(inp.gnyq, r)

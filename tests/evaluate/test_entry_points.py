@@ -192,3 +192,35 @@ def test_readme_sensor_sensitivity_example_runs_with_mixed_band_counts(capsys):
     assert set(lines) == {"QB", "IKONOS", "WV2", "WV3", "none"}
     assert lines["WV2"].startswith("WV2 does not apply: ms has 4 bands")
     assert 0 < float(lines["QB"]) < 1 and 0 < float(lines["none"]) < 1
+
+
+@pytest.mark.parametrize("protocol", ["toolbox2020", "reprojected2022"])
+def test_inputs_are_checked_once_per_call_not_per_sensor_or_engine(monkeypatch, protocol):
+    import pansharp_iqa.evaluate as ev
+    import pansharp_iqa.reprojected.protocol as rp
+
+    rng = np.random.default_rng(21)
+    ms = rng.integers(200, 1800, size=(40, 40, 4)).astype(float)
+    pan = np.kron(ms.mean(axis=2), np.ones((4, 4))) + rng.normal(0, 5, (160, 160))
+    fused = pi.interp23tap(ms, 4) + rng.normal(0, 5, (160, 160, 4))
+    calls = {"facts": 0, "resolve": 0}
+    facts, resolve = ev.image_facts, rp.resolve_inputs
+
+    def counted_facts(*a, **k):
+        calls["facts"] += 1
+        return facts(*a, **k)
+
+    def counted_resolve(*a, **k):
+        calls["resolve"] += 1
+        return resolve(*a, **k)
+
+    monkeypatch.setattr(ev, "image_facts", counted_facts)
+    monkeypatch.setattr(rp, "resolve_inputs", counted_resolve)
+    sensors = ["QB", "WV3", "none", "GeoEye1"]  # WV3 (8 bands) does not apply
+    out = pi.sensor_sensitivity(fused, ms, pan, sensors=sensors, protocol=protocol, ratio=4, bits=11)
+    assert "reason" in out["WV3"] and all("reason" not in out[s] for s in ("QB", "none", "GeoEye1"))
+    assert calls == {"facts": 3, "resolve": 0}  # one summary per image; no second gate in the engine
+    for s in ("QB", "none"):
+        alone = pi.evaluate_full(fused, ms, pan, sensor=s, ratio=4, bits=11, protocol=protocol)
+        assert {k: v for k, v in out[s].items() if k != "protocol"} == {
+            k: v for k, v in alone.items() if k != "protocol"}
