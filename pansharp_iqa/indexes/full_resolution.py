@@ -393,7 +393,7 @@ class _Case:
     fused: np.ndarray
     ms: np.ndarray
     pan: np.ndarray | None
-    exp: StripImage
+    given_exp: StripImage | None  # the caller's ms_exp (checked), else computed on first use
     nan_policy: str
     sensor: Sensor | None
 
@@ -425,13 +425,21 @@ class _Case:
         fus = np.asarray(fus, dtype=np.float64)
         ms_arr = np.asarray(ms_arr, dtype=np.float64)
         pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)
-        return cls(proto, ratio, block_size, fus, ms_arr, pan_arr, expanded_ms(ms_arr, ratio, ms_exp, fus.shape),
-                   nan_policy, s)
+        given = None if ms_exp is None else expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
+        return cls(proto, ratio, block_size, fus, ms_arr, pan_arr, given, nan_policy, s)
+
+    @functools.cached_property
+    def exp(self) -> StripImage:
+        """The EXP-upsampled MS, computed only when read (``"qnr-paper"``'s D_lambda and D_s do not)."""
+        if self.given_exp is not None:
+            return self.given_exp
+        return expanded_ms(self.ms, self.ratio, None, self.fused.shape)
 
     @functools.cached_property
     def blocks(self) -> dict[str, np.ndarray]:
         """Block UIQIs (one moment pass serves D_lambda and D_s)."""
-        return fr_block_uiqi(self.fused, self.ms, self.pan, self.exp, self.ratio, self.block_size, self.protocol,
+        exp = self.exp if self.protocol.low_res_terms == "exp" else None
+        return fr_block_uiqi(self.fused, self.ms, self.pan, exp, self.ratio, self.block_size, self.protocol,
                              self.sensor)
 
     def _means(self, keys: tuple[str, str]) -> list[np.ndarray]:

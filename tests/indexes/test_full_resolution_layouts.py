@@ -70,3 +70,23 @@ def test_full_resolution_reads_any_memory_layout(scene, layout):
     want = pi.evaluate_full(fused, ms, pan, sensor="QB")
     for k in FR:
         assert got[k] == pytest.approx(want[k], rel=1e-13, abs=1e-15), k
+
+
+def test_qnr_paper_distortions_never_compute_the_exp(scene, monkeypatch):
+    import pansharp_iqa.indexes.full_resolution as fr
+
+    fused, ms, pan = scene
+    expected = {f: f(fused, ms, pan, ratio=4, protocol="qnr-paper") for f in (pi.d_s, pi.qnr)}
+    expected[pi.d_lambda] = pi.d_lambda(fused, ms, ratio=4, protocol="qnr-paper")
+
+    def no_exp(*args, **kwargs):
+        raise AssertionError("interp23tap ran")
+
+    monkeypatch.setattr(fr, "interp23tap_planes", no_exp)
+    assert pi.d_lambda(fused, ms, ratio=4, protocol="qnr-paper") == expected[pi.d_lambda]
+    for f in (pi.d_s, pi.qnr):
+        assert f(fused, ms, pan, ratio=4, protocol="qnr-paper") == expected[f]
+    with pytest.raises(AssertionError, match="interp23tap ran"):  # D_lambda_K reads it
+        pi.hqnr(fused, ms, pan, sensor="QB", protocol="qnr-paper")
+    with pytest.raises(ValueError, match="ms_exp"):  # a given EXP is still checked
+        pi.d_lambda(fused, ms, ratio=4, protocol="qnr-paper", ms_exp=np.ones((8, 8, 4)))
