@@ -511,10 +511,11 @@ def d_lambda(
     Examples
     --------
     >>> from pansharp_iqa import interp23tap
+    >>> from pansharp_iqa.baselines import gsa
     >>> from pansharp_iqa.demo_data import load_demo
-    >>> ms, _ = load_demo()
-    >>> round(d_lambda_k(interp23tap(ms, 4), ms, sensor="none", ratio=4), 4)
-    0.0572
+    >>> ms, pan = load_demo()
+    >>> d_lambda(interp23tap(ms, 4), ms, ratio=4), round(d_lambda(gsa(ms, pan, ratio=4), ms, ratio=4), 4)
+    (0.0, 0.048)
     """
     case = _Case.build(fused, ms, None, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
                        variant=variant, nan_policy=nan_policy, sensor=None, index="d_lambda")

@@ -23,7 +23,7 @@ from ..validation import InputError, ShapeError, check_choice, checked_pair
 from .strips import StripImage, map_strips
 
 __all__ = [
-    "scc", "scc_sums", "scc_from_sums", "scc_strip_planes", "sobel_rows", "sobel_magnitude", "scc_frame",
+    "scc", "scc_sums", "scc_from_sums", "scc_strip_planes", "sobel_rows", "scc_frame",
     "check_gradient",
 ]
 
@@ -58,30 +58,6 @@ def sobel_rows(plane: np.ndarray, gradient: Gradient) -> np.ndarray:
         return gy
     gx = cv2.Sobel(plane, cv2.CV_64F, 1, 0, ksize=3, borderType=cv2.BORDER_CONSTANT)
     return cv2.magnitude(gx, gy)
-
-
-def sobel_magnitude(img: np.ndarray) -> np.ndarray:
-    """Gradient magnitude from MATLAB's Sobel kernel and its transpose, zero-padded, same size.
-
-    Parameters
-    ----------
-    img : ndarray, shape (H, W) or (H, W, B)
-
-    Returns
-    -------
-    ndarray, same shape
-
-    Examples
-    --------
-    >>> float(sobel_magnitude(np.ones((3, 3)))[1, 1])
-    0.0
-    """
-    arr = np.asarray(img, dtype=np.float64)
-    planes = arr[:, :, None] if arr.ndim == 2 else arr
-    out = np.empty(planes.shape)
-    for b in range(planes.shape[2]):
-        out[:, :, b] = sobel_rows(np.ascontiguousarray(planes[:, :, b]), "magnitude")
-    return out.reshape(arr.shape)
 
 
 def scc_frame(gradient: Gradient, h: int, w: int) -> tuple[int, int, slice]:

@@ -24,7 +24,7 @@ from ..validation import ShapeError, check_block_size, check_choice, check_min_s
 from .strips import StripImage, check_block_fits, map_strips
 
 __all__ = [
-    "q_index", "uiqi_rows", "uiqi_map", "q_window_sums", "q_from_sums", "edge_extended_q",
+    "q_index", "uiqi_rows", "q_window_sums", "q_from_sums", "edge_extended_q",
     "block_moments", "pair_uiqi", "against_last_uiqi", "uiqi_from_moments",
 ]
 
@@ -104,39 +104,6 @@ def uiqi_rows(x: np.ndarray, y: np.ndarray, block_size: int, shift: tuple[float,
 
 def _shift_of(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(np.round(x.mean())), float(np.round(y.mean()))
-
-
-def uiqi_map(
-    x: np.ndarray, y: np.ndarray, block_size: int = 32, *, shift: tuple[float, float] | None = None
-) -> np.ndarray:
-    """UIQI map of two 2-D bands on a sliding window (toolbox ``img_qi``), 'valid' windows only.
-
-    Window sums are taken on data shifted by integers near the data (the rounded band means by
-    default), which keeps sums of integer-valued data exact and avoids cancellation otherwise;
-    see :func:`uiqi_rows` for the formula and the flat-window rules.
-
-    Parameters
-    ----------
-    x, y : ndarray, shape (H, W)
-        Reference and test band.
-    block_size : int
-        Window side.
-    shift : (float, float), optional
-        Integer offsets subtracted before summing (default: the rounded band means).
-
-    Returns
-    -------
-    ndarray
-        As :func:`uiqi_rows`: one Q per valid window.
-
-    Examples
-    --------
-    >>> uiqi_map(np.ones((3, 3)), np.ones((3, 3)), 2).tolist()
-    [[1.0, 1.0], [1.0, 1.0]]
-    """
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    return uiqi_rows(x, y, int(block_size), _shift_of(x, y) if shift is None else shift)
 
 
 def q_window_sums(ref_planes: np.ndarray, fus_planes: np.ndarray, block_size: int, *,

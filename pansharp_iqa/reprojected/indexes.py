@@ -34,7 +34,6 @@ from .inputs import ResolvedInputs, band_planes, resolve_inputs
 from .kernels import reprojection_kernels
 
 __all__ = [
-    "Q2N_STD_FLOOR",
     "R_INDEXES",
     "reprojected_values",
     "reprojected_image",
@@ -51,8 +50,6 @@ __all__ = [
     "ergas_index",
 ]
 
-#: Replacement for a zero block standard deviation in the protocol's Q2n (toolbox: eps).
-Q2N_STD_FLOOR = REPROJECTED_STD_FLOOR
 #: The reprojection indexes, in report order.
 R_INDEXES = ("R-Q2n", "R-Q", "R-SAM", "R-ERGAS")
 
@@ -85,7 +82,7 @@ def reprojected_values(ms: np.ndarray, x: np.ndarray, ratio: int, *, indexes: Se
     out: dict[str, float] = {}
     if "R-Q2n" in indexes:
         blocks = q2n_grid_values(mp, xp, block_size=block_size, shift=shift, cast="int16-truncated",
-                                 padding="reflect", std_floor=Q2N_STD_FLOOR, name="ms")
+                                 padding="reflect", std_floor=REPROJECTED_STD_FLOOR, name="ms")
         out["R-Q2n"] = float(blocks.mean())
     if "R-Q" in indexes:
         out["R-Q"] = edge_extended_q(ms, x, block_size, name="ms")[0]
@@ -363,10 +360,7 @@ def d_rho(
     maps = parallel_map(finish, parts.chunks, workers)
     total = sum(float(m.sum()) for m in maps)
     count = sum(m.size for m in maps)
-    value = total / count
-    if return_map:
-        return value, np.ascontiguousarray(np.moveaxis(np.concatenate(maps, axis=0), 0, -1))
-    return value
+    return total / count, np.ascontiguousarray(np.moveaxis(np.concatenate(maps, axis=0), 0, -1))
 
 
 def d_lambda_k_ms(

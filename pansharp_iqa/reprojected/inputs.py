@@ -2,7 +2,8 @@
 
 The checks are the package's one gate (:mod:`pansharp_iqa.validation`); this module only knows
 how the protocol resolves its ratio (the argument, else the sensor's nominal ratio, else the
-PAN/MS size ratio) and which MTF values it needs (one MS GNyq per band).
+PAN/MS size ratio) and which MTF values it needs (one MS GNyq per band, any override the
+sensor records for the protocol applied, as the settings' ``ms_gnyq`` does).
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from ..validation import (
     image_facts,
 )
 
-__all__ = ["REFERENCE", "ResolvedInputs", "resolve_inputs", "band_planes"]
+__all__ = ["PROTOCOL_NAME", "REFERENCE", "ResolvedInputs", "resolve_inputs", "band_planes"]
+
+#: Name under which the protocol is registered (its sensor MTF values are looked up under it).
+PROTOCOL_NAME = "reprojected2022"
 
 #: Citation of the protocol implemented by this package.
 REFERENCE = (
@@ -115,7 +119,7 @@ def resolve_inputs(fused: Any, ms: Any, pan: Any, *, sensor: Any, ratio: Any = N
             f"{(h, w)} need {(r * h, r * w)}, got {(big_h, big_w)}; crop the images or pass the right "
             "ratio=..."
         )
-    gnyq = check_sensor_bands(sensor_obj, ms_a.shape[2])
+    gnyq = check_sensor_bands(sensor_obj, ms_a.shape[2], protocol=PROTOCOL_NAME)
     check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_a),
                  pan=None if pan_a is None else image_facts("pan", pan_a))
     return ResolvedInputs(fus, ms_a, pan_a, r, gnyq, sensor_obj)

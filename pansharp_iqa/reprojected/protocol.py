@@ -13,17 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from ..indexes.q2n import REPROJECTED_STD_FLOOR
 from .coregistration import coregister, search_window_for
 from .correlation import IntegralMethod, mean_one_minus_rho
 from .filtering import reproject
-from .indexes import Q2N_STD_FLOOR, d_rho_half_width, reprojected_values
-from .inputs import REFERENCE, ResolvedInputs, band_planes, resolve_inputs
+from .indexes import d_rho_half_width, reprojected_values
+from .inputs import PROTOCOL_NAME, REFERENCE, ResolvedInputs, band_planes, resolve_inputs
 from .kernels import KAISER_BETA, KERNEL_SIZE, reprojection_kernels
 
 __all__ = ["PROTOCOL_NAME", "INDEX_NAMES", "SETTINGS", "evaluate_reprojected", "evaluate_resolved"]
 
-#: Name under which the protocol is registered.
-PROTOCOL_NAME = "reprojected2022"
 #: Keys of the indexes returned by :func:`evaluate_reprojected`.
 INDEX_NAMES = ("R-Q2n", "R-Q", "R-SAM", "R-ERGAS", "D_rho")
 #: Fixed settings of the protocol (the reference code's defaults).
@@ -34,7 +33,7 @@ SETTINGS: dict[str, Any] = {
     "search_window": 4,
     "kernel_size": KERNEL_SIZE,
     "kaiser_beta": KAISER_BETA,
-    "q2n_std_floor": Q2N_STD_FLOOR,
+    "q2n_std_floor": REPROJECTED_STD_FLOOR,
     "dtype": "float64",
 }
 

@@ -136,7 +136,7 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
     if proto.low_res_terms == "ms":
         low_res_block(bs, ratio)
     ctx = FullContext(fus, ms_src, pan_src, settings, ms_gnyq,
-                      settings.pan_gnyq() if proto.d_s_low_pass == "pan-mtf" else None, fus.shape[:2])
+                      settings.pan_gnyq() if proto.d_s_uses_sensor else None, fus.shape[:2])
     tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
     tiles = plan_tiles(*fus.shape[:2], tile)
     sources = [fus, ms_src, pan_src]
@@ -162,8 +162,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
     ratio = settings.ratio
     bs = int(SETTINGS["block_size"])
     check_block_fits("ms", ms_src.shape, bs)
-    gnyq = tuple(float(g) for g in settings.sensor.gnyq_for(fus.shape[2]))
-    ctx = rp.context_for(fus, ms_src, pan_src, settings=settings, gnyq=gnyq, block_size=bs)
+    ctx = rp.context_for(fus, ms_src, pan_src, settings=settings, gnyq=ms_gnyq, block_size=bs)
     tile = effective_tile_size(tile_size, bs * ratio)
     tiles = plan_tiles(*fus.shape[:2], tile)
     sources = [fus, ms_src, pan_src]
@@ -191,7 +190,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
                             lambda t: finalize_indexes(t, again, rho, shifts, ms_facts, pan_facts))
         values = rp.index_values(total, ctx2)
         details = reprojection_details(
-            sensor=settings.sensor.name, ratio=ratio, gnyq=gnyq, shifts=shifts, correlations=rho,
+            sensor=settings.sensor.name, ratio=ratio, gnyq=ms_gnyq, shifts=shifts, correlations=rho,
             search_window=ctx2.search_window, coregistration_half_width=ctx2.coreg_half_width,
             d_rho_half_width=ctx2.drho_half_width, integral="ordered",
         )

@@ -1,7 +1,7 @@
 """Reading the pixels a tile needs (its own, its halo, its border stand-ins) in as few windows as possible.
 
 A tile asks for sets of global row and column positions (produced by the border maps of
-:mod:`pansharp_iqa.tiled.borders`); :func:`fetch` reads each run of consecutive positions once,
+:mod:`pansharp_iqa.borders`); :func:`fetch` reads each run of consecutive positions once,
 converts to float64 with the in-memory validation (finite values), applies the scale, and returns a
 :class:`Patch` that answers ``take(rows, cols)`` for any positions inside it.
 """

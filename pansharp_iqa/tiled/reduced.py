@@ -4,7 +4,7 @@ Coordinates of a tile are those of the evaluated image ``I[20:H-21, 20:W-21]`` (
 What each index needs around a tile (all read from the file, never invented):
 
 * Q2n: whole 32x32 blocks of the tile; the last partial block row/column is completed by the
-  bottom/right symmetric mirror of the evaluated image (:func:`~pansharp_iqa.tiled.borders.symmetric`),
+  bottom/right symmetric mirror of the evaluated image (:func:`~pansharp_iqa.borders.border_index`),
   then the core's uint16 cast and hypercomplex block values run on the tile.
 * Q_avg: the tile owns the sliding windows whose top-left corner lies in it, so it reads 31 more
   rows and columns (the windows' overlap); per-band sums of the UIQI map are accumulated.

@@ -37,13 +37,12 @@ import numpy as np
 
 from ..borders import border_index, consecutive_runs
 from ..indexes.ergas import ergas_from_sums, ergas_sums
-from ..indexes.q2n import q2n_block_grid, q2n_grid, to_int16_truncated
+from ..indexes.q2n import REPROJECTED_STD_FLOOR, q2n_block_grid, q2n_grid, to_int16_truncated
 from ..indexes.sam import sam_from_sums, sam_sums
 from ..indexes.uiqi import q_from_sums, q_window_sums
 from ..mtf import filter_replicate
 from ..reprojected.coregistration import shifts_from_correlations
 from ..reprojected.correlation import SXX_FLOOR, box_sum, centre_and_energy, clip_sums, one_minus_rho_sum, rho_from_sums
-from ..reprojected.indexes import Q2N_STD_FLOOR
 from ..reprojected.inputs import band_planes
 from ..reprojected.kernels import KERNEL_SIZE
 from ..settings import FullSettings
@@ -225,12 +224,16 @@ class AxisPlan:
         Number of those window positions.
     q2n : ndarray
         Rows of the tile's Q2n blocks, reflect-mapped past the end when the protocol pads.
+    q2n_padded : bool
+        Whether the protocol pads (both image dimensions short of whole blocks; then the blocks
+        are also int16-truncated).
     """
 
     own: np.ndarray
     rq: np.ndarray
     rq_windows: int
     q2n: np.ndarray
+    q2n_padded: bool
 
     def union(self) -> np.ndarray:
         """Sorted unique positions of all three sets."""
@@ -249,7 +252,7 @@ def _axis_plan(lo: int, hi: int, n: int, bs: int, est: int, padded: bool) -> Axi
     # Q2n: the tile's block rows; the last tile also holds the padded rows when the protocol pads
     end = hi if hi < n or not padded else n + est
     q2n = border_index(np.arange(lo, end), n, "reflect") if padded else np.arange(lo, end)
-    return AxisPlan(own, rq, max(0, rq_hi - lo), q2n)
+    return AxisPlan(own, rq, max(0, rq_hi - lo), q2n, padded)
 
 
 def index_positions(ctx: ReprojectedContext, tile: Tile) -> tuple[AxisPlan, AxisPlan]:
@@ -337,7 +340,6 @@ def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     """
     r = ctx.ratio
     big_h, big_w = ctx.shape
-    h, w = ctx.shape_lr
     bs = ctx.block_size
     prow, pcol = index_positions(ctx, tile)
     rows, cols = prow.union(), pcol.union()
@@ -357,8 +359,7 @@ def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
         np.clip(fus_p.data, 0.0, float(2**ctx.bits), out=fus_p.data)
 
     x_p = reprojected_at(ctx, fus_p, rows, cols)
-    _, _, est1, est2 = q2n_grid(h, w, bs, bs)
-    padded = est1 != 0 and est2 != 0
+    padded = prow.q2n_padded
 
     def planes(patch: Patch, rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
         return band_planes(patch.take(rr, cc))
@@ -367,7 +368,8 @@ def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     mq, xq = planes(ms_p, prow.q2n, pcol.q2n), planes(x_p, prow.q2n, pcol.q2n)
     if padded:
         mq, xq = to_int16_truncated(mq), to_int16_truncated(xq)
-    blocks = q2n_block_grid(mq, xq, block_size=bs, shift=bs, std_floor=Q2N_STD_FLOOR, integer_valued=padded)
+    blocks = q2n_block_grid(mq, xq, block_size=bs, shift=bs, std_floor=REPROJECTED_STD_FLOOR,
+                            integer_valued=padded)
     out.add("rq2n", [blocks.sum(), blocks.size])
 
     # R-Q: the sliding windows whose corner lies in the tile
