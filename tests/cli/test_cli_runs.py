@@ -112,6 +112,14 @@ def test_demo_runs_both_resolutions(tmp_path, capsys):
     assert abs(full["scenes"]["solaris"]["EXP"]["metrics"]["D_lambda"]) < 1e-12  # EXP vs itself
     assert main(["demo", "--out", str(out)]) == 2  # existing run, no --force
     assert main(["demo", "--out", str(out), "--resume"]) == 0
+    # --force replaces what the demo wrote and nothing else
+    mine = [out / d / "notes.txt" for d in ("datasets", "methods", "reduced", "full")]
+    for path in mine:
+        path.write_text("mine")
+    before = (out / "reduced" / "results.json").read_text()
+    assert main(["demo", "--out", str(out), "--force"]) == 0
+    assert all(p.read_text() == "mine" for p in mine)
+    assert json.loads((out / "reduced" / "results.json").read_text())["scenes"] == json.loads(before)["scenes"]
 
 
 def test_bundled_demo_data():
