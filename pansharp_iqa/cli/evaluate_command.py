@@ -14,15 +14,17 @@ from pansharp_iqa.io.errors import DataError, SettingsError
 from pansharp_iqa.io.hashing import sha256_file
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
 from pansharp_iqa.io.settings import DatasetSettings, load_settings
+from pansharp_iqa.reports.pair_display import forget_scenes
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
+from .figure_queue import FigureQueue
 from .memory_plan import path_summary
 from .output_dir import prepare_output, report_targets
 from .report_writer import EXP_NOTE, write_reports
 from .runner import connect_scheduler, run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
-from .visual_reports import display_side, drop_repeated_references
+from .visual_reports import FIGURES_DIR, display_side, drop_repeated_references
 
 __all__ = ["dataset_scenes", "run_evaluate", "settings_from_args"]
 
@@ -191,20 +193,31 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         staging = output.staging()
         record_root = staging if ns.force else out_dir
         with_references: set[str] = set()
+        tasks = [task for task, _ in todo] + redisplay
+        # --figures: each scene's figure is drawn as soon as its last pair is done, while the
+        # others are evaluated (the same figures as drawn after the run: see FigureQueue)
+        figure_queue = FigureQueue(
+            staging / FIGURES_DIR, [m for m, _ in methods], tasks=[(t.scene.name, t.method) for t in tasks],
+            known={key: o.display for key, o in planned.items()}, threads=ns.jobs,
+        ) if getattr(ns, "figures", False) else None
 
         def on_done(i: int, outcome: SceneOutcome) -> None:
             drop_repeated_references(outcome, with_references)
+            key = (outcome.scene, outcome.method)
             if i < len(todo):
                 meta = todo[i][1]
                 store_outcome(record_root / meta["path"].relative_to(out_dir), outcome, key=meta["key"],
                               provenance=meta["provenance"])
+                display = outcome.display
             else:
-                key = (outcome.scene, outcome.method)
                 display = outcome.display if outcome.status == "ok" else f"no display: {outcome.reason}"
                 planned[key] = dataclasses.replace(planned[key], display=display)
+            if figure_queue is not None:
+                figure_queue.pair_done(*key, display)
 
+        forget_scenes()  # the reference panels of this run come from this run's files
         try:
-            outcomes = run_tasks([task for task, _ in todo] + redisplay, jobs=ns.jobs, scheduler=client,
+            outcomes = run_tasks(tasks, jobs=ns.jobs, scheduler=client,
                                  progress=ns.progress, on_done=on_done, desc=settings.name)
             evaluated = outcomes[: len(todo)]
             planned.update({(o.scene, o.method): o for o in evaluated})
@@ -228,8 +241,11 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 run_info={"jobs": ns.jobs, "resumed": len(reused), "run_id": output.run_id,
                           "evaluation_paths": _path_counts(evaluated)},
                 shown_dir=out_dir,
+                figure_queue=figure_queue,
             )
         except BaseException:
+            if figure_queue is not None:
+                figure_queue.abort()  # nothing is drawn into the staging folder once it is removed
             output.discard_staging()
             raise
         output.commit(_kept_records(out_dir, pairs, planned))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.reports import render_latex, render_markdown, render_table, summarise, write_csv, write_json
@@ -13,6 +13,9 @@ from pansharp_iqa.reports.stats import statistics_to_dict
 
 from .scene_eval import SceneOutcome
 from .visual_reports import write_visual_reports
+
+if TYPE_CHECKING:
+    from .figure_queue import FigureQueue
 
 __all__ = ["EXP_NOTE", "common_card", "write_reports"]
 
@@ -74,6 +77,7 @@ def write_reports(
     argv: list[str],
     run_info: dict[str, Any],
     shown_dir: Path | None = None,
+    figure_queue: FigureQueue | None = None,
 ) -> int:
     """Write the requested reports and print the terminal table.
 
@@ -103,6 +107,8 @@ def write_reports(
         Execution details recorded in the JSON (jobs, reused results).
     shown_dir : Path, optional
         Folder named in the terminal (the output folder when ``out_dir`` is a staging folder).
+    figure_queue : FigureQueue, optional
+        Draws the figures (``figures``) as the scenes finish; waited for here.
 
     Returns
     -------
@@ -183,7 +189,7 @@ def write_reports(
         out_dir, outcomes, html="html" in formats, figures=figures, title=f"pansharp-eval: {settings.name}",
         notes=notes, settings=settings, card=card, summary=summary, statistics=statistics, records=records,
         failures=failures, scenes=scenes, methods=methods, argv=argv, inputs_sha=inputs_sha, results_sha=results_sha,
-        jobs=int(run_info.get("jobs", 1) or 1),
+        jobs=int(run_info.get("jobs", 1) or 1), figure_queue=figure_queue,
     )
     if "table" in formats:
         print(render_table(summary, failures, title=title))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Any
 
 from .errors import UsageError
@@ -143,11 +144,7 @@ def run_tasks(
                     on_done(i, res)
                 bar.update(1)
         elif jobs <= 1 or len(tasks) == 1:
-            for i, task in enumerate(tasks):
-                outcomes[i] = evaluate_scene(task)
-                if on_done:
-                    on_done(i, outcomes[i])
-                bar.update(1)
+            _run_here(tasks, outcomes, on_done, bar)
         else:
             with ProcessPoolExecutor(
                 max_workers=min(jobs, len(tasks)), mp_context=pool_context(), initializer=_worker_init
@@ -169,3 +166,48 @@ def run_tasks(
     finally:
         bar.close()
     return [o for o in outcomes if o is not None]
+
+
+#: Pairs whose display images may still be in the making while the next pair is evaluated.
+_DISPLAY_BACKLOG = 2
+
+
+def _run_here(tasks: Sequence[SceneTask], outcomes: list[SceneOutcome | None],
+              on_done: Callable[[int, SceneOutcome], None] | None, bar: Any) -> None:
+    """Evaluate the tasks one after the other in this process. Display images (``--format html``,
+    ``--figures``) are made by a background thread while the next pairs are evaluated (at most
+    :data:`_DISPLAY_BACKLOG` pairs behind, so a few pairs' arrays are kept at most); each outcome
+    is reported, in task order, once its display is made."""
+    if not any(task.display for task in tasks):
+        for i, task in enumerate(tasks):
+            _settle(i, evaluate_scene(task), outcomes, on_done, bar)
+        return
+    pending: deque[tuple[int, SceneOutcome]] = deque()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="display") as displays:
+        try:
+            for i, task in enumerate(tasks):
+                pending.append((i, evaluate_scene(task, defer_display=displays.submit)))
+                while pending and (len(pending) > _DISPLAY_BACKLOG or not isinstance(pending[0][1].display, Future)
+                                   or pending[0][1].display.done()):
+                    _settle(*pending.popleft(), outcomes, on_done, bar)
+            while pending:
+                _settle(*pending.popleft(), outcomes, on_done, bar)
+        except BaseException:
+            for _, outcome in pending:
+                if isinstance(outcome.display, Future):
+                    outcome.display.cancel()
+            raise
+
+
+def _settle(i: int, outcome: SceneOutcome, outcomes: list[SceneOutcome | None],
+            on_done: Callable[[int, SceneOutcome], None] | None, bar: Any) -> None:
+    """Record a finished task (waiting for its display images if they are still being made)."""
+    if isinstance(outcome.display, Future):
+        try:
+            outcome.display = outcome.display.result()
+        except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
+            outcome.display = f"no display: {type(exc).__name__}: {exc}"
+    outcomes[i] = outcome
+    if on_done:
+        on_done(i, outcome)
+    bar.update(1)

@@ -12,6 +12,8 @@ executor (processes, a Dask scheduler) can run it.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, w
 
 from .memory_plan import TILE_SIZE, PathChoice, choose_path
 
-__all__ = ["SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
+__all__ = ["DEFERRED_DISPLAY_BYTES", "SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,12 +275,23 @@ def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, **extr
     return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget, **extra)
 
 
-def evaluate_scene(task: SceneTask) -> SceneOutcome:
+#: In-memory pairs up to this size (fused image and inputs, bytes) may have their display images
+#: made later, in another thread (``defer_display``), which keeps their arrays alive meanwhile.
+DEFERRED_DISPLAY_BYTES = 64 * 2**20
+
+
+def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any]], Any] | None = None) -> SceneOutcome:
     """Evaluate one method on one scene; failures are returned, never raised.
 
     Parameters
     ----------
     task : SceneTask
+    defer_display : callable, optional
+        ``defer_display(make)`` schedules ``make()`` (which returns the pair's display) and
+        returns a :class:`concurrent.futures.Future` of it, e.g. a one-thread executor's
+        ``submit``: pairs read whole and no larger than :data:`DEFERRED_DISPLAY_BYTES` then
+        carry that future as their ``display`` and the next pair is evaluated while their
+        display images are made (the caller waits for it). Default: made here.
 
     Returns
     -------
@@ -330,13 +343,14 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
             expected = (*inputs["pan"].shape, reference.shape[2])
         fused = load_result(task.result_file, expected, task.result_index) * settings.result_scale
         if task.display_only:
-            return _display_outcome(task, _display(task, fused=fused, inputs=inputs))
+            return _display_outcome(task, _display(task, fused=fused, inputs=inputs, defer=defer_display))
         check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
                             input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
                             multiplier=float(settings.result_scale), bits=settings.bits)
         result = evaluate_arrays(fused, inputs, settings)
         maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
-        return _outcome(task, result, choice, maps=maps, display=_display(task, fused=fused, inputs=inputs))
+        return _outcome(task, result, choice, maps=maps,
+                        display=_display(task, fused=fused, inputs=inputs, defer=defer_display))
     except InputError as exc:  # the package's rules (DataError among them): the message is the reason
         reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
@@ -344,7 +358,7 @@ def evaluate_scene(task: SceneTask) -> SceneOutcome:
     # a failed pair still shows the scene's references, from what it read
     if images is not None:
         images = {k: v for k, v in images.items() if k != "fused"}
-    display = None if task.display_only else _display(task, inputs=inputs, images=images)
+    display = None if task.display_only else _display(task, inputs=inputs, images=images, defer=defer_display)
     return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, display=display)
 
 
@@ -354,8 +368,10 @@ def _display_outcome(task: SceneTask, display: Any) -> SceneOutcome:
 
 
 def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[str, np.ndarray] | None = None,
-             images: dict[str, WindowedImage] | None = None) -> Any:
-    """The pair's display images when the task asks for them (see :mod:`.scene_display`)."""
+             images: dict[str, WindowedImage] | None = None,
+             defer: Callable[[Callable[[], Any]], Any] | None = None) -> Any:
+    """The pair's display images when the task asks for them (see :mod:`.scene_display`), or
+    the future of them (``defer``, small in-memory pairs: see :func:`evaluate_scene`)."""
     if not task.display:
         return None
     from .scene_display import display_from_arrays, display_from_files
@@ -364,6 +380,8 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
                "scene": task.scene.name}
     if images is not None:
         return display_from_files(images, **options)
-    if inputs is not None:
-        return display_from_arrays(fused, inputs, **options)
-    return None
+    if inputs is None:
+        return None
+    make = functools.partial(display_from_arrays, fused, inputs, **options)
+    size = sum(a.nbytes for a in inputs.values()) + (0 if fused is None else fused.nbytes)
+    return defer(make) if defer is not None and size <= DEFERRED_DISPLAY_BYTES else make()

@@ -13,12 +13,12 @@ from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_s
 from pansharp_iqa.reports.stats import IndexStatistics
 from pansharp_iqa.reports.summary import Summary
 
-from .runner import pool_context
+from .figure_queue import FigureQueue
 from .scene_eval import SceneOutcome
 
 __all__ = [
     "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "drop_repeated_references", "scene_views",
-    "write_figures", "write_html_report", "write_visual_reports",
+    "write_html_report", "write_visual_reports",
 ]
 
 HTML_FILE = "report.html"
@@ -151,36 +151,6 @@ def write_html_report(path: Path, *, title: str, notes: Sequence[str], settings:
     return path
 
 
-def write_figures(out_dir: Path, views: Mapping[str, SceneView | None], *, jobs: int = 1) -> list[Path]:
-    """Write ``<out_dir>/<scene>.png`` (300 dpi) and ``.pdf`` for every scene with images.
-
-    Parameters
-    ----------
-    out_dir : Path
-        ``OUT/figures``.
-    views : mapping of str to SceneView or None
-        From :func:`scene_views`.
-    jobs : int
-        Worker processes drawing the figures (about 50 ms each, mostly the PNG's compression).
-
-    Returns
-    -------
-    list of Path
-        Files written.
-    """
-    from pansharp_iqa.reports.figures import write_scene_figure
-
-    todo = [v for v in views.values() if v is not None]
-    if jobs > 1 and len(todo) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=pool_context()) as pool:
-            parts = list(pool.map(write_scene_figure, [out_dir] * len(todo), todo))
-    else:
-        parts = [write_scene_figure(out_dir, v) for v in todo]
-    return [p for part in parts for p in part]
-
-
 def write_visual_reports(
     out_dir: Path,
     outcomes: Sequence[SceneOutcome],
@@ -201,6 +171,7 @@ def write_visual_reports(
     inputs_sha: Mapping[str, str],
     results_sha: Mapping[str, Mapping[str, str]],
     jobs: int = 1,
+    figure_queue: FigureQueue | None = None,
 ) -> list[Path]:
     """Write ``report.html`` (``html``) and ``figures/`` (``figures``) of a run.
 
@@ -215,7 +186,10 @@ def write_visual_reports(
     title, notes, settings, card, summary, statistics, records, failures, scenes, methods, argv, inputs_sha, results_sha
         The run's report material (see :func:`.report_writer.write_reports`).
     jobs : int
-        Processes drawing the figures (the run's ``--jobs``).
+        Threads drawing the figures not drawn yet (the run's ``--jobs``).
+    figure_queue : FigureQueue, optional
+        Where the run has been drawing its scenes' figures as they finished (into
+        ``out_dir/figures``): it draws the rest; without it, every figure is drawn here.
 
     Returns
     -------
@@ -233,5 +207,6 @@ def write_visual_reports(
             inputs_sha=inputs_sha, results_sha=results_sha,
         ))
     if figures:
-        written += write_figures(out_dir / FIGURES_DIR, views, jobs=jobs)
+        queue = figure_queue or FigureQueue(out_dir / FIGURES_DIR, methods, tasks=(), known={}, threads=jobs)
+        written += queue.finish(views)
     return written

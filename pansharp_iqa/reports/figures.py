@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import math
 import re
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from .display import colourise
-from .image_codec import decode_image, encode_png
+from .image_codec import encode_png
 from .pair_display import Panel, SceneView
 from .pdf_page import PdfPage, text_width
 
@@ -101,18 +102,27 @@ class RasterCanvas:
     def _width(self, points: float) -> int:
         return max(1, round(points * self._px))
 
+    def _paste(self, picture, x: float, y: float, w: float, h: float) -> None:  # noqa: ANN001 - PIL image
+        from PIL import Image
+
+        size = (max(1, round(w)), max(1, round(h)))
+        picture = picture if picture.mode == "RGB" else picture.convert("RGB")
+        self._image.paste(picture if picture.size == size else picture.resize(size, Image.NEAREST), (round(x), round(y)))
+
     def jpeg_image(self, jpeg: bytes, x: float, y: float, w: float, h: float) -> None:
         """Paste a JPEG, resampled (nearest neighbour: pixels stay sharp) to the box ``(x, y, w, h)``."""
-        self.rgb_image(decode_image(jpeg), x, y, w, h)
+        from PIL import Image
+
+        with Image.open(io.BytesIO(jpeg)) as picture:
+            picture.load()
+            self._paste(picture, x, y, w, h)
 
     def rgb_image(self, rgb: np.ndarray, x: float, y: float, w: float, h: float) -> None:
         """Paste a uint8 ``(rows, cols)`` grey or ``(rows, cols, 3)`` RGB array, resampled to the
         box ``(x, y, w, h)``."""
         from PIL import Image
 
-        size = (max(1, round(w)), max(1, round(h)))
-        picture = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8)).convert("RGB")
-        self._image.paste(picture.resize(size, Image.NEAREST), (round(x), round(y)))
+        self._paste(Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8)), x, y, w, h)
 
     def rectangle(self, x: float, y: float, w: float, h: float, *, stroke: str, line_width: float) -> None:
         """Outline of the box ``(x, y, w, h)``, drawn inside it."""
@@ -203,8 +213,9 @@ def _layout(view: SceneView, dpi: int) -> _Layout:
                    label, (round(0.44 * ph), round(0.44 * pw)), mosaic_width, rows)
 
 
-def _draw(canvas: Canvas, view: SceneView, lay: _Layout, unit: float) -> None:
-    """Draw the figure on ``canvas``; ``unit`` = canvas units per PNG pixel."""
+def _draw(canvas: Canvas, view: SceneView, lay: _Layout, unit: float, residual_rgb: dict[str, np.ndarray]) -> None:
+    """Draw the figure on ``canvas``; ``unit`` = canvas units per PNG pixel; ``residual_rgb`` =
+    the methods' residual maps in colour."""
     ph, pw = lay.panel
     ih, iw = lay.inset
     H, W = view.full_shape
@@ -236,10 +247,10 @@ def _draw(canvas: Canvas, view: SceneView, lay: _Layout, unit: float) -> None:
         else:
             canvas.text("no result", (x0 + pw / 2) * unit, (y0 + ph / 2) * unit, size=6, anchor="middle-centre",
                         colour=_MISSING)
-        residual = view.residuals.get(name) if (is_method and lay.rows == 2) else None
+        residual = residual_rgb.get(name) if (is_method and lay.rows == 2) else None
         if residual is not None:
             y1 = y0 + ph + lay.row_gap
-            canvas.rgb_image(colourise(residual, view.residual_max), x0 * unit, y1 * unit, pw * unit, ph * unit)
+            canvas.rgb_image(residual, x0 * unit, y1 * unit, pw * unit, ph * unit)
             box(x0, y1, pw, ph, "#000000", 0.4)
             crop_box(x0, y1)
     if lay.rows == 2:
@@ -301,10 +312,11 @@ def write_scene_figure(out_dir: str | Path, view: SceneView, *, dpi: int = FIGUR
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     lay = _layout(view, dpi)
+    residual_rgb = {m: colourise(r, view.residual_max) for m, r in view.residuals.items()}
     raster = RasterCanvas(lay.width, lay.height, dpi=dpi)
-    _draw(raster, view, lay, 1.0)
+    _draw(raster, view, lay, 1.0, residual_rgb)
     png = raster.save_png(out / f"{_safe(view.scene)}.png", dpi=dpi)
     page = PdfPage(lay.width * 72.0 / dpi, lay.height * 72.0 / dpi)
-    _draw(page, view, lay, 72.0 / dpi)
+    _draw(page, view, lay, 72.0 / dpi, residual_rgb)
     pdf = page.save(out / f"{_safe(view.scene)}.pdf")
     return [png, pdf]

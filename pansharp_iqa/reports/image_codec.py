@@ -34,14 +34,18 @@ def _pil_image(image: np.ndarray):  # noqa: ANN202 - PIL.Image.Image
 
 
 def encode_jpeg(image: np.ndarray, *, quality: int = JPEG_QUALITY) -> bytes:
-    """JPEG bytes of a uint8 ``(h, w)`` or ``(h, w, 3)`` image.
+    """JPEG bytes (baseline, 4:2:0 chroma for RGB) of a uint8 ``(h, w)`` or ``(h, w, 3)`` image.
+
+    Encoded by OpenCV: libjpeg-turbo in one call, the same bytes as Pillow's encoder at the same
+    quality, with less Python around it, which matters when the display images are made in a
+    thread beside the evaluation (``pansharp-eval --jobs 1``).
 
     Parameters
     ----------
     image : numpy.ndarray
         uint8 grey-level or RGB image.
     quality : int
-        JPEG quality, 1..95.
+        JPEG quality, 1..100 (libjpeg's scale, as Pillow's).
 
     Returns
     -------
@@ -52,9 +56,16 @@ def encode_jpeg(image: np.ndarray, *, quality: int = JPEG_QUALITY) -> bytes:
     >>> encode_jpeg(np.zeros((4, 4, 3), np.uint8))[:2]
     b'\\xff\\xd8'
     """
-    buf = io.BytesIO()
-    _pil_image(image).save(buf, format="JPEG", quality=int(quality))
-    return buf.getvalue()
+    import cv2
+
+    arr = _display_array(image)
+    if not 1 <= int(quality) <= 100:
+        raise ValueError(f"JPEG quality {quality} outside 1..100")
+    ok, encoded = cv2.imencode(".jpg", arr[:, :, ::-1] if arr.ndim == 3 else arr,  # OpenCV takes BGR
+                               [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("OpenCV could not encode the image as JPEG")
+    return encoded.tobytes()
 
 
 def encode_png(image: np.ndarray, *, dpi: int | None = None, fast: bool = False) -> bytes:
@@ -67,13 +78,21 @@ def encode_png(image: np.ndarray, *, dpi: int | None = None, fast: bool = False)
     dpi : int, optional
         Resolution recorded in the file (``pHYs`` chunk, dots per inch).
     fast : bool
-        Favour speed over size (OpenCV, zlib level 1 with run-length matching: about half the
-        time of Pillow's fastest level on photographic figures, and about as small). Default:
-        Pillow's default level (smaller files; the HTML report's maps).
+        Favour speed over size: every row "Up"-filtered (difference from the row above) with
+        numpy and deflated at the fastest level by ISA-L (the ``isal`` package; Python's zlib
+        with run-length matching without it). On a 1545 x 565 figure of photographic panels this
+        takes about 4 ms (13 ms with zlib) and the file is about as small as OpenCV's fastest
+        (14 ms) and Pillow's (32 to 42 ms: it tries several filters on every row, and its
+        and OpenCV's time is zlib's deflate). Default: Pillow's default level (smaller files).
 
     Returns
     -------
     bytes
+
+    References
+    ----------
+    W3C, *Portable Network Graphics (PNG) Specification (Third Edition)*, 2025: sections 5 (file
+    structure), 9.2 (filter type 2, Up), 11.2.1 (IHDR), 11.3.4.5 (pHYs).
 
     Examples
     --------
@@ -87,20 +106,36 @@ def encode_png(image: np.ndarray, *, dpi: int | None = None, fast: bool = False)
         buf = io.BytesIO()
         _pil_image(image).save(buf, format="PNG", **({"dpi": (dpi, dpi)} if dpi else {}))
         return buf.getvalue()
-    import cv2
-
     arr = _display_array(image)
-    ok, encoded = cv2.imencode(".png", arr[:, :, ::-1] if arr.ndim == 3 else arr,
-                               [cv2.IMWRITE_PNG_COMPRESSION, 1, cv2.IMWRITE_PNG_STRATEGY, cv2.IMWRITE_PNG_STRATEGY_RLE])
-    if not ok:
-        raise ValueError("OpenCV could not encode the image as PNG")
-    data = encoded.tobytes()
-    if dpi is None:
-        return data
-    # a pHYs chunk (pixels per metre, unit 1 = metre) right after the 8-byte signature and IHDR
-    body = b"pHYs" + struct.pack(">IIB", round(dpi / 0.0254), round(dpi / 0.0254), 1)
-    chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body))
-    return data[:33] + chunk + data[33:]
+    h, w = arr.shape[:2]
+    rows = arr.reshape(h, -1)
+    filtered = np.empty((h, rows.shape[1] + 1), dtype=np.uint8)
+    filtered[:, 0] = 2  # filter type 2 (Up): each byte minus the one above (modulo 256), row 0 as it is
+    filtered[0, 1:] = rows[0]
+    np.subtract(rows[1:], rows[:-1], out=filtered[1:, 1:])
+    colour_type = 0 if arr.ndim == 2 else 2  # grey level or RGB, 8 bits a sample
+    chunks = [_png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, colour_type, 0, 0, 0))]
+    if dpi is not None:
+        per_metre = round(dpi / 0.0254)
+        chunks.append(_png_chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)))  # unit 1 = metre
+    chunks += [_png_chunk(b"IDAT", _deflate_fast(filtered.data)), _png_chunk(b"IEND", b"")]
+    return b"\x89PNG\r\n\x1a\n" + b"".join(chunks)
+
+
+def _png_chunk(kind: bytes, body: bytes) -> bytes:
+    """One PNG chunk: length, type, data, CRC-32 of type and data."""
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
+
+
+def _deflate_fast(data: memoryview) -> bytes:
+    """A zlib stream of ``data`` at the fastest useful setting (ISA-L level 1, else zlib level 1
+    with run-length matching)."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        packer = zlib.compressobj(1, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
+        return packer.compress(data) + packer.flush()
+    return isal_zlib.compress(data, 1)
 
 
 def decode_image(data: bytes) -> np.ndarray:

@@ -27,7 +27,7 @@ from .display import (
 )
 from .image_codec import encode_jpeg
 
-__all__ = ["ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "make_pair_display"]
+__all__ = ["ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "forget_scenes", "make_pair_display"]
 
 
 class ImageAccess(Protocol):
@@ -175,8 +175,8 @@ def make_pair_display(
         scene is enough).
     scene_key : hashable, optional
         Identifies the scene's reference (e.g. its name and a fingerprint of its pixels): the
-        stretch limits and the crop, which depend on the reference only, are then computed once
-        per scene in a process and reused for its other pairs.
+        stretch limits, the crop and the reference panels, which depend on the reference only,
+        are then made once per scene in a process and reused for its other pairs.
 
     Returns
     -------
@@ -194,19 +194,19 @@ def make_pair_display(
     reduced = resolution == "reduced"
     H, W = access.shape("gt" if reduced else "pan")
     dshape = display_shape((H, W), max_side)
-    memo_key = None if scene_key is None else (scene_key, resolution, ratio, bands, dshape)
-    geometry = _GEOMETRY.get(memo_key) if memo_key is not None else None
+    memo_key = None if scene_key is None else (scene_key, resolution, ratio, bands, dshape, max_side)
+    memo = _SCENE_MEMO.get(memo_key) if memo_key is not None else None
     ref = pan = None
-    if geometry is None or with_references:
+    if memo is None or (with_references and memo.references is None):
         ref = access.display("gt" if reduced else "ms", bands, dshape)
         pan = None if reduced else access.display("pan", (), dshape)
-    if geometry is None:
-        geometry = _scene_geometry(ref, pan, (H, W), ratio)
+    if memo is None:
+        memo = _SceneMemo(*_scene_geometry(ref, pan, (H, W), ratio))
         if memo_key is not None:
-            _GEOMETRY[memo_key] = geometry
-            while len(_GEOMETRY) > _GEOMETRY_SIZE:
-                _GEOMETRY.pop(next(iter(_GEOMETRY)))
-    limits, crop = geometry
+            _SCENE_MEMO[memo_key] = memo
+            while len(_SCENE_MEMO) > _SCENE_MEMO_SIZE:
+                _SCENE_MEMO.pop(next(iter(_SCENE_MEMO)))
+    limits, crop = memo.limits, memo.crop
     row, col, side = crop
     rows, cols = (row, row + side), (col, col + side)
 
@@ -220,7 +220,9 @@ def make_pair_display(
         if reduced:
             residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
     references: tuple[Panel, ...] = ()
-    if with_references and reduced:
+    if with_references and memo.references is not None:
+        references = memo.references
+    elif with_references and reduced:
         references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
     elif with_references:
         assert ref is not None and pan is not None
@@ -228,12 +230,34 @@ def make_pair_display(
             panel("MS (EXP)", ref, _exp_crop(access, bands, crop, ratio), limits),
             panel("PAN", pan, access.window("pan", rows, cols, ()), stretch_limits(pan)),
         )
+    if references and memo_key is not None:
+        memo.references = references
     return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, tuple(access.notes))
 
 
-#: Stretch limits and crop of recently seen scenes (see ``scene_key``), oldest first.
-_GEOMETRY: dict[Hashable, tuple[np.ndarray, tuple[int, int, int]]] = {}
-_GEOMETRY_SIZE = 16
+@dataclasses.dataclass
+class _SceneMemo:
+    """What a scene's pairs share: stretch limits, crop and, once made, the reference panels."""
+
+    limits: np.ndarray
+    crop: tuple[int, int, int]
+    references: tuple[Panel, ...] | None = None
+
+
+#: The :class:`_SceneMemo` of recently seen scenes (see ``scene_key``), oldest first.
+_SCENE_MEMO: dict[Hashable, _SceneMemo] = {}
+_SCENE_MEMO_SIZE = 16
+
+
+def forget_scenes() -> None:
+    """Forget the stretch limits, crops and reference panels kept for ``scene_key`` (a run calls
+    it first, so that a scene file edited between two runs in one process is shown afresh).
+
+    Examples
+    --------
+    >>> forget_scenes()
+    """
+    _SCENE_MEMO.clear()
 
 
 def _scene_geometry(

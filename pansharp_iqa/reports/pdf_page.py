@@ -132,7 +132,7 @@ class PdfPage:
     def rgb_image(self, rgb: np.ndarray, x: float, y: float, w: float, h: float) -> None:
         """Place an ``(rows, cols, 3)`` uint8 RGB array (Flate, lossless) in the box ``(x, y, w, h)``."""
         rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
-        data = zlib.compress(rgb.tobytes(), 6)
+        data = zlib.compress(rgb.tobytes(), 1)
         header = b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB " \
                  b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>" % (rgb.shape[1], rgb.shape[0], len(data))
         self._place(header + b"\nstream\n" + data + b"\nendstream", x, y, w, h)

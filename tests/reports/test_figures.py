@@ -157,3 +157,53 @@ def test_fast_png_is_lossless_and_records_its_resolution():
     with Image.open(io.BytesIO(encode_png(image, dpi=300, fast=True))) as img:
         assert img.mode == "RGB" and [round(v) for v in img.info["dpi"]] == [300, 300]
         np.testing.assert_array_equal(np.asarray(img), image)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 9), (40, 33, 3), (1, 7, 3)])
+@pytest.mark.parametrize("isal", [True, False])
+def test_fast_png_is_read_back_by_libpng_with_valid_checksums(shape, isal, monkeypatch):
+    """The fast writer's files decode to the same pixels in OpenCV (libpng: a bad CRC or stream
+    is an error) and Pillow, with ISA-L's deflate and with zlib's."""
+    import builtins
+    import io
+    import struct
+    import zlib
+
+    import cv2
+    from PIL import Image
+
+    from pansharp_iqa.reports.image_codec import encode_png
+
+    if not isal:
+        real_import = builtins.__import__
+
+        def no_isal(name, *args, **kwargs):
+            if name == "isal" or name.startswith("isal."):
+                raise ImportError(name)
+            return real_import(name, *args, **kwargs)
+
+        monkeypatch.setattr(builtins, "__import__", no_isal)
+    image = np.random.default_rng(len(shape)).integers(0, 256, shape, dtype=np.uint8)
+    image[: shape[0] // 2] = 7  # runs, and rows equal to the one above
+    data = encode_png(image, dpi=150, fast=True)
+    pos, kinds = 8, []
+    while pos < len(data):  # every chunk's CRC-32 covers its type and data
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        assert struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0] == zlib.crc32(kind + body)
+        kinds.append(kind)
+        pos += 12 + length
+    assert kinds == [b"IHDR", b"pHYs", b"IDAT", b"IEND"]
+    libpng = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    assert libpng is not None
+    np.testing.assert_array_equal(libpng[:, :, ::-1] if libpng.ndim == 3 else libpng, image)
+    with Image.open(io.BytesIO(data)) as img:
+        np.testing.assert_array_equal(np.asarray(img), image)
+        assert [round(v) for v in img.info["dpi"]] == [150, 150]
+
+
+def test_jpeg_quality_outside_its_scale_is_refused():
+    from pansharp_iqa.reports.image_codec import encode_jpeg
+
+    with pytest.raises(ValueError, match="quality 0 outside 1..100"):
+        encode_jpeg(np.zeros((4, 4, 3), np.uint8), quality=0)
