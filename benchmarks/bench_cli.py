@@ -6,8 +6,9 @@ the command's time is dominated by the metrics.
 
 ``--overhead N`` also measures what the visual reports add: the same run (``--jobs 1``) with the
 default formats, with ``--format html`` added, with ``--figures`` and with both, N times each in
-interleaved order (the machine may be shared: the median of N runs is compared, and every
-figure is printed). Run::
+interleaved order. The machine may be shared and drift: each variant is compared with the
+default run of the same round, and the median of these N paired overheads is printed with its
+quartiles, next to the median times and every time. Run::
 
     python benchmarks/bench_cli.py [--scenes 20] [--size 256] [--bands 8] [--keep DIR] [--overhead 5]
 """
@@ -97,13 +98,17 @@ def overhead(data: Path, methods: list[Path], root: Path, repeat: int) -> None:
     for _ in range(repeat):
         for name, extra in VARIANTS.items():
             times[name].append(run_cli(data, methods, root / "ov", 1, extra))
-    base = float(np.median(times["default formats"]))
+    base = np.array(times["default formats"])
     size = (root / "ov" / "report.html").stat().st_size / 2**20
-    print(f"  visual reports (--jobs 1, median of {repeat} interleaved runs; all runs in brackets):")
+    print(f"  visual reports (--jobs 1, {repeat} interleaved rounds: median time, median [quartiles] of the "
+          "overhead over the same round's default run; all times in brackets):")
     for name, ts in times.items():
-        med = float(np.median(ts))
-        extra = "" if name == "default formats" else f"  (+{100 * (med - base) / base:.0f} %)"
-        print(f"    {name:22s}: {med:6.2f} s{extra}  [{', '.join(f'{t:.2f}' for t in ts)}]")
+        extra = ""
+        if name != "default formats":
+            paired = 100 * (np.array(ts) - base) / base
+            q1, med, q3 = np.percentile(paired, [25, 50, 75])
+            extra = f"  {med:+.0f} % [{q1:+.0f}, {q3:+.0f}]"
+        print(f"    {name:22s}: {float(np.median(ts)):6.2f} s{extra}  [{', '.join(f'{t:.2f}' for t in ts)}]")
     print(f"    report.html: {size:.1f} MB")
 
 

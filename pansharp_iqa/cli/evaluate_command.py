@@ -17,14 +17,14 @@ from pansharp_iqa.io.settings import DatasetSettings, load_settings
 from pansharp_iqa.reports.pair_display import forget_scenes
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
-from .figure_queue import FigureQueue
+from .scene_queue import SceneQueue
 from .memory_plan import path_summary
 from .output_dir import prepare_output, report_targets
 from .report_writer import EXP_NOTE, write_reports
 from .runner import connect_scheduler, run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
-from .visual_reports import FIGURES_DIR, display_side, drop_repeated_references
+from .visual_reports import FIGURES_DIR, display_side, drop_repeated_references, html_scenes
 
 __all__ = ["dataset_scenes", "run_evaluate", "settings_from_args"]
 
@@ -194,12 +194,14 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
         record_root = staging if ns.force else out_dir
         with_references: set[str] = set()
         tasks = [task for task, _ in todo] + redisplay
-        # --figures: each scene's figure is drawn as soon as its last pair is done, while the
-        # others are evaluated (the same figures as drawn after the run: see FigureQueue)
-        figure_queue = FigureQueue(
-            staging / FIGURES_DIR, [m for m, _ in methods], tasks=[(t.scene.name, t.method) for t in tasks],
-            known={key: o.display for key, o in planned.items()}, threads=ns.jobs,
-        ) if getattr(ns, "figures", False) else None
+        # each scene's figure and page grid are made as soon as its last pair is done, while the
+        # others are evaluated (the same output as made after the run: see SceneQueue)
+        html, figures = "html" in ns.format, getattr(ns, "figures", False)
+        scene_queue = SceneQueue(
+            [m for m, _ in methods], tasks=[(t.scene.name, t.method) for t in tasks],
+            known={key: o.display for key, o in planned.items()}, figures_dir=staging / FIGURES_DIR if figures else None,
+            html_scenes=html_scenes([s.name for s in scenes]) if html else (), threads=ns.jobs,
+        ) if html or figures else None
 
         def on_done(i: int, outcome: SceneOutcome) -> None:
             drop_repeated_references(outcome, with_references)
@@ -212,8 +214,8 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
             else:
                 display = outcome.display if outcome.status == "ok" else f"no display: {outcome.reason}"
                 planned[key] = dataclasses.replace(planned[key], display=display)
-            if figure_queue is not None:
-                figure_queue.pair_done(*key, display)
+            if scene_queue is not None:
+                scene_queue.pair_done(*key, display)
 
         forget_scenes()  # the reference panels of this run come from this run's files
         try:
@@ -241,11 +243,11 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
                 run_info={"jobs": ns.jobs, "resumed": len(reused), "run_id": output.run_id,
                           "evaluation_paths": _path_counts(evaluated)},
                 shown_dir=out_dir,
-                figure_queue=figure_queue,
+                scene_queue=scene_queue,
             )
         except BaseException:
-            if figure_queue is not None:
-                figure_queue.abort()  # nothing is drawn into the staging folder once it is removed
+            if scene_queue is not None:
+                scene_queue.abort()  # nothing is drawn into the staging folder once it is removed
             output.discard_staging()
             raise
         output.commit(_kept_records(out_dir, pairs, planned))

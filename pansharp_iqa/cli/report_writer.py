@@ -15,7 +15,7 @@ from .scene_eval import SceneOutcome
 from .visual_reports import write_visual_reports
 
 if TYPE_CHECKING:
-    from .figure_queue import FigureQueue
+    from .scene_queue import SceneQueue
 
 __all__ = ["EXP_NOTE", "common_card", "write_reports"]
 
@@ -77,7 +77,7 @@ def write_reports(
     argv: list[str],
     run_info: dict[str, Any],
     shown_dir: Path | None = None,
-    figure_queue: FigureQueue | None = None,
+    scene_queue: SceneQueue | None = None,
 ) -> int:
     """Write the requested reports and print the terminal table.
 
@@ -107,8 +107,8 @@ def write_reports(
         Execution details recorded in the JSON (jobs, reused results).
     shown_dir : Path, optional
         Folder named in the terminal (the output folder when ``out_dir`` is a staging folder).
-    figure_queue : FigureQueue, optional
-        Draws the figures (``figures``) as the scenes finish; waited for here.
+    scene_queue : SceneQueue, optional
+        Makes the scenes' figures and page grids as the scenes finish; waited for here.
 
     Returns
     -------
@@ -189,7 +189,7 @@ def write_reports(
         out_dir, outcomes, html="html" in formats, figures=figures, title=f"pansharp-eval: {settings.name}",
         notes=notes, settings=settings, card=card, summary=summary, statistics=statistics, records=records,
         failures=failures, scenes=scenes, methods=methods, argv=argv, inputs_sha=inputs_sha, results_sha=results_sha,
-        jobs=int(run_info.get("jobs", 1) or 1), figure_queue=figure_queue,
+        jobs=int(run_info.get("jobs", 1) or 1), scene_queue=scene_queue,
     )
     if "table" in formats:
         print(render_table(summary, failures, title=title))

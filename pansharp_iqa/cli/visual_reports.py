@@ -13,11 +13,12 @@ from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_s
 from pansharp_iqa.reports.stats import IndexStatistics
 from pansharp_iqa.reports.summary import Summary
 
-from .figure_queue import FigureQueue
+from .scene_queue import SceneQueue
 from .scene_eval import SceneOutcome
 
 __all__ = [
-    "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "drop_repeated_references", "scene_views",
+    "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "drop_repeated_references", "html_scenes",
+    "scene_views",
     "write_html_report", "write_visual_reports",
 ]
 
@@ -48,6 +49,17 @@ def display_side(ns: argparse.Namespace, scene_number: int) -> int:
 
     html = "html" in (getattr(ns, "format", None) or ()) and scene_number < MAX_HTML_IMAGE_SCENES
     return DISPLAY_SIDE if (html or getattr(ns, "figures", False)) else 0
+
+
+def html_scenes(scenes: Sequence[str]) -> list[str]:
+    """The scenes ``report.html`` shows with images: the first :data:`MAX_HTML_IMAGE_SCENES`.
+
+    Examples
+    --------
+    >>> len(html_scenes([f"s{i}" for i in range(60)])) == MAX_HTML_IMAGE_SCENES
+    True
+    """
+    return list(scenes[:MAX_HTML_IMAGE_SCENES])
 
 
 def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:
@@ -127,10 +139,12 @@ def write_html_report(path: Path, *, title: str, notes: Sequence[str], settings:
                       card: Mapping[str, Any], summary: Summary, statistics: Mapping[str, IndexStatistics],
                       records: Sequence[Mapping[str, Any]], failures: Sequence[Mapping[str, Any]],
                       scenes: Sequence[str], views: Mapping[str, SceneView | None], argv: Sequence[str],
-                      inputs_sha: Mapping[str, str], results_sha: Mapping[str, Mapping[str, str]]) -> Path:
+                      inputs_sha: Mapping[str, str], results_sha: Mapping[str, Mapping[str, str]],
+                      grids: Mapping[str, str] | None = None) -> Path:
     """Write ``report.html`` (see :func:`pansharp_iqa.reports.html.render_html`).
 
-    Images are shown for the first :data:`MAX_HTML_IMAGE_SCENES` scenes.
+    Images are shown for the first :data:`MAX_HTML_IMAGE_SCENES` scenes (:func:`html_scenes`);
+    ``grids`` holds those of their image grids already rendered.
 
     Returns
     -------
@@ -139,14 +153,15 @@ def write_html_report(path: Path, *, title: str, notes: Sequence[str], settings:
     """
     from pansharp_iqa.reports.html import render_html
 
-    shown = {s: v for i, (s, v) in enumerate(views.items()) if i < MAX_HTML_IMAGE_SCENES}
+    names = set(html_scenes(list(views)))
+    shown = {s: v for s, v in views.items() if s in names}
     notes = list(notes)
     if len(views) > MAX_HTML_IMAGE_SCENES:
         notes.append(f"Images are shown for the first {MAX_HTML_IMAGE_SCENES} of {len(views)} scenes "
                      "(--figures writes a figure for every scene).")
     text = render_html(title=title, summary=summary, statistics=statistics, records=records, failures=failures,
                        scenes=scenes, provenance=_provenance(settings, card, argv, inputs_sha, results_sha),
-                       views=shown, notes=notes)
+                       views=shown, notes=notes, grids=grids)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -171,7 +186,7 @@ def write_visual_reports(
     inputs_sha: Mapping[str, str],
     results_sha: Mapping[str, Mapping[str, str]],
     jobs: int = 1,
-    figure_queue: FigureQueue | None = None,
+    scene_queue: SceneQueue | None = None,
 ) -> list[Path]:
     """Write ``report.html`` (``html``) and ``figures/`` (``figures``) of a run.
 
@@ -186,10 +201,11 @@ def write_visual_reports(
     title, notes, settings, card, summary, statistics, records, failures, scenes, methods, argv, inputs_sha, results_sha
         The run's report material (see :func:`.report_writer.write_reports`).
     jobs : int
-        Threads drawing the figures not drawn yet (the run's ``--jobs``).
-    figure_queue : FigureQueue, optional
-        Where the run has been drawing its scenes' figures as they finished (into
-        ``out_dir/figures``): it draws the rest; without it, every figure is drawn here.
+        Threads doing the scenes' work not done yet (the run's ``--jobs``).
+    scene_queue : SceneQueue, optional
+        Where the run has been making its scenes' figures and page grids as they finished (for
+        these same ``html`` and ``figures`` and into ``out_dir/figures``): it does the rest;
+        without it, all of them are made here.
 
     Returns
     -------
@@ -199,14 +215,14 @@ def write_visual_reports(
     if not (html or figures):
         return []
     views = scene_views(outcomes, scenes, methods)
+    queue = scene_queue or SceneQueue(methods, tasks=(), known={}, figures_dir=out_dir / FIGURES_DIR if figures else None,
+                                      html_scenes=html_scenes(scenes) if html else (), threads=jobs)
+    figure_files, grids = queue.finish(views)
     written: list[Path] = []
     if html:
         written.append(write_html_report(
             out_dir / HTML_FILE, title=title, notes=notes, settings=settings, card=card, summary=summary,
             statistics=statistics, records=records, failures=failures, scenes=scenes, views=views, argv=argv,
-            inputs_sha=inputs_sha, results_sha=results_sha,
+            inputs_sha=inputs_sha, results_sha=results_sha, grids=grids,
         ))
-    if figures:
-        queue = figure_queue or FigureQueue(out_dir / FIGURES_DIR, methods, tasks=(), known={}, threads=jobs)
-        written += queue.finish(views)
-    return written
+    return written + figure_files

@@ -21,7 +21,7 @@ from .pair_display import Panel, SceneView
 from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note, no_statistics_reason
 from .summary import METRIC_DIRECTIONS, Summary
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "render_scene_grid"]
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5em auto;
@@ -193,7 +193,24 @@ def _cell(label: str, body: str) -> str:
     return f"<div class='cell'><div class='lab' title='{_e(label)}'>{_e(label)}</div>{body}</div>"
 
 
-def _scene_grid(view: SceneView) -> str:
+def render_scene_grid(view: SceneView) -> str:
+    """The image grid of one scene in ``report.html``: every panel (whole scene with the crop's
+    box, the zoomed crop), the residual maps on the scene's colour scale, and notes.
+
+    Parameters
+    ----------
+    view : SceneView
+        The scene's panels (:func:`~.pair_display.assemble_scene`).
+
+    Returns
+    -------
+    str
+        An HTML fragment (images as ``data:`` URIs).
+
+    Examples
+    --------
+    See ``tests/reports/test_html.py``.
+    """
     H, W = view.full_shape
     row, col, side = view.crop
     box = (100 * row / H, 100 * col / W, 100 * side / H, 100 * side / W)
@@ -242,6 +259,7 @@ def render_html(
     provenance: Mapping[str, Any],
     views: Mapping[str, SceneView | None],
     notes: Sequence[str] = (),
+    grids: Mapping[str, str] | None = None,
 ) -> str:
     """Render the whole report as one HTML document.
 
@@ -266,6 +284,9 @@ def render_html(
         get tables only.
     notes : sequence of str
         Lines shown under the title.
+    grids : mapping of str to str, optional
+        Scene grids already rendered (:func:`render_scene_grid` of the same views), used as
+        they are.
 
     Returns
     -------
@@ -276,6 +297,7 @@ def render_html(
     --------
     See ``tests/reports/test_html.py``.
     """
+    grids = grids or {}
     nav = "".join(f"<a href='#scene-{i}'>{_e(s)}</a>" for i, s in enumerate(scenes))
     body = [
         f"<h1>{_e(title)}</h1>",
@@ -294,7 +316,7 @@ def render_html(
         body.append(_scene_table(scene, summary.methods, summary.metrics, records))
         view = views.get(scene)
         if view is not None:
-            body.append(_scene_grid(view))
+            body.append(grids[scene] if scene in grids else render_scene_grid(view))
         elif views:
             body.append("<p class='note'>No images for this scene (no method was evaluated on it, or the scene "
                         "is past the image limit of the report).</p>")

@@ -1,5 +1,6 @@
 """Visual reports made while the run goes on: display images in a background thread (``--jobs 1``)
-and each scene's figure as soon as its last pair is done; the same files as when made after."""
+and each scene's figure and page grid as soon as its last pair is done; the same files as when
+made after."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import pytest
 from scipy import ndimage
 
 from pansharp_iqa.cli import runner, scene_eval
-from pansharp_iqa.cli.figure_queue import FigureQueue
+from pansharp_iqa.cli.scene_queue import SceneQueue
 from pansharp_iqa.cli.main import main
 from pansharp_iqa.reports.display import rgb_bands
 from pansharp_iqa.reports.figures import write_scene_figure
+from pansharp_iqa.reports.html import render_scene_grid
 from pansharp_iqa.reports.pair_display import assemble_scene, forget_scenes, make_pair_display
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
@@ -36,7 +38,7 @@ def test_figures_and_page_do_not_depend_on_when_or_where_they_are_made(tmp_path,
     args = [str(folder), *map(str, rr_methods.values()), "--format", "html", "--figures"]
     assert main([*args, "--out", str(tmp_path / "j1")]) == 1
     assert main([*args, "--out", str(tmp_path / "j2"), "--jobs", "2"]) == 1
-    monkeypatch.setattr(FigureQueue, "pair_done", lambda self, scene, method, display: None)
+    monkeypatch.setattr(SceneQueue, "pair_done", lambda self, scene, method, display: None)
     assert main([*args, "--out", str(tmp_path / "after")]) == 1
     figures = {k: _files(tmp_path / k / "figures") for k in ("j1", "j2", "after")}
     assert sorted(figures["j1"]) == ["s1.pdf", "s1.png", "s2.pdf", "s2.png", "s3.pdf", "s3.png"]
@@ -66,8 +68,9 @@ def _wait_for(path: Path, seconds: float = 20.0) -> bool:
 
 def test_a_scene_is_drawn_once_its_last_pair_is_done(tmp_path):
     d1, d2 = _view("s1", seed=1), _view("s2", seed=2)
-    queue = FigureQueue(tmp_path / "figs", ["a", "b"], tasks=[("s1", "a"), ("s1", "b"), ("s2", "a")],
-                        known={("s2", "b"): None})  # s2/b failed before the run: no task
+    queue = SceneQueue(["a", "b"], tasks=[("s1", "a"), ("s1", "b"), ("s2", "a")],
+                       known={("s2", "b"): None},  # s2/b failed before the run: no task
+                       figures_dir=tmp_path / "figs", html_scenes={"s2"})
     queue.pair_done("s1", "a", d1["a"])
     time.sleep(0.2)
     assert not (tmp_path / "figs").exists()  # s1 still waits for b
@@ -76,17 +79,18 @@ def test_a_scene_is_drawn_once_its_last_pair_is_done(tmp_path):
     queue.pair_done("s2", "a", d2["a"])
     views = {"s1": assemble_scene("s1", ["a", "b"], d1), "s2": assemble_scene("s2", ["a", "b"], {"a": d2["a"]}),
              "s3": None}
-    files = queue.finish(views)
+    files, grids = queue.finish(views)
     assert [p.name for p in files] == ["s1.png", "s1.pdf", "s2.png", "s2.pdf"]
     again = write_scene_figure(tmp_path / "again", views["s2"])
     assert [p.read_bytes() for p in files[2:]] == [p.read_bytes() for p in again]
+    assert grids == {"s2": render_scene_grid(views["s2"])}
 
 
 def test_finish_draws_the_scenes_no_pair_reported(tmp_path):
     d = _view("s1")
-    queue = FigureQueue(tmp_path / "figs", ["a", "b"], tasks=[], known={})
-    files = queue.finish({"s1": assemble_scene("s1", ["a", "b"], d)})
-    assert [p.name for p in files] == ["s1.png", "s1.pdf"] and all(p.is_file() for p in files)
+    queue = SceneQueue(["a", "b"], tasks=[], known={}, figures_dir=tmp_path / "figs")
+    files, grids = queue.finish({"s1": assemble_scene("s1", ["a", "b"], d)})
+    assert [p.name for p in files] == ["s1.png", "s1.pdf"] and all(p.is_file() for p in files) and grids == {}
 
 
 def test_an_interrupted_run_leaves_no_figures_and_keeps_the_earlier_results(tmp_path, monkeypatch, reduced_dataset,
@@ -102,17 +106,17 @@ def test_an_interrupted_run_leaves_no_figures_and_keeps_the_earlier_results(tmp_
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    import pansharp_iqa.cli.figure_queue as figure_queue
+    import pansharp_iqa.cli.scene_queue as scene_queue
 
     def slow_figure(out_dir, view):
         time.sleep(0.3)  # still drawing when the run is interrupted
         return write_scene_figure(out_dir, view)
 
-    monkeypatch.setattr(figure_queue, "write_scene_figure", slow_figure)
+    monkeypatch.setattr(scene_queue, "write_scene_figure", slow_figure)
     monkeypatch.setattr(command, "write_reports", interrupted)  # every figure was queued by then
     assert main([*args, "--format", "json", "--figures", "--force"]) == 130
     for thread in threading.enumerate():  # a drawing left running would write after the clean-up
-        if thread.name.startswith("figures"):
+        if thread.name.startswith("scene-reports"):
             thread.join(timeout=10)
     after = _files(out)
     assert {k: v for k, v in after.items() if not k.startswith(".")} == before  # nothing staged is left
