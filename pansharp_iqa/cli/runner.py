@@ -176,8 +176,9 @@ def _run_here(tasks: Sequence[SceneTask], outcomes: list[SceneOutcome | None],
               on_done: Callable[[int, SceneOutcome], None] | None, bar: Any) -> None:
     """Evaluate the tasks one after the other in this process. Display images (``--format html``,
     ``--figures``) are made by a background thread while the next pairs are evaluated (at most
-    :data:`_DISPLAY_BACKLOG` pairs behind, so a few pairs' arrays are kept at most); each outcome
-    is reported, in task order, once its display is made."""
+    :data:`_DISPLAY_BACKLOG` pairs behind, each at most
+    :data:`~.scene_eval.DEFERRED_DISPLAY_BYTES` of arrays); each outcome is reported, in task
+    order, once its display is made."""
     if not any(task.display for task in tasks):
         for i, task in enumerate(tasks):
             _settle(i, evaluate_scene(task), outcomes, on_done, bar)

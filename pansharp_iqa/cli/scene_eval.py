@@ -275,9 +275,10 @@ def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, **extr
     return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget, **extra)
 
 
-#: In-memory pairs up to this size (fused image and inputs, bytes) may have their display images
-#: made later, in another thread (``defer_display``), which keeps their arrays alive meanwhile.
-DEFERRED_DISPLAY_BYTES = 64 * 2**20
+#: In-memory pairs up to this size (fused image and inputs, bytes; a 1024 x 1024 x 8 pair in float64
+#: is 128 MiB) may have their display images made later, in another thread (``defer_display``),
+#: which keeps their arrays alive meanwhile.
+DEFERRED_DISPLAY_BYTES = 192 * 2**20
 
 
 def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any]], Any] | None = None) -> SceneOutcome:
