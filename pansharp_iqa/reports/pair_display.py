@@ -11,6 +11,7 @@ scene (same stretch, same crop for every method), so any pair of a scene can sup
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Hashable, Sequence
 from typing import Protocol
 
@@ -195,7 +196,8 @@ def make_pair_display(
     H, W = access.shape("gt" if reduced else "pan")
     dshape = display_shape((H, W), max_side)
     memo_key = None if scene_key is None else (scene_key, resolution, ratio, bands, dshape, max_side)
-    memo = _SCENE_MEMO.get(memo_key) if memo_key is not None else None
+    with _SCENE_MEMO_LOCK:  # display images may be made in two threads (in line and in the background)
+        memo = _SCENE_MEMO.get(memo_key) if memo_key is not None else None
     ref = pan = None
     if memo is None or (with_references and memo.references is None):
         ref = access.display("gt" if reduced else "ms", bands, dshape)
@@ -203,9 +205,10 @@ def make_pair_display(
     if memo is None:
         memo = _SceneMemo(*_scene_geometry(ref, pan, (H, W), ratio))
         if memo_key is not None:
-            _SCENE_MEMO[memo_key] = memo
-            while len(_SCENE_MEMO) > _SCENE_MEMO_SIZE:
-                _SCENE_MEMO.pop(next(iter(_SCENE_MEMO)))
+            with _SCENE_MEMO_LOCK:
+                _SCENE_MEMO[memo_key] = memo
+                while len(_SCENE_MEMO) > _SCENE_MEMO_SIZE:
+                    _SCENE_MEMO.pop(next(iter(_SCENE_MEMO)))
     limits, crop = memo.limits, memo.crop
     row, col, side = crop
     rows, cols = (row, row + side), (col, col + side)
@@ -247,6 +250,7 @@ class _SceneMemo:
 #: The :class:`_SceneMemo` of recently seen scenes (see ``scene_key``), oldest first.
 _SCENE_MEMO: dict[Hashable, _SceneMemo] = {}
 _SCENE_MEMO_SIZE = 16
+_SCENE_MEMO_LOCK = threading.Lock()
 
 
 def forget_scenes() -> None:
@@ -257,7 +261,8 @@ def forget_scenes() -> None:
     --------
     >>> forget_scenes()
     """
-    _SCENE_MEMO.clear()
+    with _SCENE_MEMO_LOCK:
+        _SCENE_MEMO.clear()
 
 
 def _scene_geometry(
