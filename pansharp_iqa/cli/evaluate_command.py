@@ -17,13 +17,13 @@ from pansharp_iqa.io.settings import DatasetSettings, load_settings
 from pansharp_iqa.reports.pair_display import forget_scenes
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
-from .scene_queue import SceneQueue
 from .memory_plan import path_summary
 from .output_dir import prepare_output, report_targets
 from .report_writer import EXP_NOTE, write_reports
 from .runner import connect_scheduler, run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
+from .scene_queue import SceneQueue
 from .visual_reports import FIGURES_DIR, display_side, drop_repeated_references, html_scenes
 
 __all__ = ["dataset_scenes", "run_evaluate", "settings_from_args"]

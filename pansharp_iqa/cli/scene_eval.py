@@ -21,14 +21,14 @@ import numpy as np
 
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
-from pansharp_iqa.validation import InputError
 from pansharp_iqa.io.memory import available_memory
+from pansharp_iqa.io.metadata import check_recorded, read_recorded
 from pansharp_iqa.io.results import load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
-from pansharp_iqa.io.metadata import check_recorded, read_recorded
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
+from pansharp_iqa.validation import InputError
 
 from .memory_plan import TILE_SIZE, PathChoice, choose_path
 

@@ -13,8 +13,8 @@ from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_s
 from pansharp_iqa.reports.stats import IndexStatistics
 from pansharp_iqa.reports.summary import Summary
 
-from .scene_queue import SceneQueue
 from .scene_eval import SceneOutcome
+from .scene_queue import SceneQueue
 
 __all__ = [
     "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "drop_repeated_references", "html_scenes",

@@ -10,12 +10,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 from scipy import ndimage
 
 from pansharp_iqa.cli import runner, scene_eval
-from pansharp_iqa.cli.scene_queue import SceneQueue
 from pansharp_iqa.cli.main import main
+from pansharp_iqa.cli.scene_queue import SceneQueue
 from pansharp_iqa.reports.display import rgb_bands
 from pansharp_iqa.reports.figures import write_scene_figure
 from pansharp_iqa.reports.html import render_scene_grid
