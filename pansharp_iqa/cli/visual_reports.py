@@ -18,8 +18,7 @@ from .scene_queue import SceneQueue
 
 __all__ = [
     "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "display_side", "drop_repeated_references", "html_scenes",
-    "scene_views",
-    "write_html_report", "write_visual_reports",
+    "scene_views", "write_html_report", "write_visual_reports",
 ]
 
 HTML_FILE = "report.html"
@@ -47,19 +46,24 @@ def display_side(ns: argparse.Namespace, scene_number: int) -> int:
     """
     from pansharp_iqa.reports.display import DISPLAY_SIDE
 
-    html = "html" in (getattr(ns, "format", None) or ()) and scene_number < MAX_HTML_IMAGE_SCENES
+    html = "html" in (getattr(ns, "format", None) or ()) and _page_shows_images(scene_number)
     return DISPLAY_SIDE if (html or getattr(ns, "figures", False)) else 0
 
 
+def _page_shows_images(scene_number: int) -> bool:
+    return scene_number < MAX_HTML_IMAGE_SCENES
+
+
 def html_scenes(scenes: Sequence[str]) -> list[str]:
-    """The scenes ``report.html`` shows with images: the first :data:`MAX_HTML_IMAGE_SCENES`.
+    """The scenes ``report.html`` shows with images: the first :data:`MAX_HTML_IMAGE_SCENES`
+    (the rule :func:`display_side` applies too).
 
     Examples
     --------
     >>> len(html_scenes([f"s{i}" for i in range(60)])) == MAX_HTML_IMAGE_SCENES
     True
     """
-    return list(scenes[:MAX_HTML_IMAGE_SCENES])
+    return [s for i, s in enumerate(scenes) if _page_shows_images(i)]
 
 
 def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:

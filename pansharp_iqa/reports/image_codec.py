@@ -1,5 +1,6 @@
-"""Encoding display images as JPEG/PNG bytes and ``data:`` URIs (Pillow, matplotlib's image
-library), so a report embeds its images and needs no other file or network access."""
+"""Encoding display images as JPEG/PNG bytes and ``data:`` URIs (JPEG by OpenCV, PNG by Pillow or,
+for the figures, by a fast writer of the standard format), so a report embeds its images and needs
+no other file or network access."""
 
 from __future__ import annotations
 
