@@ -9,20 +9,26 @@ from pathlib import Path
 
 import numpy as np
 
+from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.scenes import load_scene
+from pansharp_iqa.io.settings import DatasetSettings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
+from .output_dir import OutputFolder, atomic_file
 
-__all__ = ["run_baselines"]
+__all__ = ["MANIFEST_NAME", "run_baselines"]
+
+#: The manifest of the files ``pansharp-eval baselines`` wrote in its ``--out`` folder.
+MANIFEST_NAME = ".pansharp-eval-baselines.json"
 
 
-def _methods(text: str) -> list[str]:
+def _methods(text: str | None) -> list[str]:
     from pansharp_iqa.baselines import BASELINES
 
     table = {k.lower(): k for k in BASELINES}
-    names = [t.strip() for t in text.split(",") if t.strip()]
+    names = [t.strip() for t in (text or ",".join(BASELINES)).split(",") if t.strip()]
     unknown = [n for n in names if n.lower() not in table]
     if unknown or not names:
         raise UsageError(f"unknown baseline(s) {unknown or [text]}; known: {', '.join(BASELINES)}")
@@ -34,12 +40,14 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
 
     The fused images are written as float64 ``.npy`` in the dataset's declared result scale
     (``result_scale`` in ``dataset.toml`` or ``--result-scale``; digital numbers when neither
-    is given, which is then printed), so ``pansharp-eval DATASET OUT/*`` evaluates them directly.
+    is given, which is then printed), so ``pansharp-eval evaluate DATASET OUT/*`` evaluates them
+    directly. Each file is written atomically and listed in ``OUT``'s :data:`MANIFEST_NAME`;
+    ``--force`` replaces only files listed there.
 
     Parameters
     ----------
     ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_baselines_parser`, and the command line (unused).
+        Parsed by :func:`.parser.build_parser`, and the command line (recorded in the manifest).
 
     Returns
     -------
@@ -50,7 +58,10 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     Raises
     ------
     UsageError
-        Bad settings, unknown methods, or existing results without ``--force``.
+        Bad settings, unknown methods, a file in the way that the tool did not write, or earlier
+        results without ``--force`` (nothing written).
+    OSError
+        The system refused to write a result (no space, no rights): its path is named.
     """
     from tqdm import tqdm
 
@@ -60,13 +71,42 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     methods = _methods(ns.methods)
     scenes, warnings = dataset_scenes(ns.dataset)
     out = Path(ns.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a folder")
-    existing = [out / m / f"{s.name}.npy" for m in methods for s in scenes if (out / m / f"{s.name}.npy").exists()]
-    if existing and not ns.force:
-        raise UsageError(f"{out} already holds baseline results (e.g. {existing[0]}); pass --force to overwrite them")
-    scale = settings.result_scale if settings.result_scale is not None else 1.0
+    files = {(m, scene.name): f"{m}/{scene.name}.npy" for m in methods for scene in scenes}
+    with OutputFolder(out, manifest=MANIFEST_NAME, protected=[Path(settings.root)], argv=argv) as folder:
+        folder.check(files.values())  # a file the tool did not write is refused, --force or not
+        existing = [f for f in files.values() if (out / f).exists()]
+        if existing and not ns.force:
+            raise UsageError(f"{out} already holds baseline results of an earlier run (e.g. {out / existing[0]}); "
+                             "pass --force to replace them")
+        folder.claim(files.values())
+        written, failures = _fuse_all(scenes, methods, settings, out, files, warnings)
+        folder.commit()
+    for f in failures:
+        print(f"FAILED {f}", file=sys.stderr)
+    if not any(written.values()):
+        print(f"pansharp-eval: no baseline result was written: all {len(scenes)} scene(s) failed (reasons above)",
+              file=sys.stderr)
+        return EXIT_FAILURES
     label = settings.result_scale_label or "dn"
+    counts = ", ".join(f"{m} ({written[m]}/{len(scenes)})" for m in methods)
+    print(f"pansharp-eval: wrote {counts} scene(s) in {out} (result scale {label!r})")
+    note = _scale_note(settings.sources, label=label)
+    if note:
+        print(f"pansharp-eval: note: {note}")
+    if failures:
+        print(f"pansharp-eval: {len(failures)} failure(s) (exit status 1)", file=sys.stderr)
+    return EXIT_FAILURES if failures else EXIT_OK
+
+
+def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSettings, out: Path, files: dict[tuple[str, str], str],
+              warnings: list[str]) -> tuple[dict[str, int], list[str]]:
+    """Fuse and write every (scene, method): the counts written per method, and the failures
+    (a scene or method that cannot be fused; a result that cannot be written is raised)."""
+    from tqdm import tqdm
+
+    from pansharp_iqa.baselines import BASELINES
+
+    scale = settings.result_scale if settings.result_scale is not None else 1.0
     sensor = settings.resolved_sensor()
     for w in warnings:
         print(f"pansharp-eval: warning: {w}", file=sys.stderr)
@@ -80,27 +120,16 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
             continue
         for m in methods:
             try:
-                fused = BASELINES[m](data["ms"], data["pan"], sensor=sensor, ratio=settings.ratio)
-                (out / m).mkdir(parents=True, exist_ok=True)
-                np.save(out / m / f"{scene.name}.npy", np.asarray(fused, dtype=np.float64) / scale)
+                fused = np.asarray(BASELINES[m](data["ms"], data["pan"], sensor=sensor, ratio=settings.ratio),
+                                   dtype=np.float64) / scale
             except Exception as exc:  # noqa: BLE001 - isolate per scene and method
                 failures.append(f"{scene.name} / {m}: {type(exc).__name__}: {exc}")
                 continue
+            (out / m).mkdir(exist_ok=True)
+            with atomic_file(out / files[(m, scene.name)]) as handle:
+                np.save(handle, fused)
             written[m] += 1
-    for f in failures:
-        print(f"FAILED {f}", file=sys.stderr)
-    if not any(written.values()):
-        print(f"pansharp-eval: no baseline result was written: all {len(scenes)} scene(s) failed (reasons above)",
-              file=sys.stderr)
-        return EXIT_FAILURES
-    counts = ", ".join(f"{m} ({written[m]}/{len(scenes)})" for m in methods)
-    print(f"pansharp-eval: wrote {counts} scene(s) in {out} (result scale {label!r})")
-    note = _scale_note(settings.sources, label=label)
-    if note:
-        print(f"pansharp-eval: note: {note}")
-    if failures:
-        print(f"pansharp-eval: {len(failures)} failure(s) (exit status 1)", file=sys.stderr)
-    return EXIT_FAILURES if failures else EXIT_OK
+    return written, failures
 
 
 def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
@@ -118,7 +147,7 @@ def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
     -------
     str or None
         ``None`` when the dataset (``dataset.toml``, or the ``.h5`` file's attributes) declares the
-        scale the results were written in, so ``pansharp-eval DATASET OUT/*`` finds it.
+        scale the results were written in, so ``pansharp-eval evaluate DATASET OUT/*`` finds it.
 
     Examples
     --------

@@ -3,7 +3,7 @@
 The first step of a reduced-resolution benchmark on real scenes: every scene's MS is filtered
 with the sensor's MTF and decimated by the ratio, its PAN is shrunk by the same ratio
 (:func:`pansharp_iqa.wald_degrade`, toolbox 2020), and the original MS becomes the ground truth.
-The result is a dataset folder that ``pansharp-eval`` and ``pansharp-eval baselines`` read
+The result is a dataset folder that ``pansharp-eval evaluate`` and ``pansharp-eval baselines`` read
 directly: ``<scene>_gt/_ms/_pan.npy`` (or one ``<scene>.npz``) in digital numbers, and a
 ``dataset.toml`` with ``resolution = "reduced"`` and the full-resolution dataset's sensor, ratio,
 bits and band names.
@@ -28,7 +28,7 @@ from pansharp_iqa.io.settings import DatasetSettings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
-from .output_dir import create_folder
+from .output_dir import atomic_file, create_folder
 
 __all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
 
@@ -126,17 +126,15 @@ def reduced_toml(settings: DatasetSettings, *, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_scene(out: Path, scene: SceneSource, arrays: dict[str, np.ndarray], layout: str) -> list[Path]:
+def _write_scene(out: Path, scene: SceneSource, arrays: dict[str, np.ndarray], layout: str) -> None:
+    """Write one scene's arrays (a system error names the file)."""
     if layout == "npz":
-        path = out / f"{scene.name}.npz"
-        np.savez(path, **arrays)
-        return [path]
-    paths = []
+        with atomic_file(out / f"{scene.name}.npz") as handle:
+            np.savez(handle, **arrays)
+        return
     for role, arr in arrays.items():
-        path = out / f"{scene.name}_{role}.npy"
-        np.save(path, arr)
-        paths.append(path)
-    return paths
+        with atomic_file(out / f"{scene.name}_{role}.npy") as handle:
+            np.save(handle, arr)
 
 
 def _check_out(out: Path) -> None:
@@ -153,7 +151,7 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
     Parameters
     ----------
     ns
-        Parsed by :func:`.parser.build_degrade_parser`.
+        Parsed by :func:`.parser.build_parser`.
     argv
         The command line (unused).
 
@@ -190,7 +188,8 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
         if not written:
             print("pansharp-eval: no scene could be degraded (reasons above); nothing was written", file=sys.stderr)
             return EXIT_FAILURES
-        (partial / "dataset.toml").write_text(reduced_toml(settings, source=settings.root), encoding="utf-8")
+        with atomic_file(partial / "dataset.toml", "w") as handle:
+            handle.write(reduced_toml(settings, source=settings.root))
         if out.is_dir():
             out.rmdir()  # checked empty above
         os.replace(partial, out)
@@ -199,7 +198,7 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
             shutil.rmtree(partial)
     print(f"pansharp-eval: wrote the reduced-resolution dataset {out} ({len(written)} of {len(scenes)} scene(s), "
           f"sensor {settings.sensor}, ratio {settings.ratio}); next: pansharp-eval baselines {out} --out METHODS, "
-          f"then pansharp-eval {out} METHODS/*")
+          f"then pansharp-eval evaluate {out} METHODS/*")
     if failures:
         print(f"pansharp-eval: {len(failures)} scene(s) failed (exit status 1)", file=sys.stderr)
     return EXIT_FAILURES if failures else EXIT_OK
@@ -214,12 +213,13 @@ def _degrade_all(scenes: list[SceneSource], settings: DatasetSettings, folder: P
     for scene in tqdm(scenes, desc="degrade", unit="scene", disable=None):
         try:
             data = load_scene(scene, settings, ("ms", "pan"))
-            _write_scene(folder, scene, degrade_scene(data["ms"], data["pan"], settings), layout)
+            arrays = degrade_scene(data["ms"], data["pan"], settings)
         except DataError as exc:
             failures.append(f"{scene.name}: {exc}")
             continue
         except Exception as exc:  # noqa: BLE001 - one scene's problem is that scene's failure
             failures.append(f"{scene.name}: {type(exc).__name__}: {exc}")
             continue
+        _write_scene(folder, scene, arrays, layout)  # a full disk is the run's error, not the scene's
         written.append(scene.name)
     return written, failures

@@ -18,8 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UsageError
+from .output_dir import OutputFolder, atomic_file
 
-__all__ = ["run_demo"]
+__all__ = ["MANIFEST_NAME", "run_demo"]
+
+#: The manifest of the dataset files ``pansharp-eval demo`` wrote in its ``--out`` folder.
+MANIFEST_NAME = ".pansharp-eval-demo.json"
 
 _SUBDIRS = ("datasets", "methods", "reduced", "full")
 
@@ -43,7 +47,7 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
     Parameters
     ----------
     ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_demo_parser`, and the command line.
+        Parsed by :func:`.parser.build_parser`, and the command line.
 
     Returns
     -------
@@ -53,51 +57,49 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
     Raises
     ------
     UsageError
-        If ``OUT`` already holds a demo run and neither ``--force`` nor ``--resume`` is given.
+        If ``OUT`` already holds a demo run and neither ``--force`` nor ``--resume`` is given, or
+        a file the demo writes is in the way and was not written by it.
     """
     from pansharp_iqa import wald_degrade
+    from pansharp_iqa.baselines import list_baselines
     from pansharp_iqa.demo_data import DEMO_SCENE, demo_settings, load_demo
 
     from .baselines_command import run_baselines
     from .evaluate_command import run_evaluate
-    from .parser import build_baselines_parser, build_evaluate_parser
+    from .parser import build_parser
 
     out = Path(ns.out or "pansharp-eval-demo")
-    existing = [d for d in _SUBDIRS if (out / d).exists()]
-    if existing and not (ns.force or ns.resume):
-        raise UsageError(f"{out} already holds a demo run ({', '.join(existing)}); pass --force or --resume")
-    # --force needs no deleting here: the demo rewrites its own dataset files, and the baselines and
-    # evaluate commands it runs with --force replace only what they wrote (their manifests)
-    settings = demo_settings()
-    ms, pan = load_demo()
-    ms_lr, pan_lr = wald_degrade(ms, pan, settings["sensor"], settings["ratio"])
-    datasets = {
-        "reduced": {"ms": ms_lr, "pan": pan_lr, "gt": ms},
-        "full": {"ms": ms, "pan": pan},
-    }
-    status = 0
-    for resolution, arrays in datasets.items():
-        folder = out / "datasets" / resolution
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "dataset.toml").write_text(_toml(settings, resolution), encoding="utf-8")
-        np.savez(folder / f"{DEMO_SCENE}.npz", **{k: np.asarray(v) for k, v in arrays.items()})
-        methods_dir = out / "methods" / resolution
-        b_args = [str(folder), "--out", str(methods_dir), "--force"]
-        status = max(status, run_baselines(build_baselines_parser().parse_args(b_args), ["baselines", *b_args]))
-        from pansharp_iqa.baselines import list_baselines
-
-        e_args = [str(folder), *[str(methods_dir / m) for m in list_baselines()], "--out", str(out / resolution),
-                  "--format", ",".join(ns.format), "--jobs", str(ns.jobs)]
-        e_args += ["--resume"] if ns.resume else ["--force"]
-        if ns.plots:
-            e_args.append("--plots")
-        if ns.figures:
-            e_args.append("--figures")
-        if ns.progress is False:
-            e_args.append("--no-progress")
+    files = [f"datasets/{r}/{name}" for r in ("reduced", "full") for name in ("dataset.toml", f"{DEMO_SCENE}.npz")]
+    with OutputFolder(out, manifest=MANIFEST_NAME, argv=argv) as folder:
+        existing = [d for d in _SUBDIRS if (out / d).exists()]
+        if existing and not (ns.force or ns.resume):
+            raise UsageError(f"{out} already holds a demo run ({', '.join(existing)}); pass --force or --resume")
+        folder.check(files)
+        folder.claim(files)
+        settings = demo_settings()
+        ms, pan = load_demo()
+        ms_lr, pan_lr = wald_degrade(ms, pan, settings["sensor"], settings["ratio"])
+        for resolution, arrays in (("reduced", {"ms": ms_lr, "pan": pan_lr, "gt": ms}), ("full", {"ms": ms, "pan": pan})):
+            (out / "datasets" / resolution).mkdir(parents=True, exist_ok=True)
+            with atomic_file(out / "datasets" / resolution / "dataset.toml", "w") as handle:
+                handle.write(_toml(settings, resolution))
+            with atomic_file(out / "datasets" / resolution / f"{DEMO_SCENE}.npz") as handle:
+                np.savez(handle, **{k: np.asarray(v) for k, v in arrays.items()})
+        folder.commit()
+    # the baselines and evaluate steps check, replace and record their own folders (their manifests);
+    # each records the command that repeats it
+    status, parser = 0, build_parser()
+    for resolution in ("reduced", "full"):
+        dataset, methods_dir = out / "datasets" / resolution, out / "methods" / resolution
+        step = ["baselines", str(dataset), "--out", str(methods_dir), "--force"]
+        status = max(status, run_baselines(parser.parse_args(step), step))
+        step = ["evaluate", str(dataset), *[str(methods_dir / m) for m in list_baselines()], "--out",
+                str(out / resolution), "--format", ",".join(ns.format), "--jobs", str(ns.jobs),
+                "--resume" if ns.resume else "--force", *["--plots"] * ns.plots, *["--figures"] * ns.figures,
+                *["--no-progress"] * (ns.progress is False)]
         print()
-        status = max(status, run_evaluate(build_evaluate_parser().parse_args(e_args), ["demo", *e_args]))
+        status = max(status, run_evaluate(parser.parse_args(step), step))
     if "html" in ns.format:
-        pages = [str((out / r / "report.html").resolve()) for r in datasets if (out / r / "report.html").is_file()]
+        pages = [str((out / r / "report.html").resolve()) for r in ("reduced", "full") if (out / r / "report.html").is_file()]
         print(f"\npansharp-eval demo: open the report{'s' if len(pages) > 1 else ''} in a browser: {' and '.join(pages)}")
     return status

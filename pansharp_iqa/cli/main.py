@@ -1,15 +1,16 @@
 """Entry point of ``pansharp-eval``.
 
-Forms::
+Commands::
 
-    pansharp-eval DATASET RESULTS... [options]     evaluate (also: pansharp-eval evaluate ...)
-    pansharp-eval demo [options]                   bundled demo, reduced + full resolution
-    pansharp-eval baselines DATASET --out DIR      classical baselines in the RESULTS layout
-    pansharp-eval degrade FULL --out REDUCED       Wald protocol: reduced-resolution dataset
+    pansharp-eval evaluate DATASET RESULTS... [options]   the evaluation
+    pansharp-eval demo [options]                          bundled demo, reduced + full resolution
+    pansharp-eval baselines DATASET --out DIR             classical baselines in the RESULTS layout
+    pansharp-eval degrade FULL --out REDUCED              Wald protocol: reduced-resolution dataset
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -17,28 +18,24 @@ from .errors import EXIT_USAGE, UsageError
 
 __all__ = ["main"]
 
+#: The function that runs each command, ``run(namespace, argv) -> exit status``.
+_RUNNERS = {
+    "evaluate": "evaluate_command:run_evaluate",
+    "demo": "demo_command:run_demo",
+    "baselines": "baselines_command:run_baselines",
+    "degrade": "degrade_command:run_degrade",
+}
+
 
 def _dispatch(argv: list[str]) -> int:
-    if argv and argv[0] == "demo":
-        from .demo_command import run_demo
-        from .parser import build_demo_parser
+    from .parser import build_parser
 
-        return run_demo(build_demo_parser().parse_args(argv[1:]), argv)
-    if argv and argv[0] == "baselines":
-        from .baselines_command import run_baselines
-        from .parser import build_baselines_parser
-
-        return run_baselines(build_baselines_parser().parse_args(argv[1:]), argv)
-    if argv and argv[0] == "degrade":
-        from .degrade_command import run_degrade
-        from .parser import build_degrade_parser
-
-        return run_degrade(build_degrade_parser().parse_args(argv[1:]), argv)
-    from .evaluate_command import run_evaluate
-    from .parser import build_evaluate_parser
-
-    args = argv[1:] if argv and argv[0] == "evaluate" else argv
-    return run_evaluate(build_evaluate_parser().parse_args(args), argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in _RUNNERS:
+        raise UsageError(f"{argv[0]!r} is not a command ({', '.join(_RUNNERS)}); to evaluate a dataset, write "
+                         f"pansharp-eval evaluate {argv[0]} RESULTS... (see pansharp-eval --help)")
+    ns = build_parser().parse_args(argv)
+    module, function = _RUNNERS[ns.command].split(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), function)(ns, argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,10 +50,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         Exit status: 0 success, 1 some evaluations failed (each reported with its reason),
-        2 usage error (bad arguments or dataset settings, an output location that cannot be
-        created, or a file operation the system refused; one line on stderr).
+        2 usage error (bad arguments or dataset settings, an output folder that is not the tool's
+        or is in use by another run, or a file operation the system refused; one line on stderr).
+
+    Examples
+    --------
+    >>> main(["evaluate"])  # doctest: +SKIP
+    pansharp-eval: error: the following arguments are required: DATASET, RESULTS (see pansharp-eval evaluate --help)
+    2
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # a scene named 'scène' prints on an ASCII-only terminal too
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     from pansharp_iqa.allocator import keep_freed_memory
 
     keep_freed_memory()  # a command-line process: reuse freed buffers (see pansharp_iqa.allocator)
@@ -70,8 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" ({' -> '.join(paths)})" if paths else ""
         print(f"pansharp-eval: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return EXIT_USAGE
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    except SystemExit as exc:  # argparse: --help or --version
+        return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
         print("pansharp-eval: interrupted", file=sys.stderr)
         return 130

@@ -1,46 +1,36 @@
-"""Argument parsers of ``pansharp-eval`` (evaluate is the default form; ``demo`` and
-``baselines`` are subcommands)."""
+"""The command line of ``pansharp-eval``: one parser with a subcommand per job, built from one
+registry of options (:data:`OPTIONS`; each command lists the ones it takes in :data:`COMMANDS`).
+
+A usage error is one line on stderr and exit status 2 (:class:`ArgumentParser`), never the usage
+block; ``--help`` prints it.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-__all__ = [
-    "ALL_FORMATS", "DEFAULT_FORMATS", "build_baselines_parser", "build_degrade_parser", "build_demo_parser",
-    "build_evaluate_parser",
-    "parse_formats",
-]
+from .errors import UsageError
+
+__all__ = ["ALL_FORMATS", "COMMANDS", "DEFAULT_FORMATS", "OPTIONS", "ArgumentParser", "build_parser", "parse_formats"]
 
 ALL_FORMATS = ("table", "csv", "json", "md", "tex", "html")
 #: Written when --format is not given (html, with its images, only on request or with 'all').
 DEFAULT_FORMATS = ("table", "csv", "json", "md", "tex")
 
-_EPILOG = """\
-other commands:
-  pansharp-eval demo [--out DIR]              run everything on the bundled demo scene
-  pansharp-eval baselines DATASET --out DIR   write EXP, BT-H, GSA, MTF-GLP-HPM results
-  pansharp-eval degrade FULL --out REDUCED    Wald protocol: a reduced-resolution dataset from full-resolution scenes
 
-exit status: 0 all evaluated, 1 some (scene, method) pairs failed (see the report), 2 usage error.
-A dataset folder literally named 'demo', 'baselines' or 'degrade' must be written ./demo.
-Documentation: docs/cli.md
-"""
+class ArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors raise :class:`~.errors.UsageError` (one line)."""
 
-
-def _version() -> str:
-    try:
-        from pansharp_iqa import __version__
-
-        return __version__
-    except Exception:  # noqa: BLE001
-        return "unknown"
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see {self.prog} --help)")
 
 
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
@@ -53,6 +43,11 @@ def parse_formats(text: str) -> list[str]:
     ------
     argparse.ArgumentTypeError
         On an unknown format.
+
+    Examples
+    --------
+    >>> parse_formats("csv, md"), len(parse_formats("all"))
+    (['csv', 'md'], 6)
     """
     items = [t.strip().lower() for t in text.split(",") if t.strip()]
     if items == ["all"]:
@@ -65,107 +60,127 @@ def parse_formats(text: str) -> list[str]:
     return items
 
 
-def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("dataset settings (override dataset.toml)")
-    group.add_argument("--sensor", help="sensor name from the registry, or 'none' for the generic MTF")
-    group.add_argument("--ratio", type=_positive_int, help="PAN/MS resolution ratio")
-    group.add_argument("--bits", type=_positive_int, help="radiometric resolution of the inputs (bits)")
-    group.add_argument("--resolution", choices=("reduced", "full"), help="reduced (with GT) or full resolution")
-    group.add_argument("--input-scale", dest="input_scale", help="inputs' scale: dn, unit or a multiplier")
+#: Every option of every command, defined once: name -> (flags, ``add_argument`` keywords). A
+#: command may override keywords (its help, default, ``required``) in :data:`COMMANDS`.
+OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "dataset": (("dataset",), {"metavar": "DATASET",
+                               "help": "folder with dataset.toml and one input per scene, or a PanCollection .h5"}),
+    "results": (("results",), {"metavar": "RESULTS", "nargs": "+",
+                               "help": "one folder per method holding <scene>.{mat,tif,npy,npz,h5}"}),
+    "out": (("--out",), {"metavar": "DIR", "help": "output folder"}),
+    "protocol": (("--protocol",), {"help": "protocol name (default: dataset.toml's, else toolbox2020)"}),
+    "result_scale": (("--result-scale",), {
+        "help": "scale of the results: dn, unit ([0,1], times 2**bits-1) or a multiplier; required unless "
+                "dataset.toml sets result_scale"}),
+    # dataset settings (override dataset.toml)
+    "sensor": (("--sensor",), {"help": "sensor name from the registry, or 'none' for the generic MTF"}),
+    "ratio": (("--ratio",), {"type": _positive_int, "help": "PAN/MS resolution ratio"}),
+    "bits": (("--bits",), {"type": _positive_int, "help": "radiometric resolution of the inputs (bits)"}),
+    "resolution": (("--resolution",), {"choices": ("reduced", "full"),
+                                       "help": "reduced (with GT) or full resolution"}),
+    "input_scale": (("--input-scale",), {"help": "inputs' scale: dn, unit or a multiplier"}),
+    # what a run writes and how it runs
+    "format": (("--format",), {
+        "type": parse_formats, "default": list(DEFAULT_FORMATS),
+        "help": f"comma-separated outputs among {','.join(ALL_FORMATS)}, or 'all' (default: "
+                f"{','.join(DEFAULT_FORMATS)}); html: OUT/report.html, one self-contained page with the tables, "
+                "statistics and every method's images"}),
+    "jobs": (("--jobs",), {"type": _positive_int, "default": 1,
+                           "help": "worker processes (results are identical for any value; default 1)"}),
+    "scheduler": (("--scheduler",), {
+        "metavar": "ADDRESS",
+        "help": "Dask distributed scheduler (e.g. tcp://host:8786): evaluate the scenes on that cluster (needs "
+                "the 'scale' extra; workers must see the same files and package version); identical results"}),
+    "tiled": (("--tiled",), {
+        "choices": ("auto", "always", "never"), "default": "auto",
+        "help": "evaluate scenes tile by tile in bounded memory, with identical numbers (auto: when the "
+                "in-memory estimate exceeds half the available memory per job, or tile-wise is faster, for "
+                "<scene>_gt/_ms/_pan .npy or GeoTIFF files; the terminal says which)"}),
+    "resume": (("--resume",), {"action": "store_true",
+                               "help": "reuse (scene, method) results already in OUT for the same inputs and settings"}),
+    "force": (("--force",), {"action": "store_true",
+                             "help": "replace what earlier runs of this command wrote in OUT (its manifest lists "
+                                     "it; nothing else is ever touched)"}),
+    "plots": (("--plots",), {"action": "store_true",
+                             "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene"}),
+    "figures": (("--figures",), {
+        "action": "store_true",
+        "help": "write each scene's comparison grid (every method's true-colour image, zoomed crop, residual "
+                "maps) as OUT/figures/<scene>.png (300 dpi) and .pdf"}),
+    "progress": (("--no-progress",), {"dest": "progress", "action": "store_false", "default": None,
+                                      "help": "no progress bar (it is shown only on a terminal anyway)"}),
+    "methods": (("--methods",), {"help": "comma-separated subset of EXP, BT-H, GSA, MTF-GLP-HPM (default: all)"}),
+    "layout": (("--layout",), {
+        "choices": ("npy", "npz"), "default": "npy",
+        "help": "npy: <scene>_gt/_ms/_pan.npy (read tile-wise when large; default); npz: <scene>.npz"}),
+}
+_SETTINGS = ("sensor", "ratio", "bits", "resolution", "input_scale")
+_RUN = ("format", "jobs", "resume", "force", "plots", "figures", "progress")
+_Entry = str | tuple[str, dict[str, Any]]
+
+#: Each command: its one-line description and its options (a name of :data:`OPTIONS`, or a name
+#: with overriding keywords), in the order of its ``--help``.
+COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
+    "evaluate": ("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
+                 "index, every scene.", [
+        "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
+        "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS]),
+    "demo": ("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
+             "(Apache-2.0) at reduced and full resolution, the tables printed.", [
+        ("out", {"help": "output folder (default: ./pansharp-eval-demo/)"}),
+        ("format", {"default": list(ALL_FORMATS), "help": "as for evaluate (default: all)"}), *_RUN[1:]]),
+    "baselines": ("Fuse every scene of a dataset with the classical baselines: the results in the RESULTS "
+                  "layout (<out>/<method>/<scene>.npy).", [
+        "dataset", ("out", {"required": True, "help": "folder that receives one subfolder per method"}),
+        "methods",
+        ("result_scale", {"help": "scale to write the results in (default: dataset.toml's result_scale, else dn)"}),
+        ("force", {"help": "replace baseline results an earlier run wrote there (never a file it did not write)"}),
+        *_SETTINGS]),
+    "degrade": ("Build a reduced-resolution dataset from a full-resolution one with the Wald protocol: the MS "
+                "filtered with the sensor's MTF and decimated by the ratio, the PAN shrunk by the ratio, the original "
+                "MS as the ground truth (the first step of a benchmark on real scenes).", [
+        ("dataset", {"metavar": "FULL_DATASET"}),
+        ("out", {"required": True, "help": "new folder for the reduced-resolution dataset (never overwritten)"}),
+        "layout", *_SETTINGS]),
+}
+
+_EPILOG = """\
+exit status: 0 all done, 1 some (scene, method) pairs failed (see the report), 2 usage error or a
+file operation the system refused (one line on stderr). Documentation: docs/cli.md
+"""
 
 
-def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str,
-                   default_formats: tuple[str, ...] = DEFAULT_FORMATS) -> None:
-    parser.add_argument("--out", help=f"output folder (default: {default_out})")
-    parser.add_argument("--format", type=parse_formats, default=list(default_formats),
-                        help=f"comma-separated outputs among {','.join(ALL_FORMATS)}, or 'all' "
-                             f"(default: {','.join(default_formats)}); html: OUT/report.html, one self-contained "
-                             "page with the tables, statistics and every method's images")
-    parser.add_argument("--jobs", type=_positive_int, default=1,
-                        help="worker processes (results are identical for any value; default 1)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="Dask distributed scheduler (e.g. tcp://host:8786): evaluate the scenes on that "
-                             "cluster (needs the 'scale' extra; workers must see the same files and package "
-                             "version); results are identical to a local run")
-    parser.add_argument("--tiled", choices=("auto", "always", "never"), default="auto",
-                        help="evaluate scenes tile by tile in bounded memory, with identical numbers (auto: when "
-                             "the in-memory estimate exceeds half the available memory per job, or tile-wise is "
-                             "faster, for <scene>_gt/_ms/_pan .npy or GeoTIFF files; the terminal says which)")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--resume", action="store_true",
-                      help="reuse (scene, method) results already in OUT for the same inputs and settings")
-    mode.add_argument("--force", action="store_true", help="overwrite previous outputs in OUT")
-    parser.add_argument("--plots", action="store_true",
-                        help="write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene")
-    parser.add_argument("--figures", action="store_true",
-                        help="write each scene's comparison grid (every method's true-colour image, zoomed crop, "
-                             "residual maps) as OUT/figures/<scene>.png (300 dpi) and .pdf")
-    parser.add_argument("--no-progress", dest="progress", action="store_false", default=None,
-                        help="no progress bar (it is shown only on a terminal anyway)")
+def _version() -> str:
+    from pansharp_iqa import __version__
+
+    return __version__
 
 
-def build_evaluate_parser() -> argparse.ArgumentParser:
-    """``pansharp-eval DATASET RESULTS... [options]``."""
-    parser = argparse.ArgumentParser(
-        prog="pansharp-eval",
-        description="Evaluate folders of pansharpening results against a dataset with one fixed protocol.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("dataset", metavar="DATASET",
-                        help="folder with dataset.toml and one input per scene, or a PanCollection .h5")
-    parser.add_argument("results", metavar="RESULTS", nargs="+",
-                        help="one folder per method holding <scene>.{mat,tif,npy,npz,h5}")
-    parser.add_argument("--protocol", help="protocol name (default: dataset.toml's, else toolbox2020)")
-    parser.add_argument("--result-scale", dest="result_scale",
-                        help="scale of the results: dn, unit ([0,1], times 2**bits-1) or a multiplier; "
-                             "required unless dataset.toml sets result_scale")
-    _add_settings_flags(parser)
-    _add_run_flags(parser, default_out="./pansharp-eval-<dataset>/")
+def _add_options(parser: argparse.ArgumentParser, entries: list[_Entry]) -> None:
+    names = [e if isinstance(e, str) else e[0] for e in entries]
+    settings = parser.add_argument_group("dataset settings (override dataset.toml)")
+    exclusive = parser.add_mutually_exclusive_group() if {"resume", "force"} <= set(names) else parser
+    for entry in entries:
+        name, override = (entry, {}) if isinstance(entry, str) else entry
+        flags, keywords = OPTIONS[name]
+        where = settings if name in _SETTINGS else exclusive if name in ("resume", "force") else parser
+        where.add_argument(*flags, **{**keywords, **override})
+
+
+def build_parser() -> ArgumentParser:
+    """The parser of ``pansharp-eval COMMAND ...`` (``evaluate``, ``demo``, ``baselines``, ``degrade``).
+
+    Examples
+    --------
+    >>> ns = build_parser().parse_args(["evaluate", "demo", "GSA", "--jobs", "2"])
+    >>> ns.command, ns.dataset, ns.results, ns.jobs
+    ('evaluate', 'demo', ['GSA'], 2)
+    """
+    parser = ArgumentParser(prog="pansharp-eval", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Pansharpening quality indexes, computed exactly as the reference "
+                                        "toolbox does, on folders of results.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    return parser
-
-
-def build_demo_parser() -> argparse.ArgumentParser:
-    """``pansharp-eval demo [options]``."""
-    description = ("Run the baselines and the evaluation on the bundled real scene (solaris tutorial pair, "
-                   "Apache-2.0) at reduced and full resolution, and print the tables.")
-    parser = argparse.ArgumentParser(prog="pansharp-eval demo", description=description)
-    _add_run_flags(parser, default_out="./pansharp-eval-demo/", default_formats=ALL_FORMATS)
-    return parser
-
-
-def build_baselines_parser() -> argparse.ArgumentParser:
-    """``pansharp-eval baselines DATASET --out DIR [options]``."""
-    from pansharp_iqa.baselines import list_baselines
-
-    parser = argparse.ArgumentParser(
-        prog="pansharp-eval baselines",
-        description="Fuse every scene of a dataset with the classical baselines and write the "
-                    "results in the RESULTS layout (<out>/<method>/<scene>.npy).",
-    )
-    parser.add_argument("dataset", metavar="DATASET", help="dataset folder or PanCollection .h5")
-    parser.add_argument("--out", required=True, help="folder that receives one subfolder per method")
-    parser.add_argument("--methods", default=",".join(list_baselines()),
-                        help=f"comma-separated subset of {','.join(list_baselines())} (default: all)")
-    parser.add_argument("--result-scale", dest="result_scale",
-                        help="scale to write the results in (default: dataset.toml's result_scale, else dn)")
-    parser.add_argument("--force", action="store_true", help="overwrite existing result files")
-    _add_settings_flags(parser)
-    return parser
-
-
-def build_degrade_parser() -> argparse.ArgumentParser:
-    """``pansharp-eval degrade FULL_DATASET --out REDUCED_DATASET [options]``."""
-    parser = argparse.ArgumentParser(
-        prog="pansharp-eval degrade",
-        description="Build a reduced-resolution dataset from a full-resolution one with the Wald protocol "
-                    "(MS filtered with the sensor's MTF and decimated by the ratio, PAN shrunk by the ratio; "
-                    "the original MS is the ground truth): the first step of a benchmark on real scenes.",
-    )
-    parser.add_argument("dataset", metavar="FULL_DATASET", help="full-resolution dataset folder or PanCollection .h5")
-    parser.add_argument("--out", required=True, help="new folder for the reduced-resolution dataset (never overwritten)")
-    parser.add_argument("--layout", choices=("npy", "npz"), default="npy",
-                        help="npy: <scene>_gt/_ms/_pan.npy (read tile-wise when large; default); npz: <scene>.npz")
-    _add_settings_flags(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (description, entries) in COMMANDS.items():
+        _add_options(commands.add_parser(name, help=description.split(":")[0], description=description), entries)
     return parser

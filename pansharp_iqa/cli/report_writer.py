@@ -1,23 +1,25 @@
-"""Turning outcomes into the reports of one run (terminal, CSV, JSON, Markdown, LaTeX, HTML, PNG)."""
+"""The reports of one run: the terminal table, ``results.csv/json/md/tex``, ``plots/``,
+``report.html`` and ``figures/``, all made from one :class:`RunRecord`."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.reports import render_latex, render_markdown, render_table, summarise, write_csv, write_json
-from pansharp_iqa.reports.stats import statistics_to_dict
+from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_scene
+from pansharp_iqa.reports.stats import IndexStatistics, statistics_to_dict
+from pansharp_iqa.reports.summary import Summary
 
 from .scene_eval import SceneOutcome
-from .visual_reports import write_visual_reports
 
-if TYPE_CHECKING:
-    from .scene_queue import SceneQueue
-
-__all__ = ["EXP_NOTE", "common_card", "write_reports"]
+__all__ = ["EXP_NOTE", "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "Outputs", "RunRecord",
+           "drop_repeated_references", "write_reports"]
 
 #: Footnote of full-resolution reports: why plain upsampling tops QNR.
 EXP_NOTE = (
@@ -26,20 +28,111 @@ EXP_NOTE = (
     "replication nearly so: their high QNR means they add no spectral distortion, not that they fuse well "
     "(they add no PAN detail). Read QNR with D_s, D_lambda_K/HQNR and the reduced-resolution indexes."
 )
-
+HTML_FILE = "report.html"
+FIGURES_DIR = "figures"
+#: Scenes shown with images in ``report.html`` (the others get their tables only), so that the
+#: page stays a size a browser opens quickly (about 0.2 MB per scene and 5 methods).
+MAX_HTML_IMAGE_SCENES = 50
+_TABLE_FILES = {"csv": "results.csv", "json": "results.json", "md": "results.md", "tex": "results.tex"}
 _SHAPE_KEYS = ("image_shape", "evaluated_shape")
 
 
-def common_card(cards: Sequence[dict[str, Any]], settings: DatasetSettings) -> dict[str, Any]:
-    """The protocol card shared by all successful evaluations (keys whose values agree).
+@dataclasses.dataclass(frozen=True)
+class Outputs:
+    """What a run writes besides its per-pair records (``--format``, ``--plots``, ``--figures``).
 
-    Scene-specific entries (image shapes) stay in the per-scene records. Without any successful
-    evaluation, a card is made from the protocol registry and the settings.
+    Examples
+    --------
+    >>> Outputs(("table", "html", "csv"), plots=True).files(), Outputs(("csv",), plots=True).folders()
+    (['results.csv', 'report.html'], ['plots'])
     """
-    if not cards:
+
+    formats: tuple[str, ...]
+    plots: bool = False
+    figures: bool = False
+
+    def files(self) -> list[str]:
+        """Report files in OUT (``table`` writes none)."""
+        return [n for f, n in _TABLE_FILES.items() if f in self.formats] + [HTML_FILE] * ("html" in self.formats)
+
+    def folders(self) -> list[str]:
+        """Report folders in OUT."""
+        return ["plots"] * self.plots + [FIGURES_DIR] * self.figures
+
+    def html_scenes(self, scenes: Sequence[str]) -> list[str]:
+        """The scenes ``report.html`` shows with images: the first :data:`MAX_HTML_IMAGE_SCENES`."""
+        return list(scenes[:MAX_HTML_IMAGE_SCENES]) if "html" in self.formats else []
+
+    def display_side(self, scene_number: int) -> int:
+        """Longer side (pixels) of the display images the evaluation of the ``scene_number``-th
+        scene (0-based) returns: for the page's first scenes or ``--figures``; 0: none."""
+        from pansharp_iqa.reports.display import DISPLAY_SIDE
+
+        shown = "html" in self.formats and scene_number < MAX_HTML_IMAGE_SCENES
+        return DISPLAY_SIDE if (shown or self.figures) else 0
+
+
+@dataclasses.dataclass
+class RunRecord:
+    """One run's outcomes and provenance, and the tables every report is made from.
+
+    Attributes
+    ----------
+    settings : DatasetSettings
+    scenes, methods : list of str
+        Report order.
+    outcomes : list of SceneOutcome
+        One per (scene, method), scene-major.
+    inputs_sha, results_sha : dict
+        SHA-256 of every input file, and of every result file per method.
+    warnings : list of str
+        Non-fatal notes (ignored files, ...).
+    argv : list of str
+        The command line.
+    info : dict
+        Execution details recorded in ``results.json`` (``run``: jobs, reused pairs, run id, ...).
+    """
+
+    settings: DatasetSettings
+    scenes: list[str]
+    methods: list[str]
+    outcomes: list[SceneOutcome]
+    inputs_sha: dict[str, str]
+    results_sha: dict[str, dict[str, str]]
+    warnings: list[str]
+    argv: list[str]
+    info: dict[str, Any]
+
+    @functools.cached_property
+    def records(self) -> list[dict[str, Any]]:
+        return [{"scene": o.scene, "method": o.method, "status": o.status, "metrics": o.metrics, "reason": o.reason,
+                 "protocol": o.protocol} for o in self.outcomes]
+
+    @functools.cached_property
+    def failures(self) -> list[dict[str, Any]]:
+        return [{"scene": r["scene"], "method": r["method"], "reason": r["reason"]}
+                for r in self.records if r["status"] != "ok"]
+
+    @functools.cached_property
+    def summary(self) -> Summary:
+        return summarise(self.records, self.methods)
+
+    @functools.cached_property
+    def statistics(self) -> dict[str, IndexStatistics]:
+        from pansharp_iqa.reports.stats import compare_methods
+
+        return compare_methods(self.records, self.methods, self.summary.metrics) if len(self.scenes) >= 2 else {}
+
+    @functools.cached_property
+    def card(self) -> dict[str, Any]:
+        """The protocol card shared by every successful evaluation (the keys whose values agree;
+        image shapes stay in the per-scene records), else one made from the protocol registry."""
+        cards = [r["protocol"] for r in self.records if r["status"] == "ok" and r["protocol"]]
+        if cards:
+            return {k: v for k, v in cards[0].items() if k not in _SHAPE_KEYS and all(c.get(k) == v for c in cards[1:])}
         from pansharp_iqa import __version__, get_protocol
 
-        proto = get_protocol(settings.protocol)
+        settings, proto = self.settings, get_protocol(self.settings.protocol)
         card: dict[str, Any] = {
             "name": proto.name, "library": "pansharp_iqa", "version": __version__,
             "description": proto.description, **proto.settings(),
@@ -49,159 +142,168 @@ def common_card(cards: Sequence[dict[str, Any]], settings: DatasetSettings) -> d
         if settings.resolution == "full":
             card["sensor"] = settings.resolved_sensor().to_dict()
         return card
-    first = cards[0]
-    return {k: v for k, v in first.items() if k not in _SHAPE_KEYS and all(c.get(k) == v for c in cards[1:])}
+
+    @functools.cached_property
+    def notes(self) -> list[str]:
+        s = self.settings
+        return [
+            f"Protocol {self.card.get('name', s.protocol)} (pansharp_iqa {self.card.get('version', '?')}), "
+            f"{s.resolution} resolution, sensor {s.sensor}, ratio {s.ratio}, bits {s.bits}, "
+            f"results scale {s.result_scale_label}."
+        ] + ([EXP_NOTE] if s.resolution == "full" else [])
+
+    def results_document(self) -> dict[str, Any]:
+        """The content of ``results.json``."""
+        from pansharp_iqa import __version__
+
+        per_scene: dict[str, dict[str, Any]] = {s: {} for s in self.scenes}
+        for r in self.records:
+            entry = {"status": r["status"], "metrics": r["metrics"], "reason": r["reason"]}
+            if r["protocol"]:
+                entry["protocol"] = r["protocol"]
+            per_scene[r["scene"]][r["method"]] = entry
+        return {
+            "tool": "pansharp-eval", "version": __version__, "command": ["pansharp-eval", *self.argv],
+            "dataset": {**self.settings.to_dict(), "scenes": self.scenes}, "protocol": self.card,
+            "inputs_sha256": self.inputs_sha, "results_sha256": self.results_sha, "methods": self.methods,
+            "metrics": self.summary.metrics, "summary": self.summary.to_dict(),
+            "statistics": statistics_to_dict(self.statistics, len(self.scenes)), "scenes": per_scene,
+            "failures": self.failures, "warnings": self.warnings, "run": self.info,
+        }
+
+    def provenance(self) -> dict[str, Any]:
+        """The provenance card of ``report.html``."""
+        from pansharp_iqa import __version__
+
+        s, card = self.settings, self.card
+        return {
+            "library": f"pansharp_iqa {card.get('version', __version__)}", "protocol": card.get("name", s.protocol),
+            "resolution": s.resolution, "sensor": s.sensor, "ratio": s.ratio, "bits": s.bits,
+            "band names": list(s.band_names) if s.band_names else "(from the sensor registry)",
+            "input scale": s.input_scale_label, "result scale": s.result_scale_label, "dataset": s.root,
+            "command": " ".join(["pansharp-eval", *self.argv]),
+            "protocol card": {k: v for k, v in card.items() if k != "name"},
+            "inputs_sha256": dict(self.inputs_sha),
+            "results_sha256": {f: sha for files in self.results_sha.values() for f, sha in files.items()},
+        }
+
+    def scene_views(self) -> dict[str, SceneView | None]:
+        """Each scene's comparison grid, assembled from its pairs' display images."""
+        by_scene: dict[str, dict[str, Any]] = {s: {} for s in self.scenes}
+        for o in self.outcomes:
+            if o.display is not None:
+                by_scene[o.scene][o.method] = o.display
+        return {s: assemble_scene(s, self.methods, by_scene[s]) for s in self.scenes}
 
 
-def _notes(settings: DatasetSettings, card: dict[str, Any]) -> list[str]:
-    return [
-        f"Protocol {card.get('name', settings.protocol)} (pansharp_iqa {card.get('version', '?')}), "
-        f"{settings.resolution} resolution, sensor {settings.sensor}, ratio {settings.ratio}, "
-        f"bits {settings.bits}, results scale {settings.result_scale_label}."
-    ] + ([EXP_NOTE] if settings.resolution == "full" else [])
+def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:
+    """Keep a scene's reference panels on its first outcome that has them (every pair makes them,
+    so that they do not depend on which pair fails; they are the same on every pair), so the main
+    process holds one copy per scene.
+
+    Examples
+    --------
+    >>> o = SceneOutcome("s1", "m", "failed", {}, reason="missing result")
+    >>> seen = set(); drop_repeated_references(o, seen); seen
+    set()
+    """
+    display = outcome.display
+    if not isinstance(display, PairDisplay) or not display.references:
+        return
+    if outcome.scene in scenes_with_references:
+        outcome.display = dataclasses.replace(display, references=())
+    else:
+        scenes_with_references.add(outcome.scene)
 
 
-def write_reports(
-    out_dir: Path,
-    outcomes: Sequence[SceneOutcome],
-    *,
-    settings: DatasetSettings,
-    methods: list[str],
-    scenes: list[str],
-    formats: Sequence[str],
-    plots: bool,
-    figures: bool = False,
-    inputs_sha: dict[str, str],
-    results_sha: dict[str, dict[str, str]],
-    warnings: list[str],
-    argv: list[str],
-    run_info: dict[str, Any],
-    shown_dir: Path | None = None,
-    scene_queue: SceneQueue | None = None,
-) -> int:
-    """Write the requested reports and print the terminal table.
+def write_reports(out_dir: Path, run: RunRecord, outputs: Outputs, *, shown_dir: Path | None = None) -> int:
+    """Write the run's reports into ``out_dir`` and print the terminal table.
 
     Parameters
     ----------
     out_dir : Path
-        Output folder (exists).
-    outcomes : sequence of SceneOutcome
-        In scene-major order.
-    settings : DatasetSettings
-    methods, scenes : list of str
-        Report order.
-    formats : sequence of str
-        Among ``table``, ``csv``, ``json``, ``md``, ``tex``, ``html``.
-    plots : bool
-        Write PNG figures under ``out_dir/plots``.
-    figures : bool
-        Write each scene's comparison grid under ``out_dir/figures`` (PNG 300 dpi and PDF);
-        needs the outcomes' display images.
-    inputs_sha, results_sha : dict
-        SHA-256 of every input file and every result file.
-    warnings : list of str
-        Non-fatal notes (ignored files, ...).
-    argv : list of str
-        The command line.
-    run_info : dict
-        Execution details recorded in the JSON (jobs, reused results).
+        The folder the reports are written into (the run's staging folder; it exists).
+    run : RunRecord
+    outputs : Outputs
     shown_dir : Path, optional
-        Folder named in the terminal (the output folder when ``out_dir`` is a staging folder).
-    scene_queue : SceneQueue, optional
-        Makes the scenes' figures and page grids as the scenes finish; waited for here.
+        The folder named in the terminal (``OUT``, where the reports will be).
 
     Returns
     -------
     int
         Number of failed (scene, method) pairs.
     """
-    from pansharp_iqa import __version__
+    shown = Path(shown_dir or out_dir)
+    _write_tables(out_dir, run, outputs.formats)
+    if outputs.plots:
+        _write_plots(out_dir / "plots", run)
+    if "html" in outputs.formats or outputs.figures:
+        _write_visual(out_dir, run, outputs)
+    if "table" in outputs.formats:
+        title = f"pansharp-eval: {run.settings.name} - {len(run.scenes)} scene(s) x {len(run.methods)} method(s); "
+        print(render_table(run.summary, run.failures, title=title + run.notes[0]))
+    else:
+        for f in run.failures:
+            print(f"FAILED {f['scene']} / {f['method']}: {f['reason']}")
+    print(f"pansharp-eval: wrote {', '.join(outputs.files()) or 'no report files'}"
+          f"{' and plots/' if outputs.plots else ''}{' and figures/' if outputs.figures else ''} in {shown}")
+    if "html" in outputs.formats:
+        print(f"pansharp-eval: report: {(shown / HTML_FILE).resolve()}")
+    if run.failures:
+        print(f"pansharp-eval: {len(run.failures)} of {len(run.records)} evaluation(s) failed (exit status 1)",
+              file=sys.stderr)
+    return len(run.failures)
 
-    records = [
-        {"scene": o.scene, "method": o.method, "status": o.status, "metrics": o.metrics, "reason": o.reason,
-         "protocol": o.protocol}
-        for o in outcomes
-    ]
-    failures = [{"scene": r["scene"], "method": r["method"], "reason": r["reason"]} for r in records if r["status"] != "ok"]
-    summary = summarise(records, methods)
-    card = common_card([r["protocol"] for r in records if r["status"] == "ok" and r["protocol"]], settings)
-    notes = _notes(settings, card)
-    title = (
-        f"pansharp-eval: {settings.name} - {len(scenes)} scene(s) x {len(methods)} method(s); " + notes[0]
-    )
-    statistics = {}
-    if {"json", "md", "html"} & set(formats) and len(scenes) >= 2:
-        from pansharp_iqa.reports.stats import compare_methods
 
-        statistics = compare_methods(records, methods, summary.metrics)
+def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None:
+    name = run.settings.name
     if "csv" in formats:
-        write_csv(out_dir / "results.csv", records, summary.metrics)
+        write_csv(out_dir / "results.csv", run.records, run.summary.metrics)
     if "json" in formats:
-        per_scene: dict[str, dict[str, Any]] = {s: {} for s in scenes}
-        for r in records:
-            entry = {"status": r["status"], "metrics": r["metrics"], "reason": r["reason"]}
-            if r["protocol"]:
-                entry["protocol"] = r["protocol"]
-            per_scene[r["scene"]][r["method"]] = entry
-        write_json(out_dir / "results.json", {
-            "tool": "pansharp-eval",
-            "version": __version__,
-            "command": ["pansharp-eval", *argv],
-            "dataset": {**settings.to_dict(), "scenes": scenes},
-            "protocol": card,
-            "inputs_sha256": inputs_sha,
-            "results_sha256": results_sha,
-            "methods": methods,
-            "metrics": summary.metrics,
-            "summary": summary.to_dict(),
-            "statistics": statistics_to_dict(statistics, len(scenes)),
-            "scenes": per_scene,
-            "failures": failures,
-            "warnings": warnings,
-            "run": run_info,
-        })
+        write_json(out_dir / "results.json", run.results_document())
     if "md" in formats:
         (out_dir / "results.md").write_text(
-            render_markdown(summary, failures, title=f"pansharp-eval: {settings.name}", notes=notes,
-                            statistics=statistics, n_scenes=len(scenes)),
-            encoding="utf-8",
-        )
+            render_markdown(run.summary, run.failures, title=f"pansharp-eval: {name}", notes=run.notes,
+                            statistics=run.statistics, n_scenes=len(run.scenes)), encoding="utf-8")
     if "tex" in formats:
         (out_dir / "results.tex").write_text(
-            render_latex(summary, caption=f"Quality indexes on {settings.name}.", notes=notes,
-                         label=f"tab:pansharp-eval-{settings.name}"),
-            encoding="utf-8",
-        )
-    if plots:
-        from pansharp_iqa.reports.plots import plot_boxplots, plot_scene_maps
+            render_latex(run.summary, caption=f"Quality indexes on {name}.", notes=run.notes,
+                         label=f"tab:pansharp-eval-{name}"), encoding="utf-8")
 
-        plot_dir = out_dir / "plots"
-        plot_boxplots(plot_dir, records, methods, summary.metrics)
-        by_scene: dict[str, dict[str, Any]] = {}
-        for o in outcomes:
-            if o.maps:
-                by_scene.setdefault(o.scene, {})[o.method] = o.maps
-        for scene, maps in by_scene.items():
-            plot_scene_maps(plot_dir, scene, maps)
-        if settings.resolution == "full":
-            print("pansharp-eval: note: Q2n/SAM maps need a reference; at full resolution only box plots are drawn")
-    extra = write_visual_reports(
-        out_dir, outcomes, html="html" in formats, figures=figures, title=f"pansharp-eval: {settings.name}",
-        notes=notes, settings=settings, card=card, summary=summary, statistics=statistics, records=records,
-        failures=failures, scenes=scenes, methods=methods, argv=argv, inputs_sha=inputs_sha, results_sha=results_sha,
-        jobs=int(run_info.get("jobs", 1) or 1), scene_queue=scene_queue,
-    )
-    if "table" in formats:
-        print(render_table(summary, failures, title=title))
-    else:
-        for f in failures:
-            print(f"FAILED {f['scene']} / {f['method']}: {f['reason']}")
-    written = [n for n, f in (("results.csv", "csv"), ("results.json", "json"), ("results.md", "md"), ("results.tex", "tex")) if f in formats]
-    written += [p.name for p in extra if p.suffix == ".html"]
-    print(f"pansharp-eval: wrote {', '.join(written) or 'no report files'}"
-          f"{' and plots/' if plots else ''}{' and figures/' if figures else ''} in {shown_dir or out_dir}")
-    if "html" in formats:
-        print(f"pansharp-eval: report: {(Path(shown_dir or out_dir) / 'report.html').resolve()}")
-    if failures:
-        print(f"pansharp-eval: {len(failures)} of {len(records)} evaluation(s) failed (exit status 1)", file=sys.stderr)
-    return len(failures)
+
+def _write_plots(plot_dir: Path, run: RunRecord) -> None:
+    from pansharp_iqa.reports.plots import plot_boxplots, plot_scene_maps
+
+    plot_boxplots(plot_dir, run.records, run.methods, run.summary.metrics)
+    by_scene: dict[str, dict[str, Any]] = {}
+    for o in run.outcomes:
+        if o.maps:
+            by_scene.setdefault(o.scene, {})[o.method] = o.maps
+    for scene, maps in by_scene.items():
+        plot_scene_maps(plot_dir, scene, maps)
+    if run.settings.resolution == "full":
+        print("pansharp-eval: note: Q2n/SAM maps need a reference; at full resolution only box plots are drawn")
+
+
+def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
+    """``report.html`` (images for :meth:`Outputs.html_scenes`) and ``figures/<scene>.png|pdf``."""
+    views = run.scene_views()
+    if outputs.figures:
+        from pansharp_iqa.reports.figures import write_scene_figure
+
+        for view in views.values():
+            if view is not None:
+                write_scene_figure(out_dir / FIGURES_DIR, view)
+    if "html" not in outputs.formats:
+        return
+    from pansharp_iqa.reports.html import render_html
+
+    notes = list(run.notes)
+    if len(views) > MAX_HTML_IMAGE_SCENES:
+        notes.append(f"Images are shown for the first {MAX_HTML_IMAGE_SCENES} of {len(views)} scenes "
+                     "(--figures writes a figure for every scene).")
+    shown = set(outputs.html_scenes(run.scenes))
+    page = render_html(title=f"pansharp-eval: {run.settings.name}", summary=run.summary, statistics=run.statistics,
+                       records=run.records, failures=run.failures, scenes=run.scenes, provenance=run.provenance(),
+                       views={s: v for s, v in views.items() if s in shown}, notes=notes)
+    (out_dir / HTML_FILE).write_text(page, encoding="utf-8")

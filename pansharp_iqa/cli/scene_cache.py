@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from pansharp_iqa.io.settings import DatasetSettings
-from pansharp_iqa.reports.json_report import to_jsonable, write_json
+from pansharp_iqa.reports.json_report import json_text, to_jsonable
 
+from .output_dir import atomic_file
 from .scene_eval import SceneOutcome
 
 __all__ = ["cache_key", "load_cached", "store_outcome", "scene_file"]
@@ -72,8 +73,9 @@ def cache_key(
 def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: dict[str, Any]) -> None:
     """Write one outcome, and its maps (if any) beside it as ``.maps.npz``.
 
-    The maps are written (or an earlier run's maps removed) before the record, so a record never
-    sits beside maps of another evaluation.
+    Each file is written atomically (temporary file, then renamed), the maps (or the removal of an
+    earlier run's maps) before the record, so a record never sits beside maps of another
+    evaluation, and an interrupted run leaves no partial record.
 
     Parameters
     ----------
@@ -97,7 +99,8 @@ def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: di
     path.parent.mkdir(parents=True, exist_ok=True)
     maps_path = path.with_suffix(".maps.npz")
     if outcome.maps:
-        np.savez(maps_path, **outcome.maps)
+        with atomic_file(maps_path) as handle:
+            np.savez(handle, **outcome.maps)
     elif maps_path.is_file():
         maps_path.unlink()
     doc = {
@@ -111,7 +114,8 @@ def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: di
         "maps_note": outcome.maps_note,
         **provenance,
     }
-    write_json(path, doc)
+    with atomic_file(path, "w") as handle:
+        handle.write(json_text(doc))
 
 
 def load_cached(path: Path, key: str, *, need_maps: bool) -> SceneOutcome | None:

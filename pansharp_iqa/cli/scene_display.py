@@ -19,7 +19,7 @@ import numpy as np
 
 from pansharp_iqa.io.settings import DatasetSettings
 from pansharp_iqa.reports.display import DISPLAY_SIDE, RgbChoice, downsample, residual_map, rgb_bands
-from pansharp_iqa.reports.pair_display import PairDisplay, make_pair_display
+from pansharp_iqa.reports.pair_display import ArrayImages, PairDisplay, make_pair_display
 
 __all__ = ["display_from_arrays", "display_from_files", "rgb_choice"]
 
@@ -34,29 +34,6 @@ def rgb_choice(settings: DatasetSettings, n_bands: int) -> RgbChoice:
         except Exception:  # noqa: BLE001 - an unknown sensor just means unknown band names
             names = None
     return rgb_bands(n_bands, names, sensor=settings.sensor)
-
-
-class _ArrayImages:
-    """:class:`~pansharp_iqa.reports.pair_display.ImageAccess` over whole arrays (DN)."""
-
-    notes: tuple[str, ...] = ()
-
-    def __init__(self, fused: np.ndarray | None, inputs: Mapping[str, np.ndarray]) -> None:
-        self.arrays = {**inputs, **({} if fused is None else {"fused": fused})}
-
-    def shape(self, role: str) -> tuple[int, int]:
-        return tuple(self.arrays[role].shape[:2])  # type: ignore[return-value]
-
-    def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
-        arr = self.arrays[role]
-        return downsample(arr[:, :, list(bands)] if bands else arr, shape)
-
-    def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
-        part = self.arrays[role][rows[0] : rows[1], cols[0] : cols[1]]
-        return part[:, :, list(bands)] if bands else part
-
-    def residual(self, shape: Sequence[int]) -> np.ndarray:
-        return residual_map(self.arrays["fused"], self.arrays["gt"], shape)
 
 
 class _DecimatedImages:
@@ -173,7 +150,7 @@ def display_from_arrays(
     try:
         n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
         key = None if scene is None else _array_key(scene, settings, inputs)
-        return _make(_ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
+        return _make(ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
                      with_fused=fused is not None, scene_key=key)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"

@@ -1,5 +1,5 @@
 """Report writers for ``pansharp-eval``: terminal table, CSV, JSON, Markdown, LaTeX, PNG plots,
-and the visual reports.
+and the visual reports (:func:`comparison_figure`: a scene's grid as a matplotlib figure).
 
 All writers take the same inputs: the per-(scene, method) records (dicts with ``scene``,
 ``method``, ``status`` (``"ok"``/``"failed"``), ``metrics`` and ``reason``) and the summary made by
@@ -7,24 +7,28 @@ All writers take the same inputs: the per-(scene, method) records (dicts with ``
 
 Modules imported on demand (they need scipy.stats, scikit-image or matplotlib):
 :mod:`.stats` (statistics across scenes), :mod:`.display` (display images from arrays),
-:mod:`.image_codec` (JPEG/PNG, ``data:`` URIs), :mod:`.pair_display` (one pair's images, one
+:mod:`.image_codec` (JPEG, ``data:`` URIs), :mod:`.pair_display` (one pair's images, one
 scene's grid), :mod:`.html` (``report.html``), :mod:`.figures` (publication figures),
 :mod:`.plots` (box plots and index maps).
 """
 
 from .csv_report import write_csv
+from .figures import comparison_figure
 from .json_report import write_json
 from .latex import render_latex
 from .markdown import render_markdown
+from .pair_display import scene_view
 from .summary import METRIC_DIRECTIONS, Summary, summarise
 from .table import render_table
 
 __all__ = [
     "METRIC_DIRECTIONS",
     "Summary",
+    "comparison_figure",
     "render_latex",
     "render_markdown",
     "render_table",
+    "scene_view",
     "summarise",
     "write_csv",
     "write_json",

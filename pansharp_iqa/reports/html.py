@@ -259,7 +259,6 @@ def render_html(
     provenance: Mapping[str, Any],
     views: Mapping[str, SceneView | None],
     notes: Sequence[str] = (),
-    grids: Mapping[str, str] | None = None,
 ) -> str:
     """Render the whole report as one HTML document.
 
@@ -284,9 +283,6 @@ def render_html(
         get tables only.
     notes : sequence of str
         Lines shown under the title.
-    grids : mapping of str to str, optional
-        Scene grids already rendered (:func:`render_scene_grid` of the same views), used as
-        they are.
 
     Returns
     -------
@@ -297,7 +293,6 @@ def render_html(
     --------
     See ``tests/reports/test_html.py``.
     """
-    grids = grids or {}
     nav = "".join(f"<a href='#scene-{i}'>{_e(s)}</a>" for i, s in enumerate(scenes))
     body = [
         f"<h1>{_e(title)}</h1>",
@@ -316,7 +311,7 @@ def render_html(
         body.append(_scene_table(scene, summary.methods, summary.metrics, records))
         view = views.get(scene)
         if view is not None:
-            body.append(grids[scene] if scene in grids else render_scene_grid(view))
+            body.append(render_scene_grid(view))
         elif views:
             body.append("<p class='note'>No images for this scene (no method was evaluated on it, or the scene "
                         "is past the image limit of the report).</p>")

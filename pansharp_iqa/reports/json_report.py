@@ -7,7 +7,7 @@ import math
 import os
 from typing import Any
 
-__all__ = ["to_jsonable", "write_json"]
+__all__ = ["json_text", "to_jsonable", "write_json"]
 
 
 def to_jsonable(value: Any) -> Any:
@@ -27,6 +27,17 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def json_text(document: dict[str, Any]) -> str:
+    """``document`` as indented, key-ordered-as-given, strict JSON text (with a final newline).
+
+    Examples
+    --------
+    >>> json_text({"a": float("nan")})
+    '{\n  "a": null\n}\n'
+    """
+    return json.dumps(to_jsonable(document), indent=2, allow_nan=False) + "\n"
+
+
 def write_json(path: str | os.PathLike[str], document: dict[str, Any]) -> None:
     """Write ``document`` as indented, key-ordered-as-given, strict JSON (UTF-8).
 
@@ -37,6 +48,5 @@ def write_json(path: str | os.PathLike[str], document: dict[str, Any]) -> None:
     document : dict
         The results document (see ``docs/cli.md`` for its layout).
     """
-    text = json.dumps(to_jsonable(document), indent=2, allow_nan=False)
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text + "\n")
+        handle.write(json_text(document))

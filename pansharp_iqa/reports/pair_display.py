@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -24,11 +24,17 @@ from .display import (
     choose_crop,
     crop_side,
     display_shape,
+    downsample,
+    residual_map,
+    rgb_bands,
     stretch_limits,
 )
 from .image_codec import encode_jpeg
 
-__all__ = ["ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "forget_scenes", "make_pair_display"]
+__all__ = [
+    "ArrayImages", "ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "forget_scenes",
+    "make_pair_display", "scene_view",
+]
 
 
 class ImageAccess(Protocol):
@@ -50,6 +56,29 @@ class ImageAccess(Protocol):
     def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray: ...
 
     def residual(self, shape: Sequence[int]) -> np.ndarray: ...
+
+
+class ArrayImages:
+    """:class:`ImageAccess` over whole arrays in DN (roles ``fused``, ``gt``, ``ms``, ``pan``)."""
+
+    notes: tuple[str, ...] = ()
+
+    def __init__(self, fused: np.ndarray | None, inputs: Mapping[str, np.ndarray]) -> None:
+        self.arrays = {**inputs, **({} if fused is None else {"fused": fused})}
+
+    def shape(self, role: str) -> tuple[int, int]:
+        return tuple(self.arrays[role].shape[:2])  # type: ignore[return-value]
+
+    def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
+        arr = self.arrays[role]
+        return downsample(arr[:, :, list(bands)] if bands else arr, shape)
+
+    def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
+        part = self.arrays[role][rows[0] : rows[1], cols[0] : cols[1]]
+        return part[:, :, list(bands)] if bands else part
+
+    def residual(self, shape: Sequence[int]) -> np.ndarray:
+        return residual_map(self.arrays["fused"], self.arrays["gt"], shape)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -364,3 +393,62 @@ def assemble_scene(scene: str, methods: Sequence[str], displays: dict[str, objec
     notes = [first.rgb.note, *first.notes]
     return SceneView(scene, list(methods), references, panels, residuals, top if top > 0 else 1.0,
                      first.full_shape, first.display_shape, first.crop, notes)
+
+
+def scene_view(
+    scene: str,
+    fused: Mapping[str, np.ndarray],
+    *,
+    gt: np.ndarray | None = None,
+    ms: np.ndarray | None = None,
+    pan: np.ndarray | None = None,
+    ratio: int = 4,
+    band_names: Sequence[str] | None = None,
+    max_side: int = DISPLAY_SIDE,
+) -> SceneView:
+    """The comparison grid of one scene from arrays, as ``pansharp-eval`` makes it for its reports.
+
+    Parameters
+    ----------
+    scene : str
+        Scene name.
+    fused : mapping of str to numpy.ndarray
+        ``fused[method]`` = ``(H, W, B)`` fused image, DN (report order).
+    gt : numpy.ndarray, optional
+        ``(H, W, B)`` ground truth, DN: a reduced-resolution grid (with residual maps).
+    ms, pan : numpy.ndarray, optional
+        ``(H/ratio, W/ratio, B)`` MS and ``(H, W)`` PAN, DN, when there is no ``gt``: a
+        full-resolution grid (references: the EXP-upsampled MS and the PAN).
+    ratio : int
+        PAN/MS resolution ratio.
+    band_names : sequence of str, optional
+        Band names in storage order: the bands named Red, Green and Blue are shown (see
+        :func:`~.display.rgb_bands`).
+    max_side : int
+        Longer side of the display images (pixels).
+
+    Returns
+    -------
+    SceneView
+        For :func:`~.figures.comparison_figure` or :func:`~.html.render_scene_grid`.
+
+    Examples
+    --------
+    >>> gt = np.random.default_rng(0).uniform(100, 1000, (64, 64, 4))
+    >>> view = scene_view("s1", {"noisy": gt + 5.0}, gt=gt, band_names=["Blue", "Green", "Red", "NIR"])
+    >>> [p.label for p in view.references], view.methods, view.display_shape
+    (['GT'], ['noisy'], (64, 64))
+    """
+    if gt is None and (ms is None or pan is None):
+        raise ValueError("pass gt (reduced resolution) or ms and pan (full resolution)")
+    inputs = {"gt": gt} if gt is not None else {"ms": ms, "pan": pan}
+    n_bands = (gt if gt is not None else ms).shape[2]  # type: ignore[union-attr]
+    rgb = rgb_bands(n_bands, band_names)
+    displays: dict[str, object] = {
+        m: make_pair_display(ArrayImages(f, inputs), method=m, resolution="reduced" if gt is not None else "full",
+                             ratio=ratio, rgb=rgb, max_side=max_side)
+        for m, f in fused.items()
+    }
+    view = assemble_scene(scene, list(fused), displays)
+    assert view is not None
+    return view

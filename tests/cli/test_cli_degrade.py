@@ -48,7 +48,7 @@ def test_degraded_dataset_evaluates_to_wald_degrade_in_python(tmp_path, capsys, 
         "band_names": ["Blue", "Green", "Red", "NIR"]}
     methods = tmp_path / "methods"
     assert main(["baselines", str(reduced), "--out", str(methods), "--methods", "EXP,GSA"]) == 0
-    assert main([str(reduced), str(methods / "EXP"), str(methods / "GSA"), "--out", str(tmp_path / "ev"),
+    assert main(["evaluate", str(reduced), str(methods / "EXP"), str(methods / "GSA"), "--out", str(tmp_path / "ev"),
                  "--format", "json"]) == 0
     doc = json.loads((tmp_path / "ev" / "results.json").read_text())
     for name, sc in scenes.items():

@@ -58,7 +58,7 @@ def test_result_failure_is_isolated(tmp_path, capsys, reduced_dataset, rr_method
     elif case == "ambiguous":
         shutil.copy(target, method / "s2.npz")
     out = tmp_path / "out"
-    code, stdout, stderr = _run(capsys, [folder, method, rr_methods["bad"], "--out", out])
+    code, stdout, stderr = _run(capsys, ["evaluate", folder, method, rr_methods["bad"], "--out", out])
     assert code == 1
     failures, doc = _failures(out)
     assert list(failures) == [("s2", "good")]
@@ -99,7 +99,7 @@ def test_input_failure_is_isolated(tmp_path, capsys, reduced_dataset, rr_methods
     else:
         np.savez(folder / "s1.npz", **sc)
     out = tmp_path / "out"
-    code, stdout, _ = _run(capsys, [folder, *rr_methods.values(), "--out", out])
+    code, stdout, _ = _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", out])
     assert code == 1
     failures, doc = _failures(out)
     assert set(failures) == {("s1", "good"), ("s1", "bad")}
@@ -110,7 +110,7 @@ def test_input_failure_is_isolated(tmp_path, capsys, reduced_dataset, rr_methods
 def test_full_resolution_wrong_pan_size_is_isolated(tmp_path, capsys):
     folder, res = full_resolution_dataset(tmp_path, 60, short_pan="a")
     out = tmp_path / "out"
-    code, stdout, _ = _run(capsys, [folder, res, "--out", out])
+    code, stdout, _ = _run(capsys, ["evaluate", folder, res, "--out", out])
     assert code == 1
     failures, doc = _failures(out)
     assert list(failures) == [("a", "m")] and "ratio=4 times the MS size" in failures[("a", "m")]
@@ -129,17 +129,17 @@ def test_usage_errors_exit_2(tmp_path, capsys, reduced_dataset, rr_methods):
     good = rr_methods["good"]
     out = tmp_path / "out"
     # results folder that does not exist
-    _usage(tmp_path, capsys, [folder, tmp_path / "nope", "--out", out], "does not exist")
+    _usage(tmp_path, capsys, ["evaluate", folder, tmp_path / "nope", "--out", out], "does not exist")
     # dataset that does not exist
-    _usage(tmp_path, capsys, [tmp_path / "nodata", good, "--out", out], "does not exist")
+    _usage(tmp_path, capsys, ["evaluate", tmp_path / "nodata", good, "--out", out], "does not exist")
     # unknown format, bad --jobs, --force with --resume, unknown protocol, unknown sensor flag
-    _usage(tmp_path, capsys, [folder, good, "--format", "pdf"], "unknown format")
-    _usage(tmp_path, capsys, [folder, good, "--jobs", "0"], "positive integer")
-    _usage(tmp_path, capsys, [folder, good, "--force", "--resume"], "not allowed with")
-    _usage(tmp_path, capsys, [folder, good, "--out", out, "--protocol", "nonsense"], "unknown protocol")
-    _usage(tmp_path, capsys, [folder, good, "--out", out, "--sensor", "WV9"], "unknown sensor")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--format", "pdf"], "unknown format")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--jobs", "0"], "positive integer")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--force", "--resume"], "not allowed with")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", out, "--protocol", "nonsense"], "unknown protocol")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", out, "--sensor", "WV9"], "unknown sensor")
     # no RESULTS at all
-    _usage(tmp_path, capsys, [folder], "required")
+    _usage(tmp_path, capsys, ["evaluate", folder], "required")
     assert not out.exists()  # nothing was written by a usage error
 
 
@@ -147,30 +147,30 @@ def test_missing_settings_are_usage_errors(tmp_path, capsys, reduced_dataset, rr
     folder, _ = reduced_dataset
     good = rr_methods["good"]
     write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="reduced")  # no result_scale
-    err = _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o1"], "result")
+    err = _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", tmp_path / "o1"], "result")
     assert "--result-scale" in err
     # the flag supplies it
-    assert main([str(folder), str(good), "--out", str(tmp_path / "o2"), "--result-scale", "dn"]) == 0
+    assert main(["evaluate", str(folder), str(good), "--out", str(tmp_path / "o2"), "--result-scale", "dn"]) == 0
     write_toml(folder, ratio=RATIO, bits=BITS, resolution="reduced", result_scale="dn")  # no sensor
-    _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o3"], "sensor")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", tmp_path / "o3"], "sensor")
     # one ratio rule (library and CLI): any integer >= 2 at reduced resolution, where it only
     # scales ERGAS, but it must fit every scene (here the data are ratio 4: each scene fails)
     write_toml(folder, sensor="none", ratio=3, bits=BITS, resolution="reduced", result_scale="dn")
-    code, stdout, _ = _run(capsys, [folder, good, "--out", tmp_path / "o4"])
+    code, stdout, _ = _run(capsys, ["evaluate", folder, good, "--out", tmp_path / "o4"])
     assert code == 1 and "ratio=3 times the MS size" in stdout and "the sizes say ratio 4" in stdout
     # full resolution runs the 23-tap EXP: a power of two, refused before anything runs
     write_toml(folder, sensor="none", ratio=3, bits=BITS, resolution="full", result_scale="dn")
-    _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o4b"], "power of two")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", tmp_path / "o4b"], "power of two")
     write_toml(folder, sensor="none", ratio=4, bits=BITS, resolution="reduced", result_scale="dn", sensro="x")
-    _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o5"], "unknown key")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", tmp_path / "o5"], "unknown key")
     (folder / "dataset.toml").unlink()
-    _usage(tmp_path, capsys, [folder, good, "--out", tmp_path / "o6"], "missing dataset setting")
+    _usage(tmp_path, capsys, ["evaluate", folder, good, "--out", tmp_path / "o6"], "missing dataset setting")
 
 
 def test_existing_outputs_need_force_or_resume(tmp_path, capsys, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    args = [folder, *rr_methods.values(), "--out", out]
+    args = ["evaluate", folder, *rr_methods.values(), "--out", out]
     assert _run(capsys, args)[0] == 0
     before = (out / "results.json").read_bytes()
     _usage(tmp_path, capsys, args, "--force")
@@ -184,14 +184,17 @@ def test_subprocess_exit_statuses(tmp_path, reduced_dataset, rr_methods):
 
     folder, _ = reduced_dataset
     cmd = [sys.executable, "-m", "pansharp_iqa.cli.main"]
-    ok = subprocess.run([*cmd, str(folder), str(rr_methods["good"]), "--out", str(tmp_path / "o")],
+    ok = subprocess.run([*cmd, "evaluate", str(folder), str(rr_methods["good"]), "--out", str(tmp_path / "o")],
                         capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert "Q2n" in ok.stdout
-    bad = subprocess.run([*cmd, str(folder)], capture_output=True, text=True)
-    assert bad.returncode == 2 and "usage:" in bad.stderr
+    bad = subprocess.run([*cmd, "evaluate", str(folder)], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "usage:" not in bad.stderr
+    assert "required: RESULTS" in bad.stderr
     help_ = subprocess.run([*cmd, "--help"], capture_output=True, text=True)
-    assert help_.returncode == 0 and "pansharp-eval demo" in help_.stdout
+    assert help_.returncode == 0 and all(c in help_.stdout for c in ("evaluate", "demo", "baselines", "degrade"))
+    version = subprocess.run([*cmd, "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("pansharp-eval ")
 
 
 def test_unreadable_h5_result_with_undeclared_scale_is_a_usage_error(tmp_path, capsys, reduced_dataset, rr_methods):
@@ -203,6 +206,6 @@ def test_unreadable_h5_result_with_undeclared_scale_is_a_usage_error(tmp_path, c
     method.mkdir(parents=True)
     (method / "s1.h5").write_bytes(b"not an HDF5 file")
     out = tmp_path / "out"
-    err = _usage(tmp_path, capsys, [folder, method, "--out", out], "the scale of the results is not declared")
+    err = _usage(tmp_path, capsys, ["evaluate", folder, method, "--out", out], "the scale of the results is not declared")
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()

@@ -64,7 +64,7 @@ def _cards(out: Path) -> dict:
 def test_tile_wise_reads_every_layout_with_the_in_memory_numbers(tmp_path, resolution):
     folder, res = _dataset(tmp_path, resolution)
     for mode in ("never", "always"):
-        assert main([str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json", "--tiled", mode]) == 0
+        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json", "--tiled", mode]) == 0
     mem, tiled = _cards(tmp_path / "never"), _cards(tmp_path / "always")
     assert len(mem) == len(LAYOUTS)
     for key, entry in mem.items():
@@ -83,7 +83,7 @@ def test_auto_goes_tile_wise_when_memory_is_short_and_says_so(tmp_path, capsys, 
     np.save(res / "z.npy", noisy(make_scene(99, size=96)["gt"], 9.0, 0) / (2**BITS - 1))
     estimate = estimate_in_memory_bytes("reduced", 96, 96, 4)
     monkeypatch.setattr(scene_eval, "available_memory", lambda: estimate)  # budget: half of it
-    assert main([str(folder), str(res), "--out", str(tmp_path / "low"), "--format", "table,json"]) == 0
+    assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / "low"), "--format", "table,json"]) == 0
     out = capsys.readouterr().out
     cards = _cards(tmp_path / "low")
     assert {s: c["protocol"]["evaluation_path"] for (s, _), c in cards.items()} == {
@@ -92,7 +92,7 @@ def test_auto_goes_tile_wise_when_memory_is_short_and_says_so(tmp_path, capsys, 
     assert "pansharp-eval: tile-wise: bhw, hwb (2 evaluations; in-memory estimate above the memory budget" in out
     assert "pansharp-eval: in memory: z (1 evaluation; .npz scenes are read whole)" in out
     monkeypatch.setattr(scene_eval, "available_memory", lambda: 100 * estimate)
-    assert main([str(folder), str(res), "--out", str(tmp_path / "high"), "--format", "json"]) == 0
+    assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / "high"), "--format", "json"]) == 0
     assert {c["protocol"]["evaluation_path"] for c in _cards(tmp_path / "high").values()} == {"in-memory"}
     assert "pansharp-eval: in memory: bhw, hwb (2 evaluations; fits in memory" in capsys.readouterr().out
 
@@ -117,7 +117,7 @@ def test_tile_wise_path_makes_the_in_memory_checks(tmp_path, case, expected):
         np.save(folder / "hwb_gt.npy", np.load(folder / "hwb_gt.npy") * 4)
     reasons = {}
     for mode in ("never", "always"):
-        assert main([str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json", "--tiled", mode]) == 1
+        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json", "--tiled", mode]) == 1
         reasons[mode] = _cards(tmp_path / mode)[("hwb", "m")]["reason"]
     assert expected in reasons["never"] and expected in reasons["always"], reasons
 
@@ -162,7 +162,7 @@ def test_truncated_tiff_fails_with_one_line_and_no_tifffile_noise(tmp_path):
     (res / "hwb.npy").unlink()
     (res / "hwb.tif").write_bytes(data[: len(data) // 3])  # tifffile logs on stderr about such files
     # a fresh process: pytest's own log capture would hide the stray line
-    proc = subprocess.run([sys.executable, "-m", "pansharp_iqa.cli.main", str(folder), str(res), "--out",
+    proc = subprocess.run([sys.executable, "-m", "pansharp_iqa.cli.main", "evaluate", str(folder), str(res), "--out",
                            str(tmp_path / "o"), "--format", "csv", "--no-progress"], capture_output=True, text=True)
     assert proc.returncode == 1
     assert [line for line in proc.stderr.splitlines() if line.strip()] == [

@@ -23,7 +23,7 @@ def _json(out: Path) -> dict:
 def test_reduced_numbers_equal_core(tmp_path, reduced_dataset, rr_methods):
     folder, scenes = reduced_dataset
     out = tmp_path / "out"
-    code = main([str(folder), str(rr_methods["good"]), str(rr_methods["bad"]), "--out", str(out)])
+    code = main(["evaluate", str(folder), str(rr_methods["good"]), str(rr_methods["bad"]), "--out", str(out)])
     assert code == 0
     doc = _json(out)
     assert doc["methods"] == ["good", "bad"]
@@ -71,7 +71,7 @@ def test_full_resolution_geotiff_numbers_equal_core(tmp_path):
         tifffile.imwrite(res / f"{name}.tif", fused.astype(np.float32), photometric="minisblack")
         arrays[name] = (sc, tifffile.imread(res / f"{name}.tif"))
     out = tmp_path / "out"
-    assert main([str(folder), str(res), "--out", str(out), "--format", "json"]) == 0
+    assert main(["evaluate", str(folder), str(res), "--out", str(out), "--format", "json"]) == 0
     doc = _json(out)
     for name, (sc, fused) in arrays.items():
         ref = psi.evaluate_full(fused, sc["ms"], sc["pan"], sensor="QB", ratio=RATIO, bits=BITS)
@@ -94,7 +94,7 @@ def test_toolbox_mat_names_and_band_first_results(tmp_path):
     fused_unit = noisy(sc["gt"], 15.0, 1) / (2**BITS - 1)
     np.save(res / "toolbox.npy", np.moveaxis(fused_unit, -1, 0))  # (B, H, W), [0, 1]
     out = tmp_path / "out"
-    assert main([str(folder), str(res), "--out", str(out)]) == 0
+    assert main(["evaluate", str(folder), str(res), "--out", str(out)]) == 0
     got = _json(out)["scenes"]["toolbox"]["net"]["metrics"]
     ref = psi.evaluate_reduced(fused_unit * (2**BITS - 1), sc["gt"], ratio=RATIO, bits=BITS)
     assert got["Q2n"] == ref["Q2n"] and got["ERGAS"] == ref["ERGAS"]
@@ -116,7 +116,7 @@ def test_pancollection_h5_with_flags_and_stacked_results(tmp_path):
     with h5py.File(res / "test_qb.h5", "w") as f:
         f["sr"] = fused
     out = tmp_path / "out"
-    argv = [str(data / "test_qb.h5"), str(res), "--out", str(out), "--sensor", "QB", "--ratio", "4",
+    argv = ["evaluate", str(data / "test_qb.h5"), str(res), "--out", str(out), "--sensor", "QB", "--ratio", "4",
             "--bits", "11", "--resolution", "reduced", "--result-scale", "dn"]
     assert main(argv) == 0
     doc = _json(out)
@@ -149,7 +149,7 @@ def test_full_resolution_pancollection_h5_without_gt(tmp_path, monkeypatch):
     monkeypatch.setattr(scenes_module, "read_h5_item", lambda path, key, index=None: reads.append(key) or
                         real(path, key, index))
     out = tmp_path / "out"
-    argv = [str(data / "test_full.h5"), str(res), "--out", str(out), "--sensor", "QB", "--ratio", "4",
+    argv = ["evaluate", str(data / "test_full.h5"), str(res), "--out", str(out), "--sensor", "QB", "--ratio", "4",
             "--bits", "11", "--resolution", "full", "--result-scale", "dn", "--tiled", "never"]
     assert main(argv) == 0
     doc = _json(out)
@@ -165,7 +165,7 @@ def test_jobs_two_gives_identical_results(tmp_path, reduced_dataset, rr_methods)
     docs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"out{jobs}"
-        assert main([str(folder), *map(str, rr_methods.values()), "--out", str(out), "--jobs", jobs]) == 0
+        assert main(["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--jobs", jobs]) == 0
         docs.append(_json(out))
         docs[-1]["csv"] = (out / "results.csv").read_text()
     for key in ("scenes", "summary", "protocol", "inputs_sha256", "results_sha256", "csv"):

@@ -45,7 +45,7 @@ def test_method_folder_and_user_files_inside_out_survive_force(tmp_path, capsys,
     gsa = _method_in(out, "GSA", scenes)  # e.g. `pansharp-eval baselines DATASET --out OUT`, then --out OUT
     (out / "notes.txt").write_text("mine")
     method_files = _tree(gsa)
-    args = [folder, gsa, "--out", out]
+    args = ["evaluate", folder, gsa, "--out", out]
     assert _run(capsys, args)[0] == 0
     manifest = json.loads((out / MANIFEST_NAME).read_text())
     assert manifest["tool"] == "pansharp-eval" and manifest["status"] == "complete" and manifest["run_id"]
@@ -64,9 +64,9 @@ def test_force_refuses_a_folder_it_did_not_write(tmp_path, capsys, reduced_datas
     gsa = _method_in(out, "GSA", scenes)
     theirs = _method_in(out, where, scenes)  # a method's results folder named like an output folder
     if where == "plots":
-        assert _run(capsys, [folder, gsa, theirs, "--out", out])[0] == 0  # no --plots: never touched
+        assert _run(capsys, ["evaluate", folder, gsa, theirs, "--out", out])[0] == 0  # no --plots: never touched
     before = _tree(out)
-    code, _, err = _run(capsys, [folder, gsa, theirs, "--out", out, "--force", "--plots"])
+    code, _, err = _run(capsys, ["evaluate", folder, gsa, theirs, "--out", out, "--force", "--plots"])
     assert code == 2
     _one_error_line(err, out / where)
     assert _tree(out) == before  # nothing removed, nothing written
@@ -78,41 +78,40 @@ def test_user_file_where_a_report_goes_is_refused(tmp_path, capsys, reduced_data
     out.mkdir()
     (out / "results.md").write_text("# my own notes\n")
     for flags in ([], ["--force"], ["--resume"]):
-        code, _, err = _run(capsys, [folder, *rr_methods.values(), "--out", out, *flags])
+        code, _, err = _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", out, *flags])
         assert code == 2
         _one_error_line(err, out / "results.md")
     assert (out / "results.md").read_text() == "# my own notes\n" and len(list(out.iterdir())) == 1
     # a format that does not write results.md goes ahead, and leaves the file alone
-    assert _run(capsys, [folder, *rr_methods.values(), "--out", out, "--format", "csv"])[0] == 0
+    assert _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", out, "--format", "csv"])[0] == 0
     assert (out / "results.md").read_text() == "# my own notes\n"
 
 
-def test_outputs_from_before_the_manifest(tmp_path, capsys, reduced_dataset, rr_methods):
+def test_without_its_manifest_nothing_in_out_is_the_tools(tmp_path, capsys, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    args = [folder, *rr_methods.values(), "--out", out]
+    args = ["evaluate", folder, *rr_methods.values(), "--out", out]
     assert _run(capsys, [*args, "--plots"])[0] == 0
-    (out / MANIFEST_NAME).unlink()  # as an older version left it
-    assert _run(capsys, args)[0] == 2  # recognised as earlier results: needs --force or --resume
-    assert _run(capsys, [*args, "--force", "--format", "csv"])[0] == 0  # recognised by content: replaced
-    assert sorted(p.name for p in out.iterdir()) == [MANIFEST_NAME, "results.csv", "scenes"]
-    # something that is not the tool's where it writes: refused, kept
-    (out / MANIFEST_NAME).unlink()
-    (out / "scenes" / "good" / "mine.txt").write_text("x")
-    code, _, err = _run(capsys, [*args, "--force"])
-    assert code == 2 and (out / "scenes" / "good" / "mine.txt").is_file()
-    _one_error_line(err, out / "scenes")
+    (out / MANIFEST_NAME).unlink()  # the files look like the tool's, but no manifest says so
+    before = _tree(out)
+    for flags in ([], ["--force"], ["--resume"]):
+        code, _, err = _run(capsys, [*args, *flags])
+        assert code == 2 and ("was not written by pansharp-eval" in err or "did not make" in err), err
+        assert _tree(out) == before  # nothing replaced, nothing removed
+    # a run that writes elsewhere in the same folder goes ahead
+    assert _run(capsys, [*args[:-1], out / "new"])[0] == 0 and _tree(out) == {
+        **before, **{f"new/{k}": v for k, v in _tree(out / "new").items()}}
 
 
 def test_resume_with_fewer_formats_and_methods_leaves_only_this_run(tmp_path, capsys, reduced_dataset, rr_methods):
     folder, scenes = reduced_dataset
     out = tmp_path / "out"
     methods = list(map(str, rr_methods.values()))
-    assert _run(capsys, [folder, *methods, "--out", out, "--plots"])[0] == 0
+    assert _run(capsys, ["evaluate", folder, *methods, "--out", out, "--plots"])[0] == 0
     np.save(rr_methods["good"] / "s2.npy", noisy(scenes["s2"]["gt"], 40.0, 7))  # different numbers now
-    assert _run(capsys, [folder, methods[0], "--out", out, "--resume", "--format", "csv"])[0] == 0
+    assert _run(capsys, ["evaluate", folder, methods[0], "--out", out, "--resume", "--format", "csv"])[0] == 0
     fresh = tmp_path / "fresh"
-    assert _run(capsys, [folder, methods[0], "--out", fresh, "--format", "csv"])[0] == 0
+    assert _run(capsys, ["evaluate", folder, methods[0], "--out", fresh, "--format", "csv"])[0] == 0
     assert (out / "results.csv").read_text() == (fresh / "results.csv").read_text()
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == [
         MANIFEST_NAME, "results.csv", "scenes", "scenes/good", "scenes/good/s1.json", "scenes/good/s2.json",
@@ -127,7 +126,7 @@ def test_interrupted_run_is_recognised(tmp_path, capsys, monkeypatch, reduced_da
 
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    args = [folder, *rr_methods.values(), "--out", out]
+    args = ["evaluate", folder, *rr_methods.values(), "--out", out]
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
@@ -136,7 +135,7 @@ def test_interrupted_run_is_recognised(tmp_path, capsys, monkeypatch, reduced_da
     assert _run(capsys, args)[0] == 130
     monkeypatch.undo()
     manifest = json.loads((out / MANIFEST_NAME).read_text())
-    assert manifest["status"] == "running" and "scenes/good/s1.json" in manifest["files"]
+    assert manifest["status"] == "interrupted" and "scenes/good/s1.json" in manifest["files"]
     assert not [p for p in out.iterdir() if p.name.startswith(".pansharp-eval-staging")]
     code, _, _ = _run(capsys, [*args, "--resume"])
     assert code == 0
@@ -148,10 +147,10 @@ def test_manifest_that_is_not_the_tools_is_refused(tmp_path, capsys, reduced_dat
     out = tmp_path / "out"
     out.mkdir()
     (out / MANIFEST_NAME).write_text(json.dumps({"tool": "pansharp-eval", "files": ["../elsewhere.txt"]}))
-    code, _, err = _run(capsys, [folder, *rr_methods.values(), "--out", out, "--force"])
+    code, _, err = _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", out, "--force"])
     assert code == 2 and "outside the output folder" in err
     (out / MANIFEST_NAME).write_text("not json")
-    code, _, err = _run(capsys, [folder, *rr_methods.values(), "--out", out, "--force"])
+    code, _, err = _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", out, "--force"])
     assert code == 2 and "cannot be read" in err
 
 
@@ -160,7 +159,7 @@ def test_full_resolution_resume_with_plots_reuses_every_result(tmp_path, capsys,
 
     folder, res = full_resolution_dataset(tmp_path, 80)
     out = tmp_path / "out"
-    args = [folder, res, "--out", out, "--plots", "--format", "json"]
+    args = ["evaluate", folder, res, "--out", out, "--plots", "--format", "json"]
     assert _run(capsys, args)[0] == 0
     records = {p: p.read_bytes() for p in (out / "scenes").rglob("*.json")}
     stored = []
@@ -174,7 +173,7 @@ def test_full_resolution_resume_with_plots_reuses_every_result(tmp_path, capsys,
 def test_unwritable_out_is_one_line(tmp_path, capsys, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     (tmp_path / "afile").write_text("x")
-    for argv in ([folder, *rr_methods.values(), "--out", tmp_path / "afile" / "out"],
+    for argv in (["evaluate", folder, *rr_methods.values(), "--out", tmp_path / "afile" / "out"],
                  ["degrade", folder, "--resolution", "full", "--out", tmp_path / "afile" / "red"]):
         code, _, err = _run(capsys, argv)
         assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -192,12 +191,12 @@ def test_other_os_errors_name_the_reason_and_path_not_a_write(tmp_path, capsys, 
         raise PermissionError(13, "Permission denied", str(folder / "s1.npz"))
 
     monkeypatch.setattr(command, "discover_scenes", refuse)
-    code, _, err = _run(capsys, [folder, *rr_methods.values(), "--out", tmp_path / "out"])
+    code, _, err = _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", tmp_path / "out"])
     assert code == 2 and err.strip() == f"pansharp-eval: error: Permission denied ({folder / 's1.npz'})", err
 
 
 def _earlier_run(capsys, folder, methods, out):
-    args = [folder, *methods, "--out", out, "--format", "csv,json", "--plots"]
+    args = ["evaluate", folder, *methods, "--out", out, "--format", "csv,json", "--plots"]
     assert _run(capsys, args)[0] == 0
     return args, {k: v for k, v in _tree(out).items() if k != MANIFEST_NAME}
 
@@ -260,7 +259,7 @@ def test_interrupted_or_failed_force_run_keeps_the_earlier_results(tmp_path, cap
     _unchanged(out, before)
     monkeypatch.undo()
     # a complete --force run replaces them, and its commit removes what it did not write
-    assert _run(capsys, [folder, *rr_methods.values(), "--out", out, "--format", "csv", "--force"])[0] == 0
+    assert _run(capsys, ["evaluate", folder, *rr_methods.values(), "--out", out, "--format", "csv", "--force"])[0] == 0
     after = _tree(out)
     assert after["results.csv"] != before["results.csv"]
     assert all(after[k] != v for k, v in before.items() if k.startswith("scenes/good/") and k.endswith(".json"))

@@ -14,7 +14,7 @@ import scipy.stats
 
 from cli_helpers import BITS, RATIO, make_scene, noisy, write_toml
 from pansharp_iqa.cli.main import main
-from pansharp_iqa.cli.parser import ALL_FORMATS, build_evaluate_parser
+from pansharp_iqa.cli.parser import ALL_FORMATS, build_parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
 from report_helpers import Page, external_references  # noqa: E402
@@ -30,7 +30,7 @@ def test_html_report_holds_every_image_the_tables_and_the_failures(tmp_path, cap
     folder, _ = reduced_dataset
     (rr_methods["bad"] / "s2.mat").unlink()  # one failed pair
     out = tmp_path / "out"
-    args = [str(folder), *map(str, rr_methods.values()), "--out", str(out), "--format", "html,json"]
+    args = ["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--format", "html,json"]
     assert main(args) == 1
     printed = capsys.readouterr().out
     assert f"report: {(out / 'report.html').resolve()}" in printed
@@ -54,8 +54,8 @@ def test_html_report_holds_every_image_the_tables_and_the_failures(tmp_path, cap
 
 def test_default_formats_leave_html_out_and_all_includes_it():
     assert "html" in ALL_FORMATS
-    assert "html" not in build_evaluate_parser().parse_args(["d", "r"]).format
-    assert "html" in build_evaluate_parser().parse_args(["d", "r", "--format", "all"]).format
+    assert "html" not in build_parser().parse_args(["evaluate", "d", "r"]).format
+    assert "html" in build_parser().parse_args(["evaluate", "d", "r", "--format", "all"]).format
 
 
 def _many_scenes(tmp_path: Path, n: int, methods: dict[str, float], size: int = 128, bands: int = 4,
@@ -77,7 +77,7 @@ def _many_scenes(tmp_path: Path, n: int, methods: dict[str, float], size: int = 
 def test_statistics_with_10_scenes_equal_scipy_in_json_markdown_and_html(tmp_path):
     folder, dirs = _many_scenes(tmp_path, 10, {"sharp": 5.0, "blurry": 40.0, "close": 6.0})
     out = tmp_path / "out"
-    assert main([str(folder), *map(str, dirs), "--out", str(out), "--format", "json,md,html"]) == 0
+    assert main(["evaluate", str(folder), *map(str, dirs), "--out", str(out), "--format", "json,md,html"]) == 0
     doc = json.loads((out / "results.json").read_text())
     per = {m: [doc["scenes"][s][m]["metrics"]["Q2n"] for s in sorted(doc["scenes"])] for m in doc["methods"]}
     st = doc["statistics"]["indexes"]["Q2n"]
@@ -103,7 +103,7 @@ def test_report_for_20_scenes_and_5_methods_at_256_stays_under_10_mb(tmp_path):
     folder, dirs = _many_scenes(tmp_path, 20, {f"m{k}": 5.0 + 15 * k for k in range(5)}, size=256, bands=8,
                                 sensor="WV2")
     out = tmp_path / "out"
-    assert main([str(folder), *map(str, dirs), "--out", str(out), "--format", "html"]) == 0
+    assert main(["evaluate", str(folder), *map(str, dirs), "--out", str(out), "--format", "html"]) == 0
     size = (out / "report.html").stat().st_size
     assert size < 10 * 2**20, size
     page = _page(out)
@@ -114,7 +114,7 @@ def test_report_for_20_scenes_and_5_methods_at_256_stays_under_10_mb(tmp_path):
 def test_figures_and_resume_with_html(tmp_path, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    args = [str(folder), *map(str, rr_methods.values()), "--out", str(out)]
+    args = ["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out)]
     assert main([*args, "--format", "json"]) == 0
     assert not (out / "report.html").exists() and not (out / "figures").exists()
     # --resume reuses every number and still shows every image (the pairs are read again for display)
@@ -150,7 +150,7 @@ def test_tiled_scenes_are_shown_from_decimated_reads(tmp_path, resolution):
         tifffile.imwrite(folder / "a_pan.tif", sc["pan"])
     _tif(res / "a.tif", noisy(sc["gt"], 12.0, 1).round().astype(np.uint16))
     out = tmp_path / "out"
-    assert main([str(folder), str(res), "--out", str(out), "--format", "html,json", "--tiled", "always"]) == 0
+    assert main(["evaluate", str(folder), str(res), "--out", str(out), "--format", "html,json", "--tiled", "always"]) == 0
     page = _page(out)
     alts = [a for a, _ in page.images]
     assert "noisy: whole scene" in alts and "noisy: crop" in alts
@@ -206,7 +206,7 @@ def test_scene_keeps_its_reference_images_when_the_pair_making_them_fails(tmp_pa
     folder, scenes = reduced_dataset
     np.save(rr_methods["good"] / "s1.npy", np.zeros((64, 64, 4)))  # wrong shape: the scene's first pair fails
     out = tmp_path / "out"
-    assert main([str(folder), *map(str, rr_methods.values()), "--out", str(out), "--format", "html"]) == 1
+    assert main(["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--format", "html"]) == 1
     alts = [a for a, _ in _page(out).images]
     assert alts.count("GT: whole scene") == 3 and alts.count("good: whole scene") == 2
 
@@ -228,7 +228,7 @@ def test_references_do_not_depend_on_which_pair_fails(tmp_path):
         np.save(good / f"{name}.npy", noisy(sc["gt"], 10.0, i))
     for jobs in ("1", "2"):
         out = tmp_path / f"out{jobs}"
-        assert main([str(folder), str(bad), str(good), "--out", str(out), "--format", "html,json",
+        assert main(["evaluate", str(folder), str(bad), str(good), "--out", str(out), "--format", "html,json",
                      "--jobs", jobs]) == 1
         alts = [a for a, _ in _page(out).images]
         assert alts.count("GT: whole scene") == 2 and alts.count("GT: crop") == 2
@@ -242,7 +242,7 @@ def test_resume_reads_reused_pairs_for_display_in_the_worker_pool(tmp_path, monk
 
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    args = [str(folder), *map(str, rr_methods.values()), "--out", str(out)]
+    args = ["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out)]
     assert main([*args, "--format", "json,html"]) == 0
     first = json.loads((out / "results.json").read_text())
     first_page = [a for a, _ in _page(out).images]

@@ -13,7 +13,7 @@ from pansharp_iqa.cli.main import main
 def test_resume_reuses_only_unchanged_results(tmp_path, capsys, reduced_dataset, rr_methods):
     folder, scenes = reduced_dataset
     out = tmp_path / "out"
-    args = [str(folder), *map(str, rr_methods.values()), "--out", str(out)]
+    args = ["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out)]
     assert main(args) == 0
     first = json.loads((out / "results.json").read_text())
     cached = json.loads((out / "scenes" / "good" / "s1.json").read_text())
@@ -36,7 +36,7 @@ def test_resume_reuses_only_unchanged_results(tmp_path, capsys, reduced_dataset,
 def test_force_recomputes_and_overwrites(tmp_path, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    args = [str(folder), *map(str, rr_methods.values()), "--out", str(out)]
+    args = ["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out)]
     assert main(args) == 0
     (out / "scenes" / "good" / "s1.json").write_text("{}")
     assert main([*args, "--force"]) == 0
@@ -47,7 +47,7 @@ def test_force_recomputes_and_overwrites(tmp_path, reduced_dataset, rr_methods):
 def test_reports_mark_the_best_method(tmp_path, capsys, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    assert main([str(folder), str(rr_methods["bad"]), str(rr_methods["good"]), "--out", str(out)]) == 0
+    assert main(["evaluate", str(folder), str(rr_methods["bad"]), str(rr_methods["good"]), "--out", str(out)]) == 0
     table = capsys.readouterr().out
     rows = {line.split()[0]: line for line in table.splitlines() if line.startswith(("good", "bad"))}
     assert rows["good"].count("*") == 5 and "*" not in rows["bad"]
@@ -65,13 +65,13 @@ def test_reports_mark_the_best_method(tmp_path, capsys, reduced_dataset, rr_meth
 def test_plots(tmp_path, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    assert main([str(folder), *map(str, rr_methods.values()), "--out", str(out), "--plots", "--format", "json"]) == 0
+    assert main(["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--plots", "--format", "json"]) == 0
     names = sorted(p.name for p in (out / "plots").iterdir())
     assert "box_Q2n.png" in names and "box_SAM.png" in names
     assert {"maps_s1.png", "maps_s2.png", "maps_s3.png"} <= set(names)
     assert all((out / "plots" / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names)
     # --resume with --plots reuses the stored maps
-    assert main([str(folder), *map(str, rr_methods.values()), "--out", str(out), "--plots", "--resume",
+    assert main(["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--plots", "--resume",
                  "--format", "json"]) == 0
     assert json.loads((out / "results.json").read_text())["run"]["resumed"] == 6
 
@@ -92,7 +92,7 @@ def test_baselines_command_then_evaluate(tmp_path, capsys):
         assert fused.shape == (128, 128, 4) and fused.max() < 1.5  # written in the declared unit scale
     assert main(["baselines", str(folder), "--out", str(out)]) == 2  # no overwrite without --force
     ev = tmp_path / "ev"
-    assert main([str(folder), *[str(out / m) for m in ("EXP", "GSA")], "--out", str(ev)]) == 1
+    assert main(["evaluate", str(folder), *[str(out / m) for m in ("EXP", "GSA")], "--out", str(ev)]) == 1
     doc = json.loads((ev / "results.json").read_text())
     assert doc["scenes"]["sc0"]["GSA"]["status"] == "ok"
     assert doc["scenes"]["sc0"]["GSA"]["metrics"]["Q2n"] > doc["scenes"]["sc0"]["EXP"]["metrics"]["Q2n"]

@@ -49,7 +49,7 @@ def reduced(tmp_path):
 @pytest.mark.parametrize("ratio", [2, 8])
 def test_a_ratio_that_contradicts_the_scenes_fails_every_scene_with_its_reason(tmp_path, capsys, reduced, ratio):
     data, method = reduced
-    code, out, _ = _run(capsys, [data, method, "--ratio", ratio, "--out", tmp_path / "o"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--ratio", ratio, "--out", tmp_path / "o"])
     assert code == 1
     assert out.count("the sizes say ratio 4") == 2 and "ERGAS" not in out.split("FAILED")[0].splitlines()[-1]
 
@@ -58,7 +58,7 @@ def test_wrong_ms_or_pan_size_fails_at_reduced_resolution(tmp_path, capsys, redu
     data, method = reduced
     np.save(data / "s0_pan.npy", np.load(data / "s0_pan.npy")[:100])
     np.save(data / "s1_ms.npy", np.load(data / "s1_ms.npy")[:, :30])
-    code, out, _ = _run(capsys, [data, method, "--out", tmp_path / "o"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--out", tmp_path / "o"])
     assert code == 1
     assert "scene 's0': pan (100, 128) and reference (128, 128) must have the same size" in out
     assert "scene 's1': reference (128, 128) must be exactly ratio=4 times the MS size (32, 30)" in out
@@ -66,7 +66,7 @@ def test_wrong_ms_or_pan_size_fails_at_reduced_resolution(tmp_path, capsys, redu
 
 def test_a_sensor_that_does_not_fit_the_bands_fails_at_reduced_resolution(tmp_path, capsys, reduced):
     data, method = reduced
-    code, out, _ = _run(capsys, [data, method, "--sensor", "WV2", "--out", tmp_path / "o"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "WV2", "--out", tmp_path / "o"])
     assert code == 1 and out.count("sensor 'WV2' has 8 bands") == 2
 
 
@@ -79,11 +79,11 @@ def test_a_mat_scene_that_records_another_sensor_is_refused(tmp_path, capsys):
                                       "L": 11.0})
     np.save(method / "a.npy", gt)
     write_toml(data, sensor="QB", ratio=4, bits=11, resolution="reduced", result_scale="dn")
-    code, out, _ = _run(capsys, [data, method, "--out", tmp_path / "o1"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--out", tmp_path / "o1"])
     assert code == 1 and "dataset.toml says sensor = 'QB' but a.mat records 'IKONOS'" in out
-    code, out, _ = _run(capsys, [data, method, "--sensor", "IKONOS", "--out", tmp_path / "o2"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "IKONOS", "--out", tmp_path / "o2"])
     assert code == 0
-    code, out, _ = _run(capsys, [data, method, "--sensor", "ikonos", "--ratio", "2", "--out", tmp_path / "o3"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "ikonos", "--ratio", "2", "--out", tmp_path / "o3"])
     assert code == 1 and "--ratio says ratio = 2 but a.mat records 4" in out
 
 
@@ -104,7 +104,7 @@ def test_an_nlrnet_h5_needs_no_flags_and_contradicting_flags_are_usage_errors(tm
     with h5py.File(method / "val.h5", "w") as f:  # what `pansharp-nlrnet infer --data` writes
         f.create_dataset("sr", data=np.moveaxis(fused, -1, 1))
         f.attrs.update({"result_scale": "dn", "sensor": "none", "bits": 11, "ratio": 4})
-    code, out, err = _run(capsys, [val, method, "--out", tmp_path / "o", "--format", "json"])
+    code, out, err = _run(capsys, ["evaluate", val, method, "--out", tmp_path / "o", "--format", "json"])
     assert code == 0, err
     import json
 
@@ -113,9 +113,9 @@ def test_an_nlrnet_h5_needs_no_flags_and_contradicting_flags_are_usage_errors(tm
     stored_gt = np.moveaxis(np.asarray(h5py.File(val)["gt"][0], dtype=np.float64), 0, -1) * 2047.0
     expected = evaluate_reduced(fused[0], stored_gt, ratio=4, bits=11)["Q2n"]
     assert q2n == pytest.approx(expected, rel=1e-12)
-    code, _, err = _run(capsys, [val, method, "--sensor", "WV2", "--out", tmp_path / "o2"])
+    code, _, err = _run(capsys, ["evaluate", val, method, "--sensor", "WV2", "--out", tmp_path / "o2"])
     assert code == 2 and "--sensor says sensor = 'WV2' but val.h5 records 'none'" in err
-    code, _, err = _run(capsys, [val, method, "--input-scale", "dn", "--out", tmp_path / "o3"])
+    code, _, err = _run(capsys, ["evaluate", val, method, "--input-scale", "dn", "--out", tmp_path / "o3"])
     assert code == 2 and "val.h5 records 2047" in err
 
 
@@ -123,7 +123,7 @@ def test_a_results_file_passed_as_a_method_folder_is_named_as_such(tmp_path, cap
     data, method = reduced
     csv = tmp_path / "results.csv"
     csv.write_text("method,scene\n")
-    code, _, err = _run(capsys, [data, csv, "--out", tmp_path / "o"])
+    code, _, err = _run(capsys, ["evaluate", data, csv, "--out", tmp_path / "o"])
     assert code == 2 and "results.csv is a file, not a folder of results" in err
 
 
@@ -132,7 +132,7 @@ def test_an_8bit_export_is_named_with_its_factor(tmp_path, capsys, reduced):
     for i in range(2):
         f = np.load(method / f"s{i}.npy")
         np.save(method / f"s{i}.npy", np.clip(np.round(f * 255 / 2047), 0, 255).astype(np.uint8))
-    code, out, _ = _run(capsys, [data, method, "--out", tmp_path / "o"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--out", tmp_path / "o"])
     assert code == 1
     assert "declare result_scale = 8.02" in out and "(2**11 - 1)/(2**8 - 1)" in out
     assert "result_scale = 'unit'" not in out
