@@ -23,7 +23,6 @@ from pansharp_iqa.io.errors import DataError, SettingsError
 from pansharp_iqa.io.hashing import sha256_file
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
 from pansharp_iqa.io.settings import DatasetSettings, load_settings
-from pansharp_iqa.reports.pair_display import forget_scenes
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary
@@ -208,7 +207,6 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
             display = outcome.display if outcome.status == "ok" else f"no display: {outcome.reason}"
             outcomes[key] = dataclasses.replace(outcomes[key], display=display)
 
-    forget_scenes()  # the reference panels of this run come from this run's files
     evaluated = run_tasks(tasks, jobs=ns.jobs, scheduler=client, progress=ns.progress, on_done=on_done,
                           desc=plan.settings.name)[: len(todo)]
     for w in plan.warnings:

@@ -6,8 +6,7 @@ nothing is read twice and the main process never holds whole scenes. Scenes eval
 are never loaded whole for a thumbnail: :func:`display_from_files` reads a decimated view of each
 file (nearest neighbour, one row window at a time, through the same window readers as the
 evaluation) plus the crop's window. Every pair makes the scene's reference panels too (a failed
-pair from the inputs it read), so they do not depend on which pair succeeds; the stretch and crop
-are computed once per scene in a process. Pairs reused by ``--resume`` are read again by a
+pair from the inputs it read), so they do not depend on which pair succeeds. Pairs reused by ``--resume`` are read again by a
 display-only task (:attr:`pansharp_iqa.cli.scene_eval.SceneTask.display_only`).
 """
 
@@ -80,47 +79,16 @@ class _DecimatedImages:
         return downsample(residual_map(self._view("fused", size), self._view("gt", size)), shape)
 
 
-def _array_key(scene: str, settings: DatasetSettings, inputs: Mapping[str, np.ndarray]) -> tuple:
-    """Identifies a scene's reference: its name, dataset and a fingerprint of a grid of its pixels."""
-    import hashlib
-
-    parts: list[object] = [settings.root, scene]
-    for role in sorted(inputs):
-        arr = inputs[role]
-        grid = arr[:: max(1, arr.shape[0] // 16), :: max(1, arr.shape[1] // 16)]
-        parts += [role, arr.shape, hashlib.blake2b(np.ascontiguousarray(grid).tobytes(), digest_size=16).hexdigest()]
-    return tuple(parts)
-
-
-def _file_key(scene: str, paths: Mapping[str, str]) -> tuple:
-    """Identifies a tile-wise scene's reference by its files (path, size, modification time)."""
-    import os
-
-    parts: list[object] = [scene]
-    for role in sorted(r for r in paths if r != "fused"):
-        st = os.stat(paths[role])
-        parts += [role, os.path.abspath(paths[role]), st.st_size, st.st_mtime_ns]
-    return tuple(parts)
-
-
 def _make(access: object, n_bands: int, *, method: str, settings: DatasetSettings, max_side: int,
-          with_fused: bool, scene_key: tuple | None) -> PairDisplay:
-    return make_pair_display(
-        access,  # type: ignore[arg-type]
-        method=method,
-        resolution=settings.resolution,
-        ratio=settings.ratio,
-        rgb=rgb_choice(settings, n_bands),
-        max_side=int(max_side) or DISPLAY_SIDE,
-        with_fused=with_fused,
-        with_references=True,
-        scene_key=scene_key,
-    )
+          with_fused: bool) -> PairDisplay:
+    return make_pair_display(access, method=method, resolution=settings.resolution,  # type: ignore[arg-type]
+                             ratio=settings.ratio, rgb=rgb_choice(settings, n_bands),
+                             max_side=int(max_side) or DISPLAY_SIDE, with_fused=with_fused)
 
 
 def display_from_arrays(
     fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
-    max_side: int = DISPLAY_SIDE, scene: str | None = None,
+    max_side: int = DISPLAY_SIDE,
 ) -> PairDisplay | str:
     """Display material from the arrays the evaluation already loaded.
 
@@ -137,51 +105,32 @@ def display_from_arrays(
         Resolution, ratio, sensor and band names.
     max_side : int
         Longer side of the display images (pixels).
-    scene : str, optional
-        Scene name: with it, the scene's stretch and crop are computed once per process and
-        reused for its other pairs (keyed by the name and a fingerprint of the reference pixels).
 
     Returns
     -------
     PairDisplay or str
         The display (always with the scene's reference panels), or the reason it could not be
-        made (the pair's numbers are unaffected).
+        made (the pair's numbers are unaffected; never raises).
     """
     try:
         n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
-        key = None if scene is None else _array_key(scene, settings, inputs)
         return _make(ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused=fused is not None, scene_key=key)
+                     with_fused=fused is not None)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"
 
 
 def display_from_files(
     images: Mapping[str, object], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
-    scene: str | None = None,
 ) -> PairDisplay | str:
-    """Display material of a tile-wise pair from decimated reads of its files (bounded memory).
-
-    Parameters
-    ----------
-    images : mapping
-        ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as
-        :class:`pansharp_iqa.io.windows.WindowedImage` (values in DN).
-    method, settings, max_side, scene
-        As in :func:`display_from_arrays` (the scene's files identify its reference).
-
-    Returns
-    -------
-    PairDisplay or str
-        The display, or why it could not be made (never raises).
-    """
+    """Display material of a tile-wise pair from decimated reads of its files (bounded memory):
+    ``images`` holds ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as
+    :class:`pansharp_iqa.io.windows.WindowedImage` (values in DN); the rest as in
+    :func:`display_from_arrays`."""
     try:
-        access = _DecimatedImages(images)
         ref = images["gt" if "gt" in images else "ms"]
         n_bands = int(ref.shape[2]) if len(ref.shape) == 3 else 1  # type: ignore[attr-defined]
-        paths = {role: str(getattr(img, "path", role)) for role, img in images.items()}
-        key = None if scene is None else _file_key(scene, paths)
-        return _make(access, n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused="fused" in images, scene_key=key)
-    except Exception as exc:  # noqa: BLE001
+        return _make(_DecimatedImages(images), n_bands, method=method, settings=settings, max_side=max_side,
+                     with_fused="fused" in images)
+    except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"

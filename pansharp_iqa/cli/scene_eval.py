@@ -377,8 +377,7 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
         return None
     from .scene_display import display_from_arrays, display_from_files
 
-    options = {"method": task.method, "settings": task.settings, "max_side": task.display,
-               "scene": task.scene.name}
+    options = {"method": task.method, "settings": task.settings, "max_side": task.display}
     if images is not None:
         return display_from_files(images, **options)
     if inputs is None:

@@ -66,8 +66,8 @@ def comparison_figure(view: SceneView, *, panel_inches: float = _PANEL_INCHES) -
     Returns
     -------
     matplotlib.figure.Figure
-        Axes in reading order: one per column (whole image, with the zoomed crop as an inset
-        axes), then, at reduced resolution, one per column of the residual row and the colour
+        Axes in reading order: one per column (whole image, with the zoomed crop as its inset
+        axes, ``ax.child_axes``), then, at reduced resolution, one per residual map and the colour
         bar's. Restyle it, then ``fig.savefig("scene.pdf")`` or ``fig.savefig("scene.png", dpi=300)``.
 
     References
@@ -103,8 +103,7 @@ def comparison_figure(view: SceneView, *, panel_inches: float = _PANEL_INCHES) -
 
     # the inset goes to the corner farthest from the crop, so it never hides the box
     inset = [0.56 if col + side / 2 <= W / 2 else 0.0, 0.0 if row + side / 2 <= H / 2 else 0.56, 0.44, 0.44]
-    residual_image = None
-    for j, (name, panel, is_method) in enumerate(columns):
+    for j, (name, panel, _) in enumerate(columns):
         ax = panel_axes(j, 0)
         ax.set_title(name if len(name) <= _LABEL_CHARS else name[: _LABEL_CHARS - 1] + "\u2026", fontsize=7, pad=3)
         if isinstance(panel, Panel):
@@ -119,6 +118,8 @@ def comparison_figure(view: SceneView, *, panel_inches: float = _PANEL_INCHES) -
             _show(ax, [[1.0]], cmap="gray", vmin=0, vmax=1)
             ax.text(0.5, 0.5, "no result", color=_MISSING, fontsize=6, ha="center", va="center",
                     transform=ax.transAxes)
+    residual_image = None
+    for j, (name, _, is_method) in enumerate(columns):
         residual = view.residuals.get(name) if is_method else None
         if residual is not None:
             ax = panel_axes(j, 1)

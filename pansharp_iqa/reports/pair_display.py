@@ -11,8 +11,7 @@ scene (same stretch, same crop for every method), so any pair of a scene can sup
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -32,8 +31,8 @@ from .display import (
 from .image_codec import encode_jpeg
 
 __all__ = [
-    "ArrayImages", "ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "forget_scenes",
-    "make_pair_display", "scene_view",
+    "ArrayImages", "ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "make_pair_display",
+    "scene_view",
 ]
 
 
@@ -177,10 +176,8 @@ def make_pair_display(
     rgb: RgbChoice,
     max_side: int = DISPLAY_SIDE,
     with_fused: bool = True,
-    with_references: bool = True,
-    scene_key: Hashable | None = None,
 ) -> PairDisplay:
-    """Build the display material of one pair.
+    """Build the display material of one pair, with its scene's reference panels.
 
     Parameters
     ----------
@@ -200,13 +197,6 @@ def make_pair_display(
     with_fused : bool
         Make the method's panel and residual (``False``: the fused image is not available, e.g.
         the pair failed; only the references are made).
-    with_references : bool
-        Make the reference panels (they are the same for every pair of a scene, so one pair per
-        scene is enough).
-    scene_key : hashable, optional
-        Identifies the scene's reference (e.g. its name and a fingerprint of its pixels): the
-        stretch limits, the crop and the reference panels, which depend on the reference only,
-        are then made once per scene in a process and reused for its other pairs.
 
     Returns
     -------
@@ -224,22 +214,9 @@ def make_pair_display(
     reduced = resolution == "reduced"
     H, W = access.shape("gt" if reduced else "pan")
     dshape = display_shape((H, W), max_side)
-    memo_key = None if scene_key is None else (scene_key, resolution, ratio, bands, dshape, max_side)
-    with _SCENE_MEMO_LOCK:  # display images may be made in two threads (in line and in the background)
-        memo = _SCENE_MEMO.get(memo_key) if memo_key is not None else None
-    ref = pan = None
-    if memo is None or (with_references and memo.references is None):
-        ref = access.display("gt" if reduced else "ms", bands, dshape)
-        pan = None if reduced else access.display("pan", (), dshape)
-    if memo is None:
-        memo = _SceneMemo(*_scene_geometry(ref, pan, (H, W), ratio))
-        if memo_key is not None:
-            with _SCENE_MEMO_LOCK:
-                _SCENE_MEMO[memo_key] = memo
-                while len(_SCENE_MEMO) > _SCENE_MEMO_SIZE:
-                    _SCENE_MEMO.pop(next(iter(_SCENE_MEMO)))
-    limits, crop = memo.limits, memo.crop
-    row, col, side = crop
+    ref = access.display("gt" if reduced else "ms", bands, dshape)
+    pan = None if reduced else access.display("pan", (), dshape)
+    limits, (row, col, side) = _scene_geometry(ref, pan, (H, W), ratio)
     rows, cols = (row, row + side), (col, col + side)
 
     def panel(label: str, display: np.ndarray, window: np.ndarray, lims: np.ndarray) -> Panel:
@@ -251,47 +228,15 @@ def make_pair_display(
         fused = panel(method, access.display("fused", bands, dshape), access.window("fused", rows, cols, bands), limits)
         if reduced:
             residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
-    references: tuple[Panel, ...] = ()
-    if with_references and memo.references is not None:
-        references = memo.references
-    elif with_references and reduced:
+    if reduced:
         references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
-    elif with_references:
-        assert ref is not None and pan is not None
+    else:
+        assert pan is not None
         references = (
-            panel("MS (EXP)", ref, _exp_crop(access, bands, crop, ratio), limits),
+            panel("MS (EXP)", ref, _exp_crop(access, bands, (row, col, side), ratio), limits),
             panel("PAN", pan, access.window("pan", rows, cols, ()), stretch_limits(pan)),
         )
-    if references and memo_key is not None:
-        memo.references = references
-    return PairDisplay(method, (H, W), dshape, crop, rgb, fused, references, residual, tuple(access.notes))
-
-
-@dataclasses.dataclass
-class _SceneMemo:
-    """What a scene's pairs share: stretch limits, crop and, once made, the reference panels."""
-
-    limits: np.ndarray
-    crop: tuple[int, int, int]
-    references: tuple[Panel, ...] | None = None
-
-
-#: The :class:`_SceneMemo` of recently seen scenes (see ``scene_key``), oldest first.
-_SCENE_MEMO: dict[Hashable, _SceneMemo] = {}
-_SCENE_MEMO_SIZE = 16
-_SCENE_MEMO_LOCK = threading.Lock()
-
-
-def forget_scenes() -> None:
-    """Forget the stretch limits, crops and reference panels kept for ``scene_key`` (a run calls
-    it first, so that a scene file edited between two runs in one process is shown afresh).
-
-    Examples
-    --------
-    >>> forget_scenes()
-    """
-    with _SCENE_MEMO_LOCK:
-        _SCENE_MEMO.clear()
+    return PairDisplay(method, (H, W), dshape, (row, col, side), rgb, fused, references, residual, tuple(access.notes))
 
 
 def _scene_geometry(

@@ -62,3 +62,26 @@ def full_resolution_dataset(tmp_path: Path, seed: int, *, short_pan: str | None 
         np.savez(folder / f"{name}.npz", ms=sc["ms"], pan=pan)
         np.save(res / f"{name}.npy", noisy(sc["gt"], 5, i))
     return folder, res
+
+
+def one_error_line(err: str, *needles: object) -> str:
+    """The one line of an expected failure (``pansharp-eval: error: ...``, no traceback, no usage
+    block), checked to name every needle."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("pansharp-eval: error:"), err
+    assert all(str(n) in lines[0] for n in needles), (lines[0], needles)
+    return lines[0]
+
+
+def run_cli(*args: object, env: dict[str, str] | None = None, prelude: str = "",
+            timeout: float = 300) -> "subprocess.CompletedProcess[str]":
+    """``pansharp-eval ARGS`` in a fresh process (the worktree's package first on the path);
+    ``prelude``: Python run first in that process (e.g. to slow a step down)."""
+    import subprocess
+    import sys
+
+    root = str(Path(__file__).resolve().parents[2])
+    code = f"{prelude}\nimport sys\nfrom pansharp_iqa.cli.main import main\nsys.exit(main(sys.argv[1:]))"
+    full_env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]), **(env or {})}
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
+                          env=full_env, timeout=timeout)

@@ -279,3 +279,27 @@ def test_refusal_of_earlier_results_comes_before_any_file_is_hashed(tmp_path, ca
     code, _, err = _run(capsys, args)
     assert code == 2 and "already holds results" in err
     assert hashed == []
+
+
+def test_a_run_interrupted_while_drawing_figures_leaves_the_earlier_results(tmp_path, capsys, monkeypatch,
+                                                                             reduced_dataset, rr_methods):
+    from pansharp_iqa.reports import figures
+
+    folder, _ = reduced_dataset
+    out = tmp_path / "out"
+    args, before = _earlier_run(capsys, folder, rr_methods.values(), out)
+    drawn = []
+    real = figures.write_scene_figure
+
+    def interrupted(out_dir, view, **kwargs):
+        if drawn:
+            raise KeyboardInterrupt  # the second scene's figure
+        drawn.append(real(out_dir, view, **kwargs))
+        return drawn[-1]
+
+    monkeypatch.setattr(figures, "write_scene_figure", interrupted)
+    code, _, err = _run(capsys, [*args, "--force", "--figures"])
+    assert code == 130 and len(drawn) == 1
+    _unchanged(out, before)
+    assert not (out / "figures").exists()
+    assert json.loads((out / MANIFEST_NAME).read_text())["status"] == "interrupted"
