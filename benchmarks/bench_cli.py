@@ -1,4 +1,4 @@
-"""Benchmark of ``pansharp-eval``: 20 scenes of 256 x 256 x 8 (reduced resolution), 4 methods.
+"""Benchmark of ``pansharp-eval evaluate``: 20 scenes of 256 x 256 x 8 (reduced resolution), 4 methods.
 
 Measures the wall time of the whole command with ``--jobs 1`` and ``--jobs 2``, and the time
 spent in the core metrics alone (``evaluate_reduced`` on arrays already in memory), to show that
@@ -75,8 +75,8 @@ def run_cli(data: Path, methods: list[Path], out: Path, jobs: int, extra: tuple[
 
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = main([str(data), *map(str, methods), "--out", str(out), "--jobs", str(jobs), "--force", "--no-progress",
-                     *extra])
+        code = main(["evaluate", str(data), *map(str, methods), "--out", str(out), "--jobs", str(jobs), "--force",
+                     "--no-progress", *extra])
     elapsed = time.perf_counter() - t0
     if code != 0:
         raise SystemExit(f"pansharp-eval exited with {code}")

@@ -13,7 +13,7 @@ one (needs two idle cores).
 Run: ``python benchmarks/bench_scale.py [--sizes 2048 8192] [--huge] [--resolution reduced full]
 [--protocol reprojected2022]`` (``--protocol``: the full-resolution protocol, default toolbox2020).
 
-``--cli`` measures the command instead (issue 14): ``pansharp-eval DATASET METHOD`` on one generated
+``--cli`` measures the command instead (issue 14): ``pansharp-eval evaluate DATASET METHOD`` on one generated
 GeoTIFF scene (``<scene>_gt.tif``, or ``_ms``/``_pan``, and the method's ``<scene>.tif``) with the
 default ``--tiled auto`` and with ``--tiled never`` (the in-memory path; skipped when its estimated
 peak would not fit in the available memory), each in a fresh process, ``--repeat`` times
@@ -184,7 +184,7 @@ def _cli_child(args: argparse.Namespace) -> None:
 
 
 def _run_cli(data: str, method: str, out: str, tiled: str) -> dict:
-    argv = [data, method, "--out", out, "--format", "json", "--no-progress", "--force", "--tiled", tiled]
+    argv = ["evaluate", data, method, "--out", out, "--format", "json", "--no-progress", "--force", "--tiled", tiled]
     cmd = [sys.executable, os.path.abspath(__file__), "--cli-child", "--paths", json.dumps(argv)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:

@@ -63,10 +63,6 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     OSError
         The system refused to write a result (no space, no rights): its path is named.
     """
-    from tqdm import tqdm
-
-    from pansharp_iqa.baselines import BASELINES
-
     settings = settings_from_args(ns)
     methods = _methods(ns.methods)
     scenes, warnings = dataset_scenes(ns.dataset)

@@ -12,9 +12,9 @@ tile-wise when
   64 M pixels x bands at reduced resolution, 8 M at full resolution),
 
 and every file of the scene can be read window by window (``.npy``, GeoTIFF with rasterio,
-single-dataset ``.h5`` results). The estimate, :func:`estimate_in_memory_bytes`, was measured with
-``benchmarks/bench_scale.py --calibrate``: peak RSS of ``pansharp-eval --tiled never`` per pixel and
-band of the fused image, at 512^2 to 4096^2 x 8.
+single-dataset ``.h5`` results). The constants were measured with ``benchmarks/bench_scale.py
+--calibrate`` (peak RSS of ``pansharp-eval evaluate --tiled never`` per pixel and band of the fused
+image, and the time of both paths, at 512^2 to 4096^2 x 8); the figures are in ``docs/scale.md``.
 """
 
 from __future__ import annotations
@@ -28,22 +28,15 @@ __all__ = [
     "TILED_FASTER_SAMPLES", "TILE_SIZE", "choose_path", "estimate_in_memory_bytes", "format_bytes", "path_summary",
 ]
 
-#: Peak RSS of the in-memory path per pixel and band of the fused image (bytes), measured: reduced
-#: resolution 23-35 B, full resolution 37-43 B (float64 scene and result, the index working arrays,
-#: the stored arrays while they are converted); rounded up.
+#: Peak RSS of the in-memory path per pixel and band of the fused image (bytes, measured, rounded up).
 IN_MEMORY_BYTES_PER_SAMPLE = {"reduced": 36, "full": 44}
 #: Interpreter, NumPy, SciPy, OpenCV and the package (bytes).
 IN_MEMORY_BASE_BYTES = 150 * 2**20
 #: Share of the available memory one evaluation may plan to use in memory.
 MEMORY_FRACTION = 0.5
-#: Pixels x bands of the fused image from which tile-wise evaluation is also the faster path,
-#: measured with ``benchmarks/bench_scale.py --calibrate`` on 2 shared cores (docs/scale.md):
-#: reduced resolution, tile-wise 10 % slower at 2048^2 x 8 and 16 % faster at 4096^2 x 8; full
-#: resolution, tile-wise faster from 1024^2 x 8 (0.6 s vs 1.0 s) up (12.9 s vs 20.1 s at 4096^2 x 8).
+#: Pixels x bands of the fused image from which tile-wise evaluation is also the faster path (measured).
 TILED_FASTER_SAMPLES = {"reduced": 2**26, "full": 2**23}
-#: Tile side (pixels) of tile-wise evaluations: at 4096^2 x 8 on 2 cores, 384 took 10.1-10.7 s at
-#: reduced resolution where the engine's default 512 took 10.8-11.8 s (full resolution: 7.7-10.0 s
-#: vs 7.7-13.1 s), with less memory per tile.
+#: Tile side (pixels) of tile-wise evaluations (measured against the engine's default 512: docs/cli.md).
 TILE_SIZE = 384
 
 

@@ -59,7 +59,7 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[A
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        with open(tmp, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
         os.replace(tmp, path)
     except OSError as exc:
@@ -146,7 +146,7 @@ class OutputFolder:
     ...     folder.claim(["results.csv"])
     ...     with atomic_file(folder.staging() / "results.csv", "w") as handle:
     ...         _ = handle.write("method,scene,status\\n")
-    ...     folder.commit()
+    ...     moved = folder.commit()
     >>> sorted(p.name for p in out.iterdir()), json.loads((out / MANIFEST_NAME).read_text())["status"]
     (['.pansharp-eval-manifest.json', 'results.csv'], 'complete')
     """

@@ -121,24 +121,24 @@ _Entry = str | tuple[str, dict[str, Any]]
 #: Each command: its one-line description and its options (a name of :data:`OPTIONS`, or a name
 #: with overriding keywords), in the order of its ``--help``.
 COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
-    "evaluate": ("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
-                 "index, every scene.", [
+    "evaluate": (("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
+                  "index, every scene."), [
         "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
         "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS]),
-    "demo": ("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
-             "(Apache-2.0) at reduced and full resolution, the tables printed.", [
+    "demo": (("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
+              "(Apache-2.0) at reduced and full resolution, the tables printed."), [
         ("out", {"help": "output folder (default: ./pansharp-eval-demo/)"}),
-        ("format", {"default": list(ALL_FORMATS), "help": "as for evaluate (default: all)"}), *_RUN[1:]]),
-    "baselines": ("Fuse every scene of a dataset with the classical baselines: the results in the RESULTS "
-                  "layout (<out>/<method>/<scene>.npy).", [
+        ("format", {"default": list(ALL_FORMATS), "help": "the outputs, as for evaluate (default: all)"}), *_RUN[1:]]),
+    "baselines": (("Fuse every scene of a dataset with the classical baselines: the results in the RESULTS "
+                   "layout (<out>/<method>/<scene>.npy)."), [
         "dataset", ("out", {"required": True, "help": "folder that receives one subfolder per method"}),
         "methods",
         ("result_scale", {"help": "scale to write the results in (default: dataset.toml's result_scale, else dn)"}),
         ("force", {"help": "replace baseline results an earlier run wrote there (never a file it did not write)"}),
         *_SETTINGS]),
-    "degrade": ("Build a reduced-resolution dataset from a full-resolution one with the Wald protocol: the MS "
-                "filtered with the sensor's MTF and decimated by the ratio, the PAN shrunk by the ratio, the original "
-                "MS as the ground truth (the first step of a benchmark on real scenes).", [
+    "degrade": (("Build a reduced-resolution dataset from a full-resolution one with the Wald protocol: the MS "
+                 "filtered with the sensor's MTF and decimated by the ratio, the PAN shrunk by the ratio, the original "
+                 "MS as the ground truth (the first step of a benchmark on real scenes)."), [
         ("dataset", {"metavar": "FULL_DATASET"}),
         ("out", {"required": True, "help": "new folder for the reduced-resolution dataset (never overwritten)"}),
         "layout", *_SETTINGS]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .display import RESIDUAL_CMAP
 from .image_codec import decode_image
@@ -21,6 +21,7 @@ from .pair_display import Panel, SceneView
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.image import AxesImage
 
 __all__ = ["FIGURE_DPI", "comparison_figure", "write_scene_figure"]
 
@@ -36,7 +37,7 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def _show(ax: Axes, picture: object, **imshow: object) -> object:
+def _show(ax: Axes, picture: Any, **imshow: Any) -> AxesImage:
     ax.set_xticks([])
     ax.set_yticks([])
     return ax.imshow(picture, interpolation="nearest", **({"cmap": "gray"} | imshow))
@@ -102,7 +103,7 @@ def comparison_figure(view: SceneView, *, panel_inches: float = _PANEL_INCHES) -
                              pw / width, ph / height))
 
     # the inset goes to the corner farthest from the crop, so it never hides the box
-    inset = [0.56 if col + side / 2 <= W / 2 else 0.0, 0.0 if row + side / 2 <= H / 2 else 0.56, 0.44, 0.44]
+    inset = (0.56 if col + side / 2 <= W / 2 else 0.0, 0.0 if row + side / 2 <= H / 2 else 0.56, 0.44, 0.44)
     for j, (name, panel, _) in enumerate(columns):
         ax = panel_axes(j, 0)
         ax.set_title(name if len(name) <= _LABEL_CHARS else name[: _LABEL_CHARS - 1] + "\u2026", fontsize=7, pad=3)

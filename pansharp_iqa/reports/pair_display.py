@@ -31,7 +31,7 @@ from .display import (
 from .image_codec import encode_jpeg
 
 __all__ = [
-    "ArrayImages", "ImageAccess", "Panel", "PairDisplay", "SceneView", "assemble_scene", "make_pair_display",
+    "ArrayImages", "ImageAccess", "PairDisplay", "Panel", "SceneView", "assemble_scene", "make_pair_display",
     "scene_view",
 ]
 
