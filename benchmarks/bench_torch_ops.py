@@ -7,6 +7,7 @@ Prints, per operator, the median wall time of ``--repeat`` runs and the median p
 (summed over threads); on a shared machine wall time is noisy. Run::
 
     python benchmarks/bench_torch_ops.py [--repeat 3] [--batch 20] [--size 256] [--device cpu]
+                                         [--torch-threads 1]
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def main() -> None:
     parser.add_argument("--bands", type=int, default=8)
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch.set_num_threads (PyTorch's OpenMP threads spin-wait on a busy machine)")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's allocator thresholds alone (the CLI raises them)")
     args = parser.parse_args()
@@ -65,6 +68,8 @@ def main() -> None:
         from pansharp_iqa.allocator import keep_freed_memory
 
         keep_freed_memory()
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
     dev = torch.device(args.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     rng = np.random.default_rng(0)
@@ -74,7 +79,7 @@ def main() -> None:
     lr = np.ascontiguousarray(x[:, :, 2::4, 2::4])
     hwc = [np.ascontiguousarray(im.transpose(1, 2, 0)) for im in x]
     kernels = np.stack([mtf_kernel(g, 4) for g in pi.get_sensor("WV2").gnyq_for(c)])
-    xt, ft, lrt = (torch.from_numpy(a).to(dev) for a in (x, fus, lr))
+    xt, lrt = (torch.from_numpy(a).to(dev) for a in (x, lr))
     xu, fu = (np.stack([gather_blocks(np.round(im), bs) for im in a]) for a in (x, fus))
     xut, fut = torch.from_numpy(xu).to(dev), torch.from_numpy(fu).to(dev)
 
@@ -113,7 +118,6 @@ def main() -> None:
         nw, nc = _time(np_fn, args.repeat, lambda: None)
         tw, tc = _time(t_fn, args.repeat, sync)
         print(f"{name:30s} {nw:8.3f} ({nc:7.3f}) {tw:8.3f} ({tc:7.3f}) {tw / nw:7.2f}", flush=True)
-    del fus, ft
 
 
 if __name__ == "__main__":
