@@ -9,19 +9,9 @@ never imported here.
 from ._version import __version__
 from .degradation import decimate, wald_degrade
 from .evaluate import evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
-from .indexes import (
-    ConstantBlockError,
-    d_lambda,
-    d_lambda_k,
-    d_s,
-    ergas,
-    hqnr,
-    q2n,
-    q_index,
-    qnr,
-    sam,
-    scc,
-)
+from .indexes import ConstantBlockError, cc, ergas, psnr, q2n, q_index, sam, scc
+from .indexes.catalog import Index, get_index, index_names
+from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .mtf import mtf_filter, mtf_filter_sensor, mtf_kernel
 from .protocols import Protocol, get_protocol, list_protocols
 from .resample import imresize, interp23tap
@@ -45,10 +35,10 @@ __all__ = [
     "Sensor", "UnknownSensorError", "get_sensor", "list_sensors", "resolve_sensor",
     "mtf_kernel", "mtf_filter", "mtf_filter_sensor",
     "interp23tap", "imresize", "wald_degrade", "decimate",
-    "q2n", "q_index", "sam", "ergas", "scc",
+    "q2n", "q_index", "sam", "ergas", "scc", "psnr", "cc",
     "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr",
     "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
-    "Protocol", "get_protocol", "list_protocols",
+    "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",
     *_REPROJECTED,
 ]
