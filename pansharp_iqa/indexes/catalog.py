@@ -139,7 +139,7 @@ class Statistic:
     support : Support
         Pixels around a chunk the chunk function reads.
     fields : tuple of str
-        Keys of the merged sums.
+        Keys of the merged sums (each a number or a 1-D vector, e.g. one value per band).
     scalars : tuple of str
         The fields that are numbers (the others are vectors, e.g. one value per band).
     chunk : callable or None
@@ -251,8 +251,11 @@ def _sobel_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[st
     return {"sums": scc_sums(ref, fus, gradient=ctx.gradient, col_halo=ctx.col_halo)}  # type: ignore[arg-type]
 
 
+_MOMENTS = ("sx", "sy", "sxx", "syy", "sxy")
+
+
 def _moments_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
-    return {"moments": band_moment_sums(ref, fus), "pixels": ref.shape[1] * ref.shape[2]}
+    return {**dict(zip(_MOMENTS, band_moment_sums(ref, fus))), "pixels": ref.shape[1] * ref.shape[2]}
 
 
 def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -269,7 +272,7 @@ STATISTICS: dict[str, Statistic] = {
                   _sam_chunk),
         Statistic("squared_errors", "pixels", ("sse", "ref_sum", "pixels"), ("pixels",), _sq_error_chunk),
         Statistic("sobel_products", "sobel", ("sums",), (), _sobel_chunk, _sobel_merge),
-        Statistic("band_moments", "pixels", ("moments", "pixels"), ("pixels",), _moments_chunk),
+        Statistic("band_moments", "pixels", (*_MOMENTS, "pixels"), ("pixels",), _moments_chunk),
         # full resolution: block UIQIs of D_lambda (band pairs) and D_s (bands vs PAN), one moment
         # pass (indexes.full_resolution.fr_block_uiqi), and D_lambda_K's Q2n (khan_q2n_sums)
         Statistic("block_uiqi", "scene", tuple(BLOCK_FAMILIES)),
@@ -346,7 +349,8 @@ INDEXES: tuple[Index, ...] = (
     Index("CC", "reduced", True, "", "CC", "band mean of Pearson's correlation coefficient over all pixels",
           ("Loncan et al., IEEE GRSM 3(3), 2015, doi:10.1109/MGRS.2015.2440094",),
           on_request=True, statistics=("band_moments",),
-          compute=lambda s, v, c: cc_from_sums(s["band_moments"]["moments"], s["band_moments"]["pixels"])),
+          compute=lambda s, v, c: cc_from_sums(np.stack([s["band_moments"][k] for k in _MOMENTS]),
+                                               s["band_moments"]["pixels"])),
     Index("D_lambda", "full", False, "", "$D_\\lambda$",
           "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
           statistics=("block_uiqi",), compute=_d_lambda),
