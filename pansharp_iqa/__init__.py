@@ -25,9 +25,14 @@ def __getattr__(name: str):
         from . import reprojected
 
         return getattr(reprojected, name)
+    if name in _TENSOR:
+        from .tensor import metrics
+
+        return getattr(metrics, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_TENSOR = ("ReducedMetrics", "FullMetrics")
 _REPROJECTED = ("r_q2n", "r_q", "r_sam", "r_ergas", "d_rho", "d_lambda_k_ms", "coregister", "evaluate_reprojected")
 
 __all__ = [
@@ -40,5 +45,5 @@ __all__ = [
     "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
     "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",
-    *_REPROJECTED,
+    *_REPROJECTED, *_TENSOR,
 ]

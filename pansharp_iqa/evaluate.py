@@ -42,6 +42,7 @@ from .indexes.strips import StripImage
 from .no_reference import pan_low_pass
 from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
+from .tensor.batch import evaluate_batch, needs_batch_path
 from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
 from .tiled.sources import is_lazy_input
 from .validation import (
@@ -79,6 +80,8 @@ def evaluate_reduced(
     threshold: bool = False,
     tiled: str = "auto",
     indexes: Sequence[str] | str | None = None,
+    layout: str | None = None,
+    backend: str = "auto",
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
 
@@ -116,6 +119,16 @@ def evaluate_reduced(
         of the catalogue (``"PSNR"``, ``"CC"``; :func:`pansharp_iqa.index_names`); ``"default"``
         stands for the protocol's table (``indexes=["default", "PSNR", "CC"]``). None: the table.
         Extras are recorded in the card with their definitions.
+    layout : {"NCHW", "NHWC"}, optional
+        The inputs are batches (numpy arrays, PyTorch / MindSpore / CuPy tensors, DLPack arrays)
+        in this declared layout: every image is evaluated and each index is returned as a (N,)
+        float64 array (PAN batches: (N, 1, H, W) / (N, H, W, 1) or (N, H, W)). Without it, a
+        tensor is one (H, W, B) image.
+    backend : {"auto", "host", "torch"}
+        Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
+        ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
+        and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
+        tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
 
     Returns
     -------
@@ -148,6 +161,9 @@ def evaluate_reduced(
     """
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
                                 indexes=indexes)
+    inputs = {"fused": fused, "reference": reference}
+    if needs_batch_path(inputs, layout, backend):
+        return evaluate_batch(reduced_in_memory, settings, inputs, layout=layout, backend=backend)
     if _tile_wise(tiled, [fused, reference], big=False):
         from .tiled.api import reduced_job
         from .tiled.executor import run_jobs
@@ -210,6 +226,8 @@ def evaluate_full(
     ms_exp: np.ndarray | None = None,
     tiled: str = "auto",
     indexes: Sequence[str] | str | None = None,
+    layout: str | None = None,
+    backend: str = "auto",
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
 
@@ -245,6 +263,16 @@ def evaluate_full(
     indexes : sequence of str or str, optional
         A subset of the protocol's full-resolution indexes to compute (``"default"``: its table);
         the statistics the others need are not computed.
+    layout : {"NCHW", "NHWC"}, optional
+        The inputs are batches (numpy arrays, PyTorch / MindSpore / CuPy tensors, DLPack arrays)
+        in this declared layout: every image is evaluated and each index is returned as a (N,)
+        float64 array (PAN batches: (N, 1, H, W) / (N, H, W, 1) or (N, H, W)). Without it, a
+        tensor is one (H, W, B) image.
+    backend : {"auto", "host", "torch"}
+        Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
+        ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
+        and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
+        tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
 
     Returns
     -------
@@ -274,6 +302,11 @@ def evaluate_full(
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                              threshold=threshold, nan_policy=nan_policy, indexes=indexes)
+    inputs = {"fused": fused, "ms": ms, "pan": pan}
+    if needs_batch_path(inputs, layout, backend):
+        if ms_exp is not None:
+            raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
+        return evaluate_batch(full_in_memory, settings, inputs, layout=layout, backend=backend, pans=("pan",))
     big = ms_exp is None and _pixels(fused) >= TILED_AUTO_PIXELS
     if _tile_wise(tiled, [fused, ms, pan], big=big):
         if ms_exp is not None:

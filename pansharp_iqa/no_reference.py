@@ -23,6 +23,7 @@ from .mtf import mtf_filter
 from .protocols import Protocol, get_protocol
 from .resample import imresize, interp23tap
 from .sensors import Sensor, resolve_sensor
+from .tensor.inputs import Layout, batched
 from .validation import (
     SensorMismatchError,
     SettingError,
@@ -173,6 +174,7 @@ class _Case:
         return d_lambda_k_from_sums(*khan_q2n_sums(self.exp, khan_filtered(planes, gnyq, self.ratio), self.block_size))
 
 
+@batched("fused", "ms", "ms_exp")
 def d_lambda(
     fused: np.ndarray,
     ms: np.ndarray,
@@ -184,6 +186,7 @@ def d_lambda(
     protocol: str | Protocol = "toolbox2020",
     nan_policy: NanPolicy = "raise",
     variant: str | None = None,
+    layout: Layout | None = None,
 ) -> float:
     """Spectral distortion D_lambda of QNR (toolbox ``D_lambda``).
 
@@ -212,6 +215,10 @@ def d_lambda(
         as the toolbox does.
     variant : str, optional
         Deprecated name of ``protocol``.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------
@@ -236,9 +243,10 @@ def d_lambda(
     return case.d_lambda(p)
 
 
+@batched("fused", "ms", "ms_exp", pans=("pan",))
 def d_s(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block_size: int = 32, q: float = 1.0,
         ms_exp: np.ndarray | None = None, protocol: str | Protocol = "toolbox2020", sensor: str | Sensor | None = None,
-        nan_policy: NanPolicy = "raise", variant: str | None = None) -> float:
+        nan_policy: NanPolicy = "raise", variant: str | None = None, layout: Layout | None = None) -> float:
     """Spatial distortion D_s of QNR (toolbox ``D_s``).
 
     ``(mean_b |Q(F_b, PAN) - Q(L_b, P_L)|^q)^(1/q)`` with block-wise UIQI. Toolbox 2020:
@@ -257,6 +265,10 @@ def d_s(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
         Required where D_s uses the sensor's PAN MTF (``"toolbox2015"``).
     fused, ms, ratio, block_size, ms_exp, protocol, nan_policy, variant
         As :func:`d_lambda`.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------
@@ -281,14 +293,19 @@ def d_s(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
     return case.d_s(q)
 
 
+@batched("fused", "ms", "ms_exp", pans=("pan",))
 def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block_size: int = 32, p: float = 1.0,
         q: float = 1.0, alpha: float = 1.0, beta: float = 1.0, ms_exp: np.ndarray | None = None,
         protocol: str | Protocol = "toolbox2020", sensor: str | Sensor | None = None, nan_policy: NanPolicy = "raise",
-        variant: str | None = None) -> float:
+        variant: str | None = None, layout: Layout | None = None) -> float:
     """Quality with no reference: ``(1 - D_lambda)^alpha (1 - D_s)^beta`` (toolbox ``QNR``).
 
     Built from :func:`d_lambda` and :func:`d_s`; ``alpha`` and ``beta`` weight the two terms, the
     other parameters are theirs.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------
@@ -313,6 +330,7 @@ def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
     return float((1.0 - case.d_lambda(p)) ** alpha * (1.0 - case.d_s(q)) ** beta)
 
 
+@batched("fused", "ms", "ms_exp")
 def d_lambda_k(
     fused: np.ndarray,
     ms: np.ndarray,
@@ -321,6 +339,7 @@ def d_lambda_k(
     ratio: int | None = None,
     block_size: int = 32,
     ms_exp: np.ndarray | None = None,
+    layout: Layout | None = None,
 ) -> float:
     """Khan's spectral distortion at PAN scale, as in the 2020 toolbox (``D_lambda_K``).
 
@@ -335,6 +354,10 @@ def d_lambda_k(
         Defaults to the sensor's nominal ratio.
     fused, ms, block_size, ms_exp
         As :func:`d_lambda`.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------
@@ -357,11 +380,22 @@ def d_lambda_k(
     return case.d_lambda_k()
 
 
+@batched("fused", "ms", "ms_exp", pans=("pan",))
 def hqnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, sensor: str | Sensor, ratio: int | None = None,
          block_size: int = 32, q: float = 1.0, ms_exp: np.ndarray | None = None,
-         protocol: str | Protocol = "toolbox2020", nan_policy: NanPolicy = "raise", variant: str | None = None) -> float:
+         protocol: str | Protocol = "toolbox2020", nan_policy: NanPolicy = "raise", variant: str | None = None,
+         layout: Layout | None = None) -> float:
     """Hybrid QNR: ``(1 - D_lambda_K)(1 - D_s)`` (toolbox 2020 ``HQNR``), built from
     :func:`d_lambda_k` and :func:`d_s` (whose parameters these are).
+
+    Parameters
+    ----------
+    fused, ms, pan, sensor, ratio, block_size, q, ms_exp, protocol, nan_policy, variant
+        As :func:`d_lambda_k` and :func:`d_s`.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor.inputs import Layout, batched
 from ..validation import InputError, checked_pair
 from .strips import StripImage, map_strips
 
@@ -85,13 +86,18 @@ def cc_from_sums(moments: np.ndarray, n_pixels: int) -> float:
     return float(np.mean(cov / np.sqrt(var_x * var_y)))
 
 
-def cc(reference: np.ndarray, fused: np.ndarray) -> float:
+@batched("reference", "fused")
+def cc(reference: np.ndarray, fused: np.ndarray, layout: Layout | None = None) -> float:
     """Band-averaged correlation coefficient between a reference and a fused image.
 
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
         Any consistent unit.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ..tensor.inputs import Layout, batched
 from ..validation import InputError, checked_pair
 from .ergas import ergas_sums
 from .strips import StripImage, map_strips
@@ -59,7 +60,8 @@ def psnr_from_sums(sse: np.ndarray, n_pixels: int, peak: float) -> float:
     return float(10.0 * np.log10(peak * peak / mse))
 
 
-def psnr(reference: np.ndarray, fused: np.ndarray, *, data_range: float) -> float:
+@batched("reference", "fused")
+def psnr(reference: np.ndarray, fused: np.ndarray, *, data_range: float, layout: Layout | None = None) -> float:
     """PSNR of a fused image against its reference, whole-cube MSE (scikit-image's definition).
 
     Parameters
@@ -69,6 +71,10 @@ def psnr(reference: np.ndarray, fused: np.ndarray, *, data_range: float) -> floa
     data_range : float
         The peak: the data's range in the same unit (``2**bits - 1`` for DN, 1 for [0, 1] data);
         required (guessing it from the data or the dtype changes the number).
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

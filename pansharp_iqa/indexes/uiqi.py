@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from ..parallel import parallel_map
+from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
 from .strips import StripImage, check_block_fits, map_strips
 
@@ -161,6 +162,7 @@ def q_from_sums(q_sums: np.ndarray, q_count: int) -> float:
     return float(np.mean(np.asarray(q_sums) / q_count))
 
 
+@batched("reference", "fused")
 def q_index(
     reference: np.ndarray,
     fused: np.ndarray,
@@ -168,6 +170,7 @@ def q_index(
     block_size: int = 32,
     windows: Windows = "valid",
     return_map: bool = False,
+    layout: Layout | None = None,
 ) -> float | tuple[float, np.ndarray]:
     """Q_avg: band-averaged UIQI on a sliding window (toolbox ``Q``; R-Q's windows by option).
 
@@ -184,6 +187,10 @@ def q_index(
         ``min(H, W) + 1``).
     return_map : bool
         Also return the (.., .., B) map.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------
