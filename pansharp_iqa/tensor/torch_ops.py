@@ -32,16 +32,14 @@ GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315 (the toolbox whose operators the 
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 
 import numpy as np
 import torch
-from scipy import sparse
 
 from ..borders import BorderMode, border_index
-from ..resample import EXP_HALF_TAPS
+from ..resample import EXP_HALF_TAPS, resize_matrix
 from ..validation import (
     InputError,
     SettingError,
@@ -230,42 +228,15 @@ def interp23tap(x: torch.Tensor, ratio: int) -> torch.Tensor:
     return _by_plane_groups(steps, x, (x.shape[2] * ratio, x.shape[3] * ratio))
 
 
-def _cubic(x: np.ndarray) -> np.ndarray:
-    ax = np.abs(x)
-    ax2, ax3 = ax * ax, ax * ax * ax
-    return (1.5 * ax3 - 2.5 * ax2 + 1.0) * (ax <= 1) + (-0.5 * ax3 + 2.5 * ax2 - 4.0 * ax + 2.0) * (
-        (ax > 1) & (ax <= 2)
-    )
-
-
-@functools.lru_cache(maxsize=64)
 def _resize_taps(in_len: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """Taps of MATLAB's bicubic ``imresize`` along one axis: (out_len, T) indices and weights.
 
-    The same sparse weight matrix as ``pansharp_iqa.resample`` builds (its construction, repeated
-    here until the core exposes it; the tests check that :func:`imresize` gives the core's results
-    bit for bit), read row by row in its stored order (mirrored duplicates summed) and padded with
-    zero weights to ``T`` taps.
+    The core's sparse weight matrix (:func:`pansharp_iqa.resample.resize_matrix`), read row by
+    row in its stored order (mirrored duplicates summed) and padded with zero weights to ``T``
+    taps.
     """
-    out_len = int(np.ceil(in_len * scale))
-    width = 4.0
-    if scale < 1:
-        kernel = lambda t: scale * _cubic(scale * t)
-        width = width / scale
-    else:
-        kernel = _cubic
-    x = np.arange(1, out_len + 1, dtype=np.float64)
-    u = x / scale + 0.5 * (1.0 - 1.0 / scale)
-    left = np.floor(u - width / 2.0)
-    taps = int(np.ceil(width)) + 2
-    idx = left[:, None] + np.arange(taps)[None, :]
-    w = kernel(u[:, None] - idx)
-    w = w / w.sum(axis=1, keepdims=True)
-    aux = np.concatenate([np.arange(1, in_len + 1), np.arange(in_len, 0, -1)])
-    idx0 = aux[np.mod(idx - 1, aux.size).astype(np.int64)] - 1
-    mat = sparse.csr_matrix(
-        (w.ravel(), (np.repeat(np.arange(out_len), taps), idx0.ravel())), shape=(out_len, in_len)
-    )
+    mat = resize_matrix(in_len, float(scale))
+    out_len = mat.shape[0]
     counts = np.diff(mat.indptr)
     t = int(counts.max())
     index = np.zeros((out_len, t), dtype=np.int64)
