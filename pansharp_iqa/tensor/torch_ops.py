@@ -32,6 +32,7 @@ GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315 (the toolbox whose operators the 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -228,6 +229,7 @@ def interp23tap(x: torch.Tensor, ratio: int) -> torch.Tensor:
     return _by_plane_groups(steps, x, (x.shape[2] * ratio, x.shape[3] * ratio))
 
 
+@functools.lru_cache(maxsize=64)
 def _resize_taps(in_len: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """Taps of MATLAB's bicubic ``imresize`` along one axis: (out_len, T) indices and weights.
 
