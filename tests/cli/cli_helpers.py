@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -74,14 +75,16 @@ def one_error_line(err: str, *needles: object) -> str:
 
 
 def run_cli(*args: object, env: dict[str, str] | None = None, prelude: str = "",
-            timeout: float = 300) -> "subprocess.CompletedProcess[str]":
-    """``pansharp-eval ARGS`` in a fresh process (the worktree's package first on the path);
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``pansharp-eval ARGS`` in a fresh process (the package this interpreter imports);
     ``prelude``: Python run first in that process (e.g. to slow a step down)."""
-    import subprocess
+    return subprocess.run(cli_command(*args, prelude=prelude), capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def cli_command(*args: object, prelude: str = "") -> list[str]:
+    """The command line that runs ``pansharp-eval ARGS`` in a fresh process (see :func:`run_cli`)."""
     import sys
 
-    root = str(Path(__file__).resolve().parents[2])
     code = f"{prelude}\nimport sys\nfrom pansharp_iqa.cli.main import main\nsys.exit(main(sys.argv[1:]))"
-    full_env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]), **(env or {})}
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
-                          env=full_env, timeout=timeout)
+    return [sys.executable, "-c", code, *map(str, args)]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from cli_helpers import one_error_line, run_cli
+from cli_helpers import cli_command, one_error_line, run_cli
+
 from pansharp_iqa.cli.output_dir import MANIFEST_NAME
 
 #: Run first in the slow process: every pair takes 3 s more, so the run holds OUT's lock a while.
@@ -35,12 +35,8 @@ def _describes_one_run(out: Path) -> None:
 
 
 def _start(*args: object, prelude: str = "") -> subprocess.Popen[str]:
-    import os
-
-    root = str(Path(__file__).resolve().parents[2])
-    code = f"{prelude}\nimport sys\nfrom pansharp_iqa.cli.main import main\nsys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": root})
+    return subprocess.Popen(cli_command(*args, prelude=prelude), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def test_a_second_run_on_the_same_out_refuses_while_the_first_writes(tmp_path, reduced_dataset, rr_methods):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-
 from cli_helpers import BITS, RATIO, make_scene, noisy, one_error_line, run_cli, write_toml
+
 from pansharp_iqa.cli.output_dir import MANIFEST_NAME
 
 ASCII_ONLY = {"LC_ALL": "C", "PYTHONIOENCODING": "ascii"}

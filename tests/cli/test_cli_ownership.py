@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
+
 from pansharp_iqa.cli.baselines_command import MANIFEST_NAME as BASELINES_MANIFEST
 from pansharp_iqa.cli.main import main
 

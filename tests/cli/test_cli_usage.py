@@ -4,8 +4,8 @@ on stderr and exit status 2, never the usage block; ``--help`` and ``--version``
 from __future__ import annotations
 
 import pytest
-
 from cli_helpers import one_error_line, run_cli
+
 from pansharp_iqa.cli.main import main
 from pansharp_iqa.cli.parser import COMMANDS, OPTIONS, build_parser
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from report_helpers import Arrays
 from scipy import ndimage
 
 from pansharp_iqa import interp23tap
@@ -11,8 +12,6 @@ from pansharp_iqa.reports.display import rgb_bands
 from pansharp_iqa.reports.figures import FIGURE_DPI, write_scene_figure
 from pansharp_iqa.reports.image_codec import decode_image
 from pansharp_iqa.reports.pair_display import assemble_scene, make_pair_display
-
-from report_helpers import Arrays
 
 BANDS = ["Blue", "Green", "Red", "NIR"]
 
