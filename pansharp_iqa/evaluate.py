@@ -76,6 +76,7 @@ def evaluate_reduced(
     scale: float = 1.0,
     threshold: bool = False,
     tiled: str = "auto",
+    scale_mismatch: str = "raise",
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
 
@@ -108,6 +109,11 @@ def evaluate_reduced(
         ``"auto"``: lazy inputs tile-wise, numpy arrays in memory (the strip pass makes no
         whole-image copies); ``"always"``: tile-wise (arrays too); ``"never"``: in memory (numpy
         arrays only).
+    scale_mismatch : {"raise", "warn"}
+        A fused image on another scale than the reference (a band, or the whole image, off by a
+        bit-depth factor such as 2, or by more than 3 in mean and spread) is refused; ``"warn"``
+        scores it anyway with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning`, recorded in
+        the card (``"scale_mismatch"``). See ``docs/validation.md``.
 
     Returns
     -------
@@ -137,7 +143,8 @@ def evaluate_reduced(
     >>> {k: round(v, 4) for k, v in r.items() if k != "protocol"}
     {'Q2n': 0.8825, 'Q': 0.858, 'SAM': 9.9209, 'ERGAS': 8.3875, 'SCC': 0.8649}
     """
-    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold)
+    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                scale_mismatch=scale_mismatch)
     if _tile_wise(tiled, [fused, reference], big=False):
         from .tiled.api import reduced_job
         from .tiled.executor import run_jobs
@@ -197,6 +204,7 @@ def evaluate_full(
     nan_policy: NanPolicy = "raise",
     ms_exp: np.ndarray | None = None,
     tiled: str = "auto",
+    scale_mismatch: str = "raise",
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
 
@@ -229,6 +237,8 @@ def evaluate_full(
         tile-wise in bounded memory (same numbers to 1e-12; the card says so under ``"tiling"``);
         smaller arrays in memory. ``"always"`` / ``"never"`` force one path (``"never"``: numpy
         arrays only).
+    scale_mismatch : {"raise", "warn"}
+        As for :func:`evaluate_reduced` (the fused image against the MS).
 
     Returns
     -------
@@ -257,7 +267,7 @@ def evaluate_full(
     {'D_lambda': 0.048, 'D_s': 0.0672, 'QNR': 0.888, 'D_lambda_K': 0.2166, 'HQNR': 0.7307}
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy)
+                             threshold=threshold, nan_policy=nan_policy, scale_mismatch=scale_mismatch)
     big = ms_exp is None and _pixels(fused) >= TILED_AUTO_PIXELS
     if _tile_wise(tiled, [fused, ms, pan], big=big):
         if ms_exp is not None:

@@ -23,7 +23,7 @@ from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
-from pansharp_iqa.io.results import load_result
+from pansharp_iqa.io.results import check_result_georeference, load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.settings import DatasetSettings
@@ -232,6 +232,7 @@ def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> 
                                              "bits": settings.bits, "scale": settings.input_scale},
                        settings.sources)
     check_geometry(task.scene, settings, scene_shapes(task.scene, settings, cache=bundles))
+    check_result_georeference(task.result_file, task.scene, settings.resolution)
 
 
 def _reference_label(task: SceneTask) -> str:
@@ -246,7 +247,7 @@ def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSe
     for role, img in images.items():
         facts[role] = window_stats(img).facts(Path(img.path).name)
         if role != "fused":
-            check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits)
+            check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits, role=role)
     reference = facts["gt"] if settings.resolution == "reduced" else facts["ms"]
     check_result_values(facts["fused"], reference, label=str(settings.result_scale_label),
                         multiplier=float(settings.result_scale or 1.0), bits=settings.bits)

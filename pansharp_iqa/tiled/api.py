@@ -20,10 +20,11 @@ import numpy as np
 from ..indexes.full_resolution import NanPolicy, low_res_block
 from ..indexes.reduced_pass import reduced_values
 from ..indexes.strips import check_block_fits
+from ..io.inputs import check_image_path, check_path_grid
 from ..protocols import Protocol
 from ..sensors import Sensor
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from ..validation import ShapeError, check_multiple_of, check_pan_ratio, check_same_shape, check_values
+from ..validation import ShapeError, check_multiple_of, check_not_masked, check_pan_ratio, check_same_shape
 from .accumulate import Partial
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
@@ -39,7 +40,7 @@ __all__ = [
 
 
 def _image_source(x: Any, name: str) -> Source:
-    src = open_source(x, name)
+    src = open_source(check_image_path(name, check_not_masked(name, x)), name)
     if src.stored_ndim == 2 and name != "pan":
         raise ShapeError(
             f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {src.shape[:2]}; "
@@ -80,6 +81,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
+    check_path_grid(fused, reference)
     lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
     ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w))
@@ -121,6 +123,7 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
     if pan_src.shape[2] != 1:
         raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
     check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
+    check_path_grid(fused, pan, scene_name="pan")
     ms_gnyq = settings.ms_gnyq(fus.shape[2])
     return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
 
@@ -169,8 +172,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
 
     def finalize_coreg(total: Partial, ctx: rp.ReprojectedContext = ctx) -> TiledJob:
         ms_facts, pan_facts = facts_of(total, "ms", ms_src), facts_of(total, "pan", pan_src)
-        check_values(reference=ms_facts, pan=pan_facts, bits=settings.bits, dn_what="this protocol",
-                     scaled=settings.scale != 1.0)
+        settings.check_values(None, ms_facts, pan_facts)
         tops = rp.coreg_tops_needed(total, ctx.search_window)
         if tops is not None and ctx.coreg_tops is None:  # degenerate (all-zero) data: global upper clip
             again = dataclasses.replace(ctx, coreg_tops=tops)
