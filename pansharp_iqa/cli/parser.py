@@ -73,6 +73,8 @@ def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bits", help="radiometric resolution of the inputs (bits)")
     group.add_argument("--resolution", choices=("reduced", "full"), help="reduced (with GT) or full resolution")
     group.add_argument("--input-scale", dest="input_scale", help="inputs' scale: dn, unit or a multiplier")
+    group.add_argument("--scale-mismatch", dest="scale_mismatch", help="raise (default) or warn: score results on "
+                       "another scale than their reference (e.g. a bit-depth factor of 2), recorded in the card")
 
 
 def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str,

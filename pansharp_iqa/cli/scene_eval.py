@@ -138,7 +138,8 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
     from pansharp_iqa import evaluate_full, evaluate_reduced
 
     if settings.resolution == "reduced":
-        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol)
+        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+                                scale_mismatch=settings.scale_mismatch)
     return evaluate_full(
         fused,
         inputs["ms"],
@@ -147,6 +148,7 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
         ratio=settings.ratio,
         bits=settings.bits,
         protocol=settings.protocol,
+        scale_mismatch=settings.scale_mismatch,
     )
 
 
@@ -250,7 +252,8 @@ def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSe
             check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits, role=role)
     reference = facts["gt"] if settings.resolution == "reduced" else facts["ms"]
     check_result_values(facts["fused"], reference, label=str(settings.result_scale_label),
-                        multiplier=float(settings.result_scale or 1.0), bits=settings.bits)
+                        multiplier=float(settings.result_scale or 1.0), bits=settings.bits,
+                        scale_mismatch=settings.scale_mismatch)
 
 
 def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings) -> dict[str, Any]:
@@ -259,11 +262,12 @@ def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettin
     _check_windowed_values(images, settings)
     if settings.resolution == "reduced":
         result = evaluate_reduced_tiled(images["fused"], images["gt"], ratio=settings.ratio, bits=settings.bits,
-                                        protocol=settings.protocol, tile_size=TILE_SIZE)
+                                        protocol=settings.protocol, tile_size=TILE_SIZE,
+                                        scale_mismatch=settings.scale_mismatch)
     else:
         result = evaluate_full_tiled(images["fused"], images["ms"], images["pan"], sensor=settings.resolved_sensor(),
                                      ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                                     tile_size=TILE_SIZE)
+                                     tile_size=TILE_SIZE, scale_mismatch=settings.scale_mismatch)
     tiling = (result.get("protocol") or {}).get("tiling")
     if isinstance(tiling, dict):
         tiling["readers"] = {role: img.describe() for role, img in images.items()}
@@ -348,7 +352,8 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
             return _display_outcome(task, _display(task, fused=fused, inputs=inputs, defer=defer_display))
         check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
                             input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
-                            multiplier=float(settings.result_scale), bits=settings.bits)
+                            multiplier=float(settings.result_scale), bits=settings.bits,
+                            scale_mismatch=settings.scale_mismatch)
         result = evaluate_arrays(fused, inputs, settings)
         maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
         return _outcome(task, result, choice, maps=maps,

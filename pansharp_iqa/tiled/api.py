@@ -213,7 +213,7 @@ _JOB_BUILDERS: dict[str, Callable[..., TiledJob]] = {
 
 def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
                     scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
-                    name: str = "scene") -> TiledJob:
+                    name: str = "scene", scale_mismatch: str = "raise") -> TiledJob:
     """Validate the settings and shapes of a reduced-resolution evaluation and plan its tiles.
 
     Parameters are those of :func:`evaluate_reduced_tiled`; ``name`` labels the job.
@@ -224,14 +224,15 @@ def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protoc
         Run it with :func:`pansharp_iqa.tiled.executor.run_jobs` (or
         :func:`pansharp_iqa.tiled.distributed.evaluate_scenes`).
     """
-    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold)
+    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                scale_mismatch=scale_mismatch)
     return reduced_job(fused, reference, settings, tile_size=tile_size, name=name)
 
 
 def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
                  bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
                  threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                 name: str = "scene") -> TiledJob:
+                 name: str = "scene", scale_mismatch: str = "raise") -> TiledJob:
     """Validate the settings and shapes of a full-resolution evaluation and plan its tiles.
 
     Parameters are those of :func:`evaluate_full_tiled`; ``name`` labels the job.
@@ -241,13 +242,14 @@ def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: 
     TiledJob
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy)
+                             threshold=threshold, nan_policy=nan_policy, scale_mismatch=scale_mismatch)
     return full_job(fused, ms, pan, settings, tile_size=tile_size, name=name)
 
 
 def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
                            scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
-                           jobs: int = 1, scheduler: Any = None, progress: bool = False) -> dict[str, Any]:
+                           jobs: int = 1, scheduler: Any = None, progress: bool = False,
+                           scale_mismatch: str = "raise") -> dict[str, Any]:
     """Reduced-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -276,6 +278,8 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
         Dask scheduler address (``"tcp://host:8786"``): tiles run on that cluster.
     progress : bool
         tqdm bar with tiles done / total and megapixels per second.
+    scale_mismatch : {"raise", "warn"}
+        As for :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
 
     Returns
     -------
@@ -306,14 +310,15 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
     (4, True)
     """
     job = prepare_reduced(fused, reference, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                          threshold=threshold, tile_size=tile_size)
+                          threshold=threshold, tile_size=tile_size, scale_mismatch=scale_mismatch)
     return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
 
 
 def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
                         bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
                         threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                        jobs: int = 1, scheduler: Any = None, progress: bool = False) -> dict[str, Any]:
+                        jobs: int = 1, scheduler: Any = None, progress: bool = False,
+                        scale_mismatch: str = "raise") -> dict[str, Any]:
     """Full-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -344,6 +349,8 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     jobs : int, default 1
     scheduler : str or distributed.Client, optional
     progress : bool
+    scale_mismatch : {"raise", "warn"}
+        As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
 
     Returns
     -------
@@ -373,5 +380,5 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     (9, True)
     """
     job = prepare_full(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size)
+                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size, scale_mismatch=scale_mismatch)
     return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
