@@ -1567,7 +1567,8 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     dn_what : str, optional
         Index that rounds to integer DN (enables the unit-scale and uint16-range rules).
     scaled : bool
-        A ``scale`` other than 1 was given (named in the messages; prefer ``scale``).
+        Kept for callers of earlier versions (no effect: the summaries are after the scale; pass
+        ``scale`` to have it named in the messages).
     scale : float, optional
         The ``scale`` applied to every input (the summaries are after it).
     bits_range : bool
@@ -1595,10 +1596,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     ...
     pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 0.0005 times theirs (means 0.2 vs 400, spreads 0 vs 0), so every index would measure the factor, not the fusion. Bring pan to the scale of ms: multiply it by about 2000 (close to 2**11 - 1, as for [0, 1]-normalised 11-bit data), or pass both in digital numbers.
     """
-    sc = float(scale) if scale is not None else (0.0 if scaled else 1.0)
-    if scale is None and scaled:
-        sc = math.nan  # "a scale was given", value unknown: never equal to 1
-    shown = sc if math.isfinite(sc) else 1.0
+    shown = float(scale) if scale is not None else 1.0  # ``scaled`` alone: a scale of unknown value, not named
     images = [f for f in (test, reference, pan) if f is not None]
     for f in images:
         check_finite_facts(f)

@@ -253,6 +253,15 @@ def count_nodata(path: str | os.PathLike[str], nodata: float) -> int:
     ------
     DataError
         The file cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile, warnings, numpy as np, tifffile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.tif"); tifffile.imwrite(path, np.eye(4, dtype=np.uint16))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # a plain TIFF: rasterio notes it has no georeference
+    ...     count_nodata(path, 0.0)
+    12
     """
     import rasterio
 
@@ -275,6 +284,12 @@ def check_raster_path(path: str | os.PathLike[str], *, name: str) -> None:
     Raises
     ------
     DataError
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, tifffile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.tif"); tifffile.imwrite(path, np.eye(4, dtype=np.uint16))
+    >>> check_raster_path(path, name="fused")  # no no-data value declared: nothing to read
     """
     try:
         info = read_geoinfo(path)

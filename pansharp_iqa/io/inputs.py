@@ -91,6 +91,11 @@ def check_path_grid(test: Any, scene: Any, *, test_name: str = "fused", scene_na
     ------
     DataError
         Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_path_grid(np.zeros((4, 4, 1)), "gt.tif")  # an array has no georeference: nothing to compare
     """
     a, b = _path_of(test), _path_of(scene)
     if a is None or b is None:

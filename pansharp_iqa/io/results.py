@@ -166,6 +166,11 @@ def check_result_georeference(result_file: str | os.PathLike[str], scene: SceneS
     ------
     DataError
         Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
+
+    Examples
+    --------
+    >>> scene = SceneSource("s", "mat", (("bundle", "s.mat"),))
+    >>> check_result_georeference("GSA/s.tif", scene, "reduced")  # a .mat scene has no georeference
     """
     grid = scene.file_for("gt" if resolution == "reduced" else "pan")
     if grid is None or scene.kind != "split":

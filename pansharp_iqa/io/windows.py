@@ -246,15 +246,14 @@ def _npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
 
 def _h5_dataset(path: str, key: str | None) -> tuple[str, tuple[int, ...], np.dtype]:
     from .arrays import h5_dataset_shapes
-    from .results import RESULT_KEYS
+    from .results import result_key
 
     shapes = h5_dataset_shapes(path)
     if key is None:
-        if len(shapes) == 1:
-            key = next(iter(shapes))
-        else:
-            lower = {k.lower(): k for k in shapes}
-            key = next((lower[k.lower()] for k in RESULT_KEYS if k.lower() in lower), None)
+        try:  # the in-memory reader's own choice (groups included: results/fused)
+            key = result_key(list(shapes), path)
+        except DataError:
+            key = None
     if key is None or key not in shapes:
         raise NotWindowed(f"{Path(path).name}: no single image dataset to read window by window")
     import h5py

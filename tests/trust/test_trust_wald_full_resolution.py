@@ -47,6 +47,20 @@ def test_ikonos_wald_degraded_scene_is_evaluated_at_full_resolution_as_the_toolb
     tiled = evaluate_full_tiled(fused, ms_lr, pan_lr, sensor="IKONOS", tile_size=128)
     for k, v in values(ours).items():
         assert tiled[k] == pytest.approx(v, rel=1e-9, abs=1e-12), k
+    # the other toolbox-family protocols on the same degraded data
+    exp = R.interp23tap(ms_lr, 4)
+    r15 = pi.evaluate_full(fused, ms_lr, pan_lr, sensor="IKONOS", protocol="toolbox2015")
+    ds15 = R.d_s(fused, exp, pan_lr, 4, variant="toolbox2015", pan_gnyq=R.SPEC_PAN_GNYQ["IKONOS"])
+    assert r15["D_s"] == pytest.approx(ds15, rel=1e-9, abs=1e-12)
+    paper = pi.evaluate_full(fused, ms_lr, pan_lr, sensor="IKONOS", protocol="qnr-paper")
+    assert paper["D_lambda"] == pytest.approx(R.d_lambda_paper(fused, ms_lr, 4), rel=1e-9, abs=1e-12)
+    assert paper["D_s"] == pytest.approx(R.d_s(fused, exp, pan_lr, 4, variant="qnr-paper", ms_lr=ms_lr), rel=1e-9,
+                                         abs=1e-12)
+    # the reprojected protocol gets its numbers too, the same tile-wise
+    repro = pi.evaluate_full(fused, ms_lr, pan_lr, sensor="IKONOS", protocol="reprojected2022")
+    repro_tiled = evaluate_full_tiled(fused, ms_lr, pan_lr, sensor="IKONOS", protocol="reprojected2022", tile_size=256)
+    for k, v in values(repro).items():
+        assert np.isfinite(v) and repro_tiled[k] == pytest.approx(v, rel=1e-9, abs=1e-12), k
 
 
 def test_the_whole_ikonos_scene_degraded_gets_numbers_in_memory_and_tile_wise():
