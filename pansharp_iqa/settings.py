@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ._version import __version__
+from .indexes.catalog import get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
 from .sensors import Sensor, resolve_sensor
 from .validation import (
@@ -94,6 +96,9 @@ class EvaluationSettings:
         Multiplier to DN applied to every input.
     threshold : bool
         Clip the fused image to [0, 2^bits] first.
+    requested : tuple of str or None
+        The indexes asked for with ``indexes=`` (validated against the protocol), or None for the
+        protocol's table.
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than its reference (e.g. a bit-depth factor of 2): refused, or
         scored with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning` (recorded in the card).
@@ -105,6 +110,7 @@ class EvaluationSettings:
     scale: float = 1.0
     threshold: bool = False
     scale_mismatch: str = "raise"
+    requested: tuple[str, ...] | None = None
 
     def override_card(self) -> dict[str, Any]:
         """The card entry of the scale-mismatch override (none when scale mismatches are refused)."""
@@ -117,6 +123,20 @@ class EvaluationSettings:
         """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
         return float(2**self.bits) if self.threshold else None
 
+    def index_card(self) -> dict[str, Any]:
+        """Card entries for a table that is not the protocol's own (``indexes=``): the indexes and
+        the definitions of the extras among them; empty for the protocol's table."""
+        if self.requested is None:
+            return {}
+        table = self.protocol.indexes(self.resolution)
+        extras = {n: get_index(n).definition for n in self.requested if n not in table}
+        return {"indexes": list(self.requested), **({"extra_indexes": extras} if extras else {})}
+
+    @property
+    def resolution(self) -> str:
+        """``"reduced"`` or ``"full"``."""
+        raise NotImplementedError
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ReducedSettings(EvaluationSettings):
@@ -124,9 +144,14 @@ class ReducedSettings(EvaluationSettings):
     :func:`reduced_settings`); the ratio is an integer >= 2 and only scales ERGAS."""
 
     @property
+    def resolution(self) -> str:
+        """``"reduced"``."""
+        return "reduced"
+
+    @property
     def indexes(self) -> tuple[str, ...]:
-        """Keys of the result (the protocol's reduced-resolution indexes)."""
-        return self.protocol.reduced_indexes
+        """Keys of the result: the requested indexes, else the protocol's reduced-resolution table."""
+        return self.requested if self.requested is not None else self.protocol.reduced_indexes
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``.
@@ -170,12 +195,15 @@ class ReducedSettings(EvaluationSettings):
             image_shape=list(image_shape),
             evaluated_shape=list(evaluated_shape),
             **self.override_card(),
+            **self.index_card(),
             **extra,
         )
 
 
 def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object, bits: object,
-                     scale: object = 1.0, threshold: bool = False, scale_mismatch: str = "raise") -> ReducedSettings:
+                     scale: object = 1.0, threshold: bool = False,
+                     indexes: Sequence[str] | str | None = None,
+                     scale_mismatch: str = "raise") -> ReducedSettings:
     """Validate the settings of a reduced-resolution evaluation.
 
     Parameters
@@ -189,6 +217,9 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     scale : float
         Positive multiplier to DN.
     threshold : bool
+    indexes : sequence of str or str, optional
+        Which indexes to compute: names from the protocol's table and the catalogue's extras
+        (``"PSNR"``, ``"CC"``); ``"default"`` stands for the protocol's table. None: the table.
     scale_mismatch : {"raise", "warn"}
         See :class:`EvaluationSettings`.
 
@@ -213,7 +244,18 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
         )
     return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=check_bits(bits),
                            scale=check_scale(scale), threshold=bool(threshold),
-                           scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES))
+                           scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
+                           requested=_requested(indexes, proto, "reduced"))
+
+
+def _requested(indexes: Sequence[str] | str | None, proto: Protocol, resolution: str) -> tuple[str, ...] | None:
+    """``indexes=`` validated against the protocol (None when it is the protocol's table)."""
+    if indexes is None:
+        return None
+    engine = proto.full_engine if resolution == "full" else "toolbox"
+    names = resolve_indexes(indexes, default=proto.indexes(resolution), resolution=resolution, engine=engine,
+                            protocol=proto.name)
+    return None if names == tuple(proto.indexes(resolution)) else names
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -233,9 +275,14 @@ class FullSettings(EvaluationSettings):
     nan_policy: str = "raise"
 
     @property
+    def resolution(self) -> str:
+        """``"full"``."""
+        return "full"
+
+    @property
     def indexes(self) -> tuple[str, ...]:
-        """Keys of the result (the protocol's full-resolution indexes)."""
-        return self.protocol.full_indexes
+        """Keys of the result: the requested indexes, else the protocol's full-resolution table."""
+        return self.requested if self.requested is not None else self.protocol.full_indexes
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
         """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied).
@@ -281,7 +328,7 @@ class FullSettings(EvaluationSettings):
         """Provenance card of a toolbox-family full-resolution result."""
         proto, ratio, bs = self.protocol, self.ratio, self.protocol.block_size
         notes: dict[str, Any] = {}
-        if proto.khan:
+        if "D_lambda_K" in self.indexes:
             notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + Q2N_CAST
         if proto.d_s_uses_sensor:
             notes["pan_gnyq"] = self.pan_gnyq()
@@ -291,12 +338,13 @@ class FullSettings(EvaluationSettings):
         else:
             notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
         return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=1, beta=1,
-                             nan_policy=self.nan_policy, shift=bs, **notes, **extra)
+                             nan_policy=self.nan_policy, shift=bs, **notes, **self.index_card(), **extra)
 
 
 def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
                   protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
-                  nan_policy: str = "raise", scale_mismatch: str = "raise") -> FullSettings:
+                  nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
+                  scale_mismatch: str = "raise") -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
     Parameters
@@ -309,6 +357,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     scale : float
     threshold : bool
     nan_policy : {"raise", "omit", "propagate"}
+    indexes : sequence of str or str, optional
+        Which of the protocol's full-resolution indexes to compute (``"default"``: its table).
     scale_mismatch : {"raise", "warn"}
         See :class:`EvaluationSettings`.
 
@@ -339,4 +389,5 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     return FullSettings(protocol=proto, sensor=s, ratio=check_ratio(ratio, exp=proto.uses_exp),
                         bits=check_bits(bits), scale=check_scale(scale), threshold=bool(threshold),
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
-                        scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES))
+                        scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
+                        requested=_requested(indexes, proto, "full"))
