@@ -594,9 +594,9 @@ def image_facts(name: str, arr: np.ndarray, *, scale: float = 1.0) -> ImageFacts
 
 
 def facts_from_sums(name: str, shape: Sequence[int], dtype: Any, *, lo: float, hi: float, n: float,
-                    total: float, total_sq: float, non_finite: int = 0, band_total: Sequence[float] = (),
-                    band_total_sq: Sequence[float] = (), band_lo: Sequence[float] = (),
-                    band_hi: Sequence[float] = ()) -> ImageFacts:
+                    total: float, total_sq: float, non_finite: int = 0,
+                    band_total: Sequence[float] | np.ndarray = (), band_total_sq: Sequence[float] | np.ndarray = (),
+                    band_lo: Sequence[float] | np.ndarray = (), band_hi: Sequence[float] | np.ndarray = ()) -> ImageFacts:
     """An :class:`ImageFacts` from sums combined over tiles (see :func:`grid_band_sums`).
 
     Parameters
@@ -625,7 +625,7 @@ def facts_from_sums(name: str, shape: Sequence[int], dtype: Any, *, lo: float, h
     """
     shape = tuple(int(s) for s in shape)
 
-    def floats(values: Sequence[float]) -> tuple[float, ...]:
+    def floats(values: Sequence[float] | np.ndarray) -> tuple[float, ...]:
         return tuple(float(v) for v in np.asarray(values, dtype=np.float64).ravel())
 
     return ImageFacts(name, shape, str(np.dtype(dtype)), int(non_finite), float(lo), float(hi),
@@ -1406,10 +1406,10 @@ def scale_mismatches(test: ImageFacts, reference: ImageFacts) -> list[Any]:
     [(0, 2.0), (1, 2.0)]
     """
     if test.n_bands == reference.n_bands:
-        rows = zip(test.band_means(), reference.band_means(), test.band_spreads(), reference.band_spreads())
+        table = np.stack([test.band_means(), reference.band_means(), test.band_spreads(), reference.band_spreads()])
     else:
-        rows = iter([(test.mean, reference.mean, test.spread, reference.spread)])
-    found = [_band_mismatch(b, *(float(v) for v in row)) for b, row in enumerate(rows)]
+        table = np.array([[test.mean], [reference.mean], [test.spread], [reference.spread]])
+    found = [_band_mismatch(b, *(float(v) for v in table[:, b])) for b in range(table.shape[1])]
     return [m for m in found if m is not None]
 
 
@@ -1612,9 +1612,9 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     if dn_what is not None:
         for f in images:
             check_dn_range(f, what=dn_what, bits=bits)
-    for f in (reference, pan):
-        if f is not None:
-            check_non_negative(f)
+    for dn in (reference, pan):
+        if dn is not None:
+            check_non_negative(dn)
     if bits is not None and bits_range:
         check_bits_range(reference, bits, scale=shown)
     if dn_what is not None:
