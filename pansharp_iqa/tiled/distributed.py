@@ -3,12 +3,12 @@
 * :func:`evaluate_scenes` evaluates a list of :class:`Scene` tile-wise; all tiles of all scenes
   share one pool (``jobs`` local processes, or the workers of the Dask cluster at ``scheduler``).
   Each scene's outcome is its result dict or the exception that failed it (a corrupt or
-  truncated GeoTIFF gives :class:`~pansharp_iqa.tiled.errors.SceneReadError`); the other scenes
+  truncated GeoTIFF gives :class:`~pansharp_iqa.io.errors.SceneReadError`); the other scenes
   are not affected.
 * :func:`map_scenes` runs any picklable per-scene function (e.g. the CLI's in-memory
   ``evaluate_scene``) on the cluster, results in input order.
-* :func:`connect` opens a client to a running scheduler (``dask scheduler`` /
-  ``dask worker tcp://HOST:8786``; see ``docs/scale.md``).
+* :func:`connect` (:func:`pansharp_iqa.parallel.connect`) opens a client to a running scheduler
+  (``dask scheduler`` / ``dask worker tcp://HOST:8786``; see ``docs/scale.md``).
 
 Results do not depend on where tiles ran: each tile's partial sums are computed by the same code
 on the same pixels and combined in tile order with exact (``math.fsum``) sums.
@@ -21,8 +21,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from ..parallel import connect, dask_client, dask_finished, in_worker
 from .api import prepare_full, prepare_reduced
-from .executor import JobOutcome, TiledJob, limit_worker_threads, run_jobs
+from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
 
 __all__ = ["Scene", "evaluate_scenes", "map_scenes", "connect"]
@@ -68,37 +69,6 @@ class Scene:
         raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
 
 
-def connect(scheduler: str, *, timeout: float = 30.0) -> Any:
-    """Client of a running Dask scheduler.
-
-    Parameters
-    ----------
-    scheduler : str
-        Address, e.g. ``"tcp://10.0.0.5:8786"`` (printed by ``dask scheduler``).
-    timeout : float
-        Seconds to wait for the connection.
-
-    Returns
-    -------
-    distributed.Client
-        Close it when done (``client.close()``), or use it as a context manager.
-
-    Raises
-    ------
-    OSError
-        The scheduler cannot be reached (message names the address).
-    """
-    import distributed
-
-    try:
-        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise OSError(
-            f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); start one with 'dask scheduler' "
-            "and workers with 'dask worker tcp://HOST:8786', and check the address and firewall"
-        ) from None
-
-
 def evaluate_scenes(
     scenes: Sequence[Scene],
     *,
@@ -141,11 +111,6 @@ def evaluate_scenes(
     return [next(ran) if isinstance(p, TiledJob) else p for p in prepared]
 
 
-def _call(fn: Callable[[Any], Any], item: Any) -> Any:
-    limit_worker_threads()
-    return fn(item)
-
-
 def map_scenes(
     fn: Callable[[Any], Any],
     items: Sequence[Any],
@@ -170,21 +135,12 @@ def map_scenes(
     list
         ``fn(item)`` or the exception it raised, per item.
     """
-    import distributed
     from tqdm.auto import tqdm
 
-    own = not isinstance(scheduler, distributed.Client)
-    client = connect(scheduler) if own else scheduler
-    try:
-        futures = [client.submit(_call, fn, item, pure=False) for item in items]
-        index = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(futures)
-        with tqdm(total=len(futures), unit="scene", disable=not progress) as bar:
-            for fut in distributed.as_completed(futures, loop=client.loop):
-                i = index[fut.key]
-                out[i] = fut.exception() if fut.status == "error" else fut.result()
-                bar.update(1)
-        return out
-    finally:
-        if own:
-            client.close()
+    out: list[Any] = [None] * len(items)
+    with dask_client(scheduler) as client, tqdm(total=len(items), unit="scene", disable=not progress) as bar:
+        futures = {client.submit(in_worker, fn, item, pure=False): i for i, item in enumerate(items)}
+        for i, result in dask_finished(client, futures):
+            out[i] = result
+            bar.update(1)
+    return out

@@ -11,7 +11,7 @@ from pansharp_iqa import InputError
 from pansharp_iqa.tiled import is_lazy_input, open_source
 from pansharp_iqa.tiled.accumulate import Partial, combine
 from pansharp_iqa.tiled.plan import effective_tile_size, plan_tiles
-from pansharp_iqa.tiled.sources import ArrayLikeSource, ArraySource, MemmapSource, RasterioSource
+from pansharp_iqa.io.windows import ArraySource, MemmapSource, RasterioSource
 
 from .conftest import write_tif
 
@@ -56,7 +56,7 @@ def test_readers_return_the_same_windows(tmp_path):
         assert is_lazy_input(ds)
         readers.append(open_source(ds, "x"))
     kinds = [type(r) for r in readers]
-    assert kinds == [ArraySource, MemmapSource, MemmapSource, ArrayLikeSource, RasterioSource, RasterioSource]
+    assert kinds == [ArraySource, MemmapSource, MemmapSource, ArraySource, RasterioSource, RasterioSource]
     for r in readers:
         assert r.shape == (50, 70, 3) and r.dtype == np.uint16
         r2 = pickle.loads(pickle.dumps(r))
