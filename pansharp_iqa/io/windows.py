@@ -1,31 +1,25 @@
 """Images read window by window: one reader per kind of input, windows in the stored data type.
 
-A :class:`Source` is an ``(H, W, B)`` image whose ``read(r0, r1, c0, c1)`` returns the window
-``[r0:r1, c0:c1]`` as an ``(h, w, B)`` array in the stored data type:
+A :class:`Source` is an ``(H, W, B)`` image; ``read(r0, r1, c0, c1)`` returns the window
+``[r0:r1, c0:c1]`` as ``(h, w, B)`` in the stored dtype. :class:`MemmapSource` maps an array file
+(``.npy``, ``np.memmap``, an uncompressed TIFF without rasterio) for one read at a time, so what was
+read leaves the process; :class:`H5Source` slices an HDF5 dataset; :class:`RasterioSource` reads
+GeoTIFF (any GDAL raster) windows; :class:`ArraySource` slices arrays and array-likes. Where rows,
+columns and bands lie in the stored array (``B x H x W``, Fortran order, singleton axes) is a
+:class:`Layout`. Readers are picklable and hold no open file, so they go to process pools and Dask
+workers; whichever process reads opens the file.
 
-* :class:`MemmapSource`: an array in a file (``.npy``, ``np.memmap``, an uncompressed TIFF when
-  rasterio is missing), mapped for one read at a time (the pages leave the process once the
-  window is copied); ``.npy`` headers are read by numpy (:func:`numpy.lib.format.open_memmap`);
-* :class:`H5Source`: one HDF5 dataset, sliced with h5py;
-* :class:`RasterioSource`: a GeoTIFF or any GDAL raster (rasterio, extra ``scale``);
-* :class:`ArraySource`: an ``ndarray`` or any array-like with ``.shape`` and slicing (zarr, ...).
-
-Where the rows, columns and bands lie in the stored array (``H x W x B`` or ``B x H x W``, C or
-Fortran order, singleton axes) is a :class:`Layout`, applied in one place. Readers are picklable
-and light: no open file travels with them; whichever process reads (re)opens the file, so the same
-reader goes to process pools and Dask workers.
-
-Two openers. :func:`open_source` takes the tile engine's inputs as they are (a stored ``(H, W)`` or
-``(H, W, B)`` array). :func:`open_windowed` opens ``pansharp-eval``'s files: it recognises the band
-layout as the in-memory readers (:mod:`.orientation`) do, checks the shape from the header, and
-wraps the reader in a :class:`WindowedImage`, whose windows are float64 digital numbers (the
-stored values times the declared scale, as :mod:`.scenes` and :mod:`.results` load them whole).
-:func:`window_stats` streams such an image once in strips for the value checks of :mod:`.scale`.
+:func:`open_source` takes the tile engine's inputs as stored (``(H, W)`` or ``(H, W, B)``).
+:func:`open_windowed` opens ``pansharp-eval``'s files with the in-memory readers' band-layout rules
+(:mod:`.orientation`), checks the shape from the header and returns a :class:`WindowedImage`: the
+same windows as float64 digital numbers (stored values times the declared scale, as :mod:`.scenes`
+and :mod:`.results` load them whole). :func:`window_stats` streams one for the value checks.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import mmap
 import os
 import threading
@@ -58,31 +52,22 @@ class Layout:
     Attributes
     ----------
     stored_shape : tuple of int
-        Shape of the stored array.
     axes : (int, int, int or None)
-        Stored axes of the rows, columns and bands (None: a 2-D, one-band image). Any other stored
-        axis has length 1 and is indexed at 0.
+        Stored axes of the rows, columns and bands (None: one band). Other axes have length 1.
 
     Examples
     --------
-    >>> import numpy as np
     >>> band_first = Layout((3, 4, 5), (1, 2, 0))
-    >>> band_first.shape, band_first.to_hwb(np.zeros((3, 2, 5))[band_first.index(slice(0, 2), slice(0, 5))]).shape
-    ((4, 5, 3), (2, 5, 3))
+    >>> band_first.shape, band_first.index(slice(0, 2), slice(1, 5))
+    ((4, 5, 3), (slice(None, None, None), slice(0, 2, None), slice(1, 5, None)))
     """
 
     stored_shape: tuple[int, ...]
     axes: tuple[int, int, int | None]
 
-    @classmethod
-    def hwb(cls, shape: Sequence[int]) -> Layout:
-        """The stored array is the image, ``(H, W)`` or ``(H, W, B)``."""
-        shape = tuple(int(n) for n in shape)
-        return cls(shape, (0, 1, 2 if len(shape) == 3 else None))
-
     @property
     def shape(self) -> tuple[int, int, int]:
-        """``(H, W, B)`` (pixels, bands)."""
+        """``(H, W, B)``."""
         r, c, b = self.axes
         return self.stored_shape[r], self.stored_shape[c], 1 if b is None else self.stored_shape[b]
 
@@ -127,23 +112,8 @@ class Source:
     stored_ndim: int = 3
 
     def read(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
-        """Window ``[r0:r1, c0:c1]`` as an ``(r1-r0, c1-c0, B)`` array (stored dtype).
-
-        Parameters
-        ----------
-        r0, r1, c0, c1 : int
-            Half-open row and column ranges, inside the image (pixels).
-
-        Returns
-        -------
-        ndarray
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> ArraySource(np.arange(12, dtype=np.uint8).reshape(3, 4)).read(1, 3, 0, 2)[..., 0].tolist()
-        [[4, 5], [8, 9]]
-        """
+        """Window ``[r0:r1, c0:c1]`` (half-open pixel ranges inside the image) as an
+        ``(r1-r0, c1-c0, B)`` array in the stored dtype."""
         h, w, b = self.shape
         if not (0 <= r0 <= r1 <= h and 0 <= c0 <= c1 <= w):
             raise ValueError(f"{self.name}: window rows [{r0}, {r1}) cols [{c0}, {c1}) outside {h}x{w}")
@@ -159,56 +129,46 @@ class Source:
         return self.kind if self.path is None else f"{self.kind}:{self.path}"
 
     def _set_layout(self, layout: Layout | None, shape: Sequence[int]) -> None:
-        """Stored ``shape`` read as ``layout`` (default: the stored array is ``(H, W[, B])``)."""
+        """The stored ``shape`` read as ``layout`` (default: the stored array is ``(H, W[, B])``)."""
         if layout is None:
+            shape = tuple(int(n) for n in shape)
             check_image_shape(self.name, shape)
-            layout = Layout.hwb(shape)
+            layout = Layout(shape, (0, 1, 2 if len(shape) == 3 else None))
         self.layout = layout
         self.shape = layout.shape
         self.stored_ndim = 2 if layout.axes[2] is None else 3
 
 
-def _hwb(window: np.ndarray, name: str) -> np.ndarray:
-    if window.ndim == 2:
-        return window[:, :, None]
-    if window.ndim != 3:
-        raise InputError(f"{name}: expected an (H, W) or (H, W, B) image, got shape {window.shape}")
-    return window
-
-
 class ArraySource(Source):
     """An ``ndarray`` (pickled whole: fine for tests and small scenes), or any object with ``.shape``
-    (2-D or 3-D) and NumPy slicing (h5py, zarr, memmap views, ...; picklable to run elsewhere).
+    (2-D or 3-D) and NumPy slicing (h5py, zarr, ...; picklable to run in other processes).
 
     Parameters
     ----------
     array : ndarray or array-like, shape (H, W) or (H, W, B)
-        Sliced as ``array[r0:r1, c0:c1]``.
     name : str
     """
 
     def __init__(self, array: Any, name: str = "image") -> None:
-        self.name = name
+        self.name, self.array = name, array
         self.kind = "array" if isinstance(array, np.ndarray) else "array-like"
-        self.array = array
         self.stored_ndim = len(array.shape)
         self.shape = check_image_shape(name, tuple(array.shape))
         self.dtype = np.dtype(getattr(array, "dtype", np.float64))
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
-        return _hwb(np.asarray(self.array[rows, cols]), self.name)
+        window = np.asarray(self.array[rows, cols])
+        if window.ndim not in (2, 3):
+            raise InputError(f"{self.name}: expected an (H, W) or (H, W, B) image, got shape {window.shape}")
+        return window if window.ndim == 3 else window[:, :, None]
 
 
 class MemmapSource(Source):
-    """An array stored raw in a file (``.npy`` data, ``np.memmap``, an uncompressed TIFF).
-
-    Each read maps the file, copies the window out and unmaps it, so what was read leaves the
-    process's memory.
+    """An array stored raw in a file; each read maps the file, copies the window out and unmaps.
 
     Parameters
     ----------
-    path : str
-        The file.
+    path : path-like
     dtype : numpy dtype
         Stored data type (with its byte order).
     shape : tuple of int
@@ -217,9 +177,8 @@ class MemmapSource(Source):
         Byte offset of the data in the file.
     name : str
     order : {"C", "F"}
-        Stored order.
     layout : Layout, optional
-        Where rows, columns and bands lie (default: the stored array is ``(H, W[, B])``).
+        Default: the stored array is ``(H, W[, B])``.
     """
 
     kind = "memmap"
@@ -228,7 +187,7 @@ class MemmapSource(Source):
                  name: str = "image", *, order: str = "C", layout: Layout | None = None) -> None:
         self.name, self.path = name, os.fspath(path)
         self.dtype, self.offset, self.order = np.dtype(dtype), int(offset), order
-        self._set_layout(layout, tuple(int(n) for n in shape))
+        self._set_layout(layout, shape)
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         try:
@@ -246,11 +205,11 @@ class MemmapSource(Source):
 
 
 class H5Source(Source):
-    """One dataset of an HDF5 file, sliced with h5py (opened by whichever process reads).
+    """One dataset of an HDF5 file, sliced with h5py.
 
     Parameters
     ----------
-    path : str
+    path : path-like
     key : str
         The dataset.
     shape : tuple of int
@@ -258,7 +217,7 @@ class H5Source(Source):
     dtype : numpy dtype
     name : str
     layout : Layout, optional
-        As for :class:`MemmapSource`.
+        Default: the stored array is ``(H, W[, B])``.
     """
 
     kind = "h5"
@@ -267,7 +226,7 @@ class H5Source(Source):
                  name: str = "image", *, layout: Layout | None = None) -> None:
         self.name, self.path, self.key, self.dtype = name, os.fspath(path), key, np.dtype(dtype)
         self._handle: Any = None
-        self._set_layout(layout, tuple(int(n) for n in shape))
+        self._set_layout(layout, shape)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_handle": None}
@@ -283,6 +242,9 @@ class H5Source(Source):
 # Open rasterio datasets, per thread (GDAL handles are not thread-safe), least recently used first.
 _LOCAL = threading.local()
 _MAX_OPEN = 16
+#: GDAL block cache per process (MB), unless GDAL_CACHEMAX is set: GDAL's default is 5% of the
+#: machine's memory per process, which would dominate a worker's footprint on big machines.
+GDAL_CACHE_MB = 256
 
 
 def _forget_open_datasets() -> None:
@@ -292,33 +254,19 @@ def _forget_open_datasets() -> None:
 
 os.register_at_fork(after_in_child=_forget_open_datasets)
 
-#: GDAL block cache per process (MB), unless GDAL_CACHEMAX is set: GDAL's default is 5% of the
-#: machine's memory per process, which would dominate a worker's footprint on big machines.
-GDAL_CACHE_MB = 256
-_CACHE_BOUNDED = False
-
-
-def _bound_gdal_cache() -> None:
-    global _CACHE_BOUNDED
-    if not _CACHE_BOUNDED:
-        if "GDAL_CACHEMAX" not in os.environ:
-            from rasterio.env import set_gdal_config
-
-            set_gdal_config("GDAL_CACHEMAX", GDAL_CACHE_MB)
-        _CACHE_BOUNDED = True
-
 
 def _open_dataset(path: str) -> Any:
-    cache: OrderedDict[str, Any] | None = getattr(_LOCAL, "datasets", None)
-    if cache is None:
-        cache = _LOCAL.datasets = OrderedDict()
+    cache: OrderedDict[str, Any] = getattr(_LOCAL, "datasets", None) or OrderedDict()
+    _LOCAL.datasets = cache
     ds = cache.get(path)
     if ds is not None and not ds.closed:
         cache.move_to_end(path)
         return ds
     import rasterio
+    from rasterio.env import set_gdal_config
 
-    _bound_gdal_cache()
+    if "GDAL_CACHEMAX" not in os.environ:
+        set_gdal_config("GDAL_CACHEMAX", GDAL_CACHE_MB)
     message = None
     try:
         with warnings.catch_warnings():  # plain TIFFs have no georeference: nothing to say about it
@@ -331,8 +279,7 @@ def _open_dataset(path: str) -> Any:
         raise SceneReadError(message)
     cache[path] = ds
     while len(cache) > _MAX_OPEN:
-        _, old = cache.popitem(last=False)
-        old.close()
+        cache.popitem(last=False)[1].close()
     return ds
 
 
@@ -354,8 +301,7 @@ class RasterioSource(Source):
     kind = "rasterio"
 
     def __init__(self, path: str | os.PathLike[str], name: str = "image") -> None:
-        self.name = name
-        self.path = os.fspath(path)
+        self.name, self.path = name, os.fspath(path)
         ds = _open_dataset(self.path)
         if ds.subdatasets:
             # a multi-page TIFF (e.g. tifffile's default for a (B, H, W) stack): GDAL shows page 1 only
@@ -365,19 +311,18 @@ class RasterioSource(Source):
                 "planarconfig='separate') or gdal_translate), or evaluate it in memory"
             )
         self.shape = check_image_shape(name, (ds.height, ds.width, ds.count))
-        dtypes = set(ds.dtypes)
-        if len(dtypes) != 1:
-            raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(dtypes)}; "
+        if len(set(ds.dtypes)) != 1:
+            raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
                                  "convert it to one type (e.g. gdal_translate -ot UInt16)")
         self.dtype = np.dtype(ds.dtypes[0])
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         from rasterio.windows import Window
 
-        ds = _open_dataset(self.path)  # type: ignore[arg-type]
         message = None
         try:
-            data = ds.read(window=Window(cols.start, rows.start, cols.stop - cols.start, rows.stop - rows.start))
+            data = _open_dataset(str(self.path)).read(
+                window=Window(cols.start, rows.start, cols.stop - cols.start, rows.stop - rows.start))
         except Exception as exc:  # noqa: BLE001 - truncated/corrupt blocks
             cause = f" ({exc.__cause__})" if exc.__cause__ is not None else ""
             message = (f"{self.name}: cannot read {self.path} (rows {rows.start}:{rows.stop}, cols "
@@ -388,24 +333,11 @@ class RasterioSource(Source):
         return np.moveaxis(data, 0, 2)
 
 
-def _has_rasterio() -> bool:
-    try:
-        import rasterio  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _is_rasterio_dataset(x: Any) -> bool:
-    mod = type(x).__module__ or ""
-    return mod.startswith("rasterio") and hasattr(x, "read") and hasattr(x, "count")
-
-
 _LayoutRule = Callable[[tuple[int, ...]], Layout]
 
 
 def _npy_source(path: str, name: str, layout_of: _LayoutRule | None) -> MemmapSource:
-    """A ``.npy`` file's reader, from its header (numpy's parser; no data are read)."""
+    """A ``.npy`` file's reader, from its header (numpy's own parser; no data are read)."""
     try:
         header = np.lib.format.open_memmap(path, mode="r")
     except Exception as exc:  # noqa: BLE001 - a broken header is this scene's failure
@@ -423,6 +355,8 @@ def _npy_source(path: str, name: str, layout_of: _LayoutRule | None) -> MemmapSo
 
 def _h5_source(path: str, name: str, layout_of: _LayoutRule | None) -> H5Source:
     """The one image dataset of an HDF5 file, or the one named as a result (``.results.RESULT_KEYS``)."""
+    import h5py
+
     from .arrays import h5_dataset_shapes
     from .results import RESULT_KEYS
 
@@ -432,8 +366,6 @@ def _h5_source(path: str, name: str, layout_of: _LayoutRule | None) -> H5Source:
                                                              if k.lower() in lower), None)
     if key is None:
         raise NotWindowed(f"{name}: no single image dataset to read window by window")
-    import h5py
-
     with h5py.File(path, "r") as handle:
         dtype = np.dtype(handle[key].dtype)
     return H5Source(path, key, shapes[key], dtype, name, layout=layout_of and layout_of(shapes[key]))
@@ -472,9 +404,9 @@ def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | 
 
 
 def _tiff_source(path: str, name: str, layout_of: _LayoutRule | None) -> Source:
-    """rasterio's reader (any GDAL raster when no layout rule is given; else a checked one-image
-    TIFF), or without rasterio the TIFF's data mapped when they are uncompressed."""
-    rasterio = _has_rasterio()
+    """rasterio's reader (with no layout rule: of any GDAL raster, unchecked), or without rasterio
+    the TIFF's data mapped when they are uncompressed."""
+    rasterio = importlib.util.find_spec("rasterio") is not None
     if rasterio and layout_of is None:
         return RasterioSource(path, name)
     shape, mapped = _tiff_header(path, name)
@@ -496,16 +428,19 @@ def _file_source(path: str, name: str, layout_of: _LayoutRule | None) -> Source:
     return _tiff_source(path, name, layout_of)
 
 
+def _is_rasterio_dataset(x: Any) -> bool:
+    return (type(x).__module__ or "").startswith("rasterio") and hasattr(x, "read") and hasattr(x, "count")
+
+
 def open_source(x: Any, name: str = "image") -> Source:
     """Wrap an input in a window reader.
 
     Parameters
     ----------
     x : path-like, rasterio dataset, ndarray, np.memmap, array-like or Source
-        Paths ending in ``.npy`` are memory-mapped, ``.h5``/``.hdf5`` paths read their one image
-        dataset, other paths are opened with rasterio (GeoTIFF and any GDAL raster; without
-        rasterio, uncompressed TIFFs are memory-mapped). Stored arrays are ``(H, W)`` or
-        ``(H, W, B)``.
+        ``.npy`` paths are memory-mapped, ``.h5``/``.hdf5`` paths read their one image dataset,
+        other paths are opened with rasterio (GeoTIFF and any GDAL raster; without rasterio,
+        uncompressed TIFFs are memory-mapped). Stored arrays are ``(H, W)`` or ``(H, W, B)``.
     name : str
         Role of the image for error messages.
 
@@ -522,10 +457,9 @@ def open_source(x: Any, name: str = "image") -> Source:
 
     Examples
     --------
-    >>> import numpy as np
     >>> src = open_source(np.zeros((64, 48, 4), dtype=np.uint16), "fused")
-    >>> src.shape, src.dtype, src.describe()
-    ((64, 48, 4), dtype('uint16'), 'array')
+    >>> src.shape, src.dtype, src.describe(), src.read(0, 2, 0, 3).shape
+    ((64, 48, 4), dtype('uint16'), 'array', (2, 3, 4))
     """
     if isinstance(x, Source):
         x.name = name
@@ -566,7 +500,6 @@ def is_lazy_input(x: Any) -> bool:
 
     Examples
     --------
-    >>> import numpy as np
     >>> is_lazy_input("scene.tif"), is_lazy_input(np.zeros((4, 4)))
     (True, False)
     """
@@ -574,57 +507,41 @@ def is_lazy_input(x: Any) -> bool:
         return True
     if isinstance(x, np.ndarray):
         return False
-    if _is_rasterio_dataset(x):
-        return True
-    return hasattr(x, "shape") and hasattr(x, "__getitem__") and len(getattr(x, "shape", ())) in (2, 3)
-
-
-def _kept_axes(stored: tuple[int, ...]) -> list[int]:
-    """Stored axes left by :mod:`.orientation`'s squeeze of singleton axes beyond 3-D."""
-    axes = list(range(len(stored)))
-    while len(axes) > 3 and stored[axes[0]] == 1:
-        axes.pop(0)
-    while len(axes) > 3 and stored[axes[-1]] == 1:
-        axes.pop()
-    return axes
+    return _is_rasterio_dataset(x) or (hasattr(x, "__getitem__") and len(getattr(x, "shape", ())) in (2, 3))
 
 
 def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str) -> Layout:
-    """The band layout the in-memory readers would give, found on a zero-stride stand-in array.
+    """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths
+    accept the same files, with the same messages for the ones they refuse.
 
-    The in-memory readers' own rules (:mod:`.orientation`) decide, so both paths accept the same
-    files, with the same messages for the ones they refuse.
+    They decide on a stand-in array whose axes have distinct strides (singleton axes 0): the
+    strides of the ``(H, W[, B])`` view they return say which stored axis went where.
     """
-    probe = np.broadcast_to(np.zeros((), dtype=np.uint8), stored)  # no memory, any shape
+    strides = [0 if n == 1 else 1 << i for i, n in enumerate(stored)]
+    buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides)), dtype=np.uint8)
+    probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
     if role == "pan":
-        as_hw(probe, name=name)
-        kept = [i for i, n in enumerate(stored) if n != 1]
-        if len(kept) != 2:
-            raise NotWindowed(f"{name}: stored shape {stored} is read whole")
-        return Layout(stored, (kept[0], kept[1], None))
-    out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
-    kept = _kept_axes(stored)
-    if len(kept) == 2:
-        return Layout(stored, (kept[0], kept[1], None))
-    if len(kept) != 3:
+        out = as_hw(probe, name=name)
+    else:
+        out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
+    axis = {s: i for i, s in enumerate(strides) if s}
+    r, c, *b = (axis.get(s) for s in out.strides)
+    if r is None or c is None:
         raise NotWindowed(f"{name}: stored shape {stored} is read whole")
-    if out.shape == tuple(stored[i] for i in kept):
-        return Layout(stored, (kept[0], kept[1], kept[2]))
-    return Layout(stored, (kept[1], kept[2], kept[0]))  # stored band-first
+    return Layout(stored, (r, c, b[0] if b else None))
 
 
 @dataclasses.dataclass
 class WindowedImage:
-    """An image file read window by window, in digital numbers.
+    """An image file read window by window, in digital numbers (made by :func:`open_windowed`).
 
-    Use :func:`open_windowed` to make one. ``img[r0:r1, c0:c1]`` (steps of 1) reads rows
-    ``r0:r1`` and columns ``c0:c1`` from the file and returns them as float64 DN, shape
+    ``img[r0:r1, c0:c1]`` (steps of 1) reads that window and returns it as float64 DN, shape
     ``(r1-r0, c1-c0, B)`` (``(r1-r0, c1-c0)`` for a PAN). Picklable, as its reader is.
 
     Attributes
     ----------
     source : Source
-        The file's reader (stored dtype and units, ``(H, W, B)``).
+        The file's reader (stored dtype and units).
     multiplier : float
         Stored value to DN (the declared scale).
     two_d : bool
@@ -644,12 +561,6 @@ class WindowedImage:
         return str(self.source.path)
 
     @property
-    def fmt(self) -> str:
-        """``"npy"``, ``"h5"`` or ``"tiff"``."""
-        ext = Path(self.path).suffix.lower()
-        return "tiff" if ext in _TIFF else "h5" if ext in _H5 else ext.lstrip(".")
-
-    @property
     def shape(self) -> tuple[int, ...]:
         """``(H, W, B)``, or ``(H, W)`` for a PAN."""
         return self.source.shape[:2] if self.two_d else self.source.shape
@@ -665,25 +576,23 @@ class WindowedImage:
         return len(self.shape)
 
     def describe(self) -> str:
-        """``"<fmt>:<path>"`` plus the multiplier when it is not 1."""
-        scale = "" if self.multiplier == 1.0 else f" x {self.multiplier:g}"
-        return f"{self.fmt}:{self.path}{scale}"
+        """``"<npy|h5|tiff>:<path>"`` plus the multiplier when it is not 1."""
+        ext = Path(self.path).suffix.lower()
+        fmt = "tiff" if ext in _TIFF else ext.lstrip(".").replace("hdf5", "h5")
+        return f"{fmt}:{self.path}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
 
     def read_stored(self, key: Any) -> np.ndarray:
-        """The window ``img[key]`` in the stored dtype and units (no scale applied).
-
-        Parameters
-        ----------
-        key : tuple of slice
-            ``(slice(r0, r1), slice(c0, c1))``.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``(h, w[, B])`` as stored.
-        """
-        rows, cols = _window_slices(key, self.shape)
-        window = self.source.read(rows.start, rows.stop, cols.start, cols.stop)
+        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as stored:
+        ``(h, w[, B])``, stored dtype, no scale applied."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) > 2 or not all(isinstance(k, slice) for k in key):
+            raise TypeError("windowed images support img[r0:r1, c0:c1] only")
+        (r0, r1, rstep), (c0, c1, cstep) = (k.indices(n) for k, n in zip(key + (slice(None),) * (2 - len(key)),
+                                                                          self.shape))
+        if rstep != 1 or cstep != 1:
+            raise TypeError("windowed images support steps of 1 only")
+        window = self.source.read(r0, max(r0, r1), c0, max(c0, c1))
         return window[:, :, 0] if self.two_d else window
 
     def __getitem__(self, key: Any) -> np.ndarray:
@@ -691,21 +600,6 @@ class WindowedImage:
         if self.multiplier != 1.0:
             out = out * self.multiplier
         return np.ascontiguousarray(out)
-
-
-def _window_slices(key: Any, shape: tuple[int, ...]) -> tuple[slice, slice]:
-    if not isinstance(key, tuple):
-        key = (key,)
-    if len(key) > 2 or not all(isinstance(k, slice) for k in key):
-        raise TypeError("windowed images support img[r0:r1, c0:c1] only")
-    key = key + (slice(None),) * (2 - len(key))
-    out = []
-    for k, n in zip(key, shape[:2]):
-        start, stop, step = k.indices(n)
-        if step != 1:
-            raise TypeError("windowed images support steps of 1 only")
-        out.append(slice(start, max(start, stop)))
-    return out[0], out[1]
 
 
 def open_windowed(
@@ -745,8 +639,7 @@ def open_windowed(
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os
-    >>> from pansharp_iqa.io.windows import open_windowed
+    >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "gt.npy")
     >>> np.save(path, np.arange(2 * 64 * 64, dtype=np.uint16).reshape(2, 64, 64))
     >>> img = open_windowed(path, role="gt")
@@ -754,9 +647,7 @@ def open_windowed(
     ((64, 64, 2), [[4096.0, 4097.0, 4098.0], [4160.0, 4161.0, 4162.0]])
     """
     path = os.fspath(path)
-    name = Path(path).name
-    ext = Path(path).suffix.lower()
-
+    name, ext = Path(path).name, Path(path).suffix.lower()
     if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
     source = _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))
@@ -812,8 +703,7 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os
-    >>> from pansharp_iqa.io.windows import open_windowed, window_stats
+    >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "pan.npy"); np.save(path, np.arange(12.0).reshape(3, 4))
     >>> s = window_stats(open_windowed(path, role="pan", multiplier=2.0))
     >>> s.minimum, s.maximum, s.nonfinite

@@ -9,12 +9,12 @@ needs, and accumulating block/window sums. See ``docs/scale.md``.
 from ..io.errors import SceneReadError
 from ..io.windows import is_lazy_input, open_source
 from .api import evaluate_full_tiled, evaluate_reduced_tiled, prepare_full, prepare_reduced
-from .distributed import Scene, connect, evaluate_scenes, map_scenes
+from .distributed import Scene, connect, evaluate_scenes
 from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
 
 __all__ = [
     "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",
     "is_lazy_input", "open_source", "SceneReadError", "run_jobs", "TiledJob", "JobOutcome",
-    "DEFAULT_TILE_SIZE", "Scene", "evaluate_scenes", "map_scenes", "connect",
+    "DEFAULT_TILE_SIZE", "Scene", "evaluate_scenes", "connect",
 ]

@@ -5,8 +5,6 @@
   Each scene's outcome is its result dict or the exception that failed it (a corrupt or
   truncated GeoTIFF gives :class:`~pansharp_iqa.io.errors.SceneReadError`); the other scenes
   are not affected.
-* :func:`map_scenes` runs any picklable per-scene function (e.g. the CLI's in-memory
-  ``evaluate_scene``) on the cluster, results in input order.
 * :func:`connect` (:func:`pansharp_iqa.parallel.connect`) opens a client to a running scheduler
   (``dask scheduler`` / ``dask worker tcp://HOST:8786``; see ``docs/scale.md``).
 
@@ -18,15 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..parallel import connect, dask_client, dask_finished, in_worker
+from ..parallel import connect
 from .api import prepare_full, prepare_reduced
 from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
 
-__all__ = ["Scene", "evaluate_scenes", "map_scenes", "connect"]
+__all__ = ["Scene", "evaluate_scenes", "connect"]
 
 
 @dataclasses.dataclass
@@ -109,38 +107,3 @@ def evaluate_scenes(
     ran = iter(run_jobs(runnable, workers=jobs, scheduler=scheduler, progress=progress, desc="scenes' tiles")
                if runnable else [])
     return [next(ran) if isinstance(p, TiledJob) else p for p in prepared]
-
-
-def map_scenes(
-    fn: Callable[[Any], Any],
-    items: Sequence[Any],
-    *,
-    scheduler: Any,
-    progress: bool = False,
-) -> list[Any]:
-    """Run a picklable per-scene function on a Dask cluster; results in input order.
-
-    Parameters
-    ----------
-    fn : callable
-        Module-level function of one picklable argument (e.g. the CLI's ``evaluate_scene``, which
-        never raises); an exception raised by ``fn`` is returned in that item's place.
-    items : sequence
-    scheduler : str or distributed.Client
-    progress : bool
-        tqdm bar of items done.
-
-    Returns
-    -------
-    list
-        ``fn(item)`` or the exception it raised, per item.
-    """
-    from tqdm.auto import tqdm
-
-    out: list[Any] = [None] * len(items)
-    with dask_client(scheduler) as client, tqdm(total=len(items), unit="scene", disable=not progress) as bar:
-        futures = {client.submit(in_worker, fn, item, pure=False): i for i, item in enumerate(items)}
-        for i, result in dask_finished(client, futures):
-            out[i] = result
-            bar.update(1)
-    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..parallel import dask_client, dask_finished, finished, in_worker, process_pool
@@ -117,15 +117,18 @@ def _serial(jobs: Sequence[TiledJob]) -> Iterator[Event]:
         cv2.setNumThreads(before)
 
 
-def _failing_first(events: Iterator[tuple[tuple[int, int], Any]], cancel: Callable[[int], None]) -> Iterator[Event]:
-    """Events of a pool: a job's first failure is reported and its other tiles cancelled."""
+def _failing_first(futures: Mapping[Any, tuple[int, int]],
+                   events: Iterator[tuple[tuple[int, int], Any]]) -> Iterator[Event]:
+    """Events of a pool's tile ``futures``: a job's first failure is reported, its other tiles cancelled."""
     failed: set[int] = set()
     for (j, t), part in events:
         if j in failed:
             continue
         if isinstance(part, BaseException):
             failed.add(j)
-            cancel(j)
+            for future, (other, _) in futures.items():
+                if other == j and not future.done():
+                    future.cancel()
         yield j, t, part
 
 
@@ -133,13 +136,7 @@ def _pool(jobs: Sequence[TiledJob], workers: int) -> Iterator[Event]:
     with process_pool(workers, initializer=_pool_init, initargs=([(job.tile_fn, job.ctx) for job in jobs],)) as pool:
         futures = {pool.submit(_pool_task, j, tile): (j, t) for j, job in enumerate(jobs)
                    for t, tile in enumerate(job.tiles)}
-
-        def cancel(j: int) -> None:
-            for future, (oj, _) in futures.items():
-                if oj == j:
-                    future.cancel()
-
-        yield from _failing_first(finished(futures), cancel)
+        yield from _failing_first(futures, finished(futures))
 
 
 def _dask(jobs: Sequence[TiledJob], scheduler: Any) -> Iterator[Event]:
@@ -149,11 +146,7 @@ def _dask(jobs: Sequence[TiledJob], scheduler: Any) -> Iterator[Event]:
             ctx_future = client.scatter(job.ctx, hash=False)
             for t, tile in enumerate(job.tiles):
                 futures[client.submit(in_worker, job.tile_fn, ctx_future, tile, pure=False)] = (j, t)
-
-        def cancel(j: int) -> None:
-            client.cancel([f for f, (oj, _) in futures.items() if oj == j and not f.done()])
-
-        yield from _failing_first(dask_finished(client, futures), cancel)
+        yield from _failing_first(futures, dask_finished(client, futures))
 
 
 def run_jobs(
