@@ -19,10 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
 
 __all__ = [
     "map_bands", "n_threads", "parallel_map", "chunks", "limit_worker_threads", "process_pool", "finished",
@@ -130,19 +127,25 @@ def _init_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, .
 
 
 @contextlib.contextmanager
-def process_pool(workers: int, *, initializer: Callable[..., None] | None = None,
-                 initargs: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
-    """A pool of ``workers`` spawned processes, each single-threaded (:func:`limit_worker_threads`,
-    and BLAS/OpenMP through the environment they start with), then ``initializer(*initargs)``.
+def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[Any, ...]], *,
+                 initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> Iterator[dict[Future, K]]:
+    """``fn(*args)`` for every ``key: args`` of ``calls``, on ``workers`` spawned processes.
 
-    Spawned, not forked: fresh interpreters inherit no locks held by this process's threads (GDAL,
-    Dask, tqdm, the report threads) nor its open files; scripts need the usual
-    ``if __name__ == "__main__":`` guard, and what the workers run must be importable.
+    Each worker is single-threaded (:func:`limit_worker_threads`, and BLAS/OpenMP through the
+    environment it starts with, set only while the work is submitted), then runs
+    ``initializer(*initargs)``. Spawned, not forked: fresh interpreters inherit no locks held by
+    this process's threads (GDAL, Dask, tqdm, the report threads) nor its open files; scripts need
+    the usual ``if __name__ == "__main__":`` guard, and ``fn`` must be importable.
 
     Parameters
     ----------
     workers : int
         Number of processes.
+    fn : callable
+        Module-level function.
+    calls : mapping
+        Key to the (picklable) arguments of one call.
     initializer : callable, optional
         Module-level function run once in each worker.
     initargs : tuple
@@ -150,30 +153,31 @@ def process_pool(workers: int, *, initializer: Callable[..., None] | None = None
 
     Yields
     ------
-    concurrent.futures.ProcessPoolExecutor
-        Shut down (after the submitted work) when the block ends.
+    dict of Future to key
+        Every call, submitted (see :func:`finished`); the pool shuts down when the block ends.
 
     Examples
     --------
-    >>> with process_pool(1) as pool:  # doctest: +SKIP
-    ...     pool.submit(abs, -2).result()
-    2
+    >>> with process_pool(2, abs, {"a": (-2,), "b": (3,)}) as futures:  # doctest: +SKIP
+    ...     sorted(finished(futures))
+    [('a', 2), ('b', 3)]
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     saved = {k: os.environ.get(k) for k in _THREAD_VARS}
-    os.environ.update({k: "1" for k in _THREAD_VARS})  # while the workers start
-    try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_init_worker, initargs=(initializer, initargs)) as pool:
-            yield pool
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    os.environ.update({k: "1" for k in _THREAD_VARS})
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_init_worker, initargs=(initializer, initargs)) as pool:
+        try:  # the workers start as the calls are submitted
+            futures = {pool.submit(fn, *args): key for key, args in calls.items()}
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        yield futures
 
 
 def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:

@@ -123,8 +123,8 @@ def _run_elsewhere(tasks: Sequence[SceneTask], jobs: int, scheduler: Any, outcom
             events = dask_finished(client, {client.submit(in_worker, evaluate_scene, task, pure=False): i
                                             for i, task in enumerate(tasks)})
         else:
-            pool = stack.enter_context(process_pool(min(jobs, len(tasks))))
-            events = finished({pool.submit(evaluate_scene, task): i for i, task in enumerate(tasks)})
+            calls = {i: (task,) for i, task in enumerate(tasks)}
+            events = finished(stack.enter_context(process_pool(min(jobs, len(tasks)), evaluate_scene, calls)))
         for i, outcome in events:
             if not isinstance(outcome, SceneOutcome):  # e.g. a worker died (out of memory)
                 outcome = SceneOutcome(tasks[i].scene.name, tasks[i].method, "failed", {}, None,

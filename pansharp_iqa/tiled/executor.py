@@ -133,9 +133,9 @@ def _failing_first(futures: Mapping[Any, tuple[int, int]],
 
 
 def _pool(jobs: Sequence[TiledJob], workers: int) -> Iterator[Event]:
-    with process_pool(workers, initializer=_pool_init, initargs=([(job.tile_fn, job.ctx) for job in jobs],)) as pool:
-        futures = {pool.submit(_pool_task, j, tile): (j, t) for j, job in enumerate(jobs)
-                   for t, tile in enumerate(job.tiles)}
+    calls = {(j, t): (j, tile) for j, job in enumerate(jobs) for t, tile in enumerate(job.tiles)}
+    with process_pool(workers, _pool_task, calls, initializer=_pool_init,
+                      initargs=([(job.tile_fn, job.ctx) for job in jobs],)) as futures:
         yield from _failing_first(futures, finished(futures))
 
 
