@@ -27,7 +27,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -182,9 +182,10 @@ class MemmapSource(Source):
     """
 
     kind = "memmap"
+    path: str
 
     def __init__(self, path: str | os.PathLike[str], dtype: Any, shape: Sequence[int], offset: int = 0,
-                 name: str = "image", *, order: str = "C", layout: Layout | None = None) -> None:
+                 name: str = "image", *, order: Literal["C", "F"] = "C", layout: Layout | None = None) -> None:
         self.name, self.path = name, os.fspath(path)
         self.dtype, self.offset, self.order = np.dtype(dtype), int(offset), order
         self._set_layout(layout, shape)
@@ -343,7 +344,7 @@ def _npy_source(path: str, name: str, layout_of: _LayoutRule | None) -> MemmapSo
     except Exception as exc:  # noqa: BLE001 - a broken header is this scene's failure
         raise SceneReadError(f"{name}: cannot read {path} as .npy: {type(exc).__name__}: {exc}") from None
     stored, dtype, offset = tuple(header.shape), header.dtype, header.offset
-    order = "F" if header.flags.f_contiguous and not header.flags.c_contiguous else "C"
+    order: Literal["C", "F"] = "F" if header.flags.f_contiguous and not header.flags.c_contiguous else "C"
     mm = getattr(header, "_mmap", None)
     del header
     if mm is not None:
