@@ -53,7 +53,8 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
     """Load ``dataset.toml`` with the command-line overrides; a problem is a usage error."""
     overrides = {key: getattr(ns, flag, None) for key, flag in (
         ("sensor", "sensor"), ("ratio", "ratio"), ("bits", "bits"), ("resolution", "resolution"),
-        ("protocol", "protocol"), ("scale", "input_scale"), ("result_scale", "result_scale"))}
+        ("protocol", "protocol"), ("scale", "input_scale"), ("result_scale", "result_scale"),
+        ("scale_mismatch", "scale_mismatch"))}
     try:
         return load_settings(ns.dataset, overrides)
     except SettingsError as exc:

@@ -74,11 +74,15 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                 "dataset.toml sets result_scale"}),
     # dataset settings (override dataset.toml)
     "sensor": (("--sensor",), {"help": "sensor name from the registry, or 'none' for the generic MTF"}),
-    "ratio": (("--ratio",), {"type": _positive_int, "help": "PAN/MS resolution ratio"}),
-    "bits": (("--bits",), {"type": _positive_int, "help": "radiometric resolution of the inputs (bits)"}),
+    # integers: the package's one rule (validation.check_ratio/check_bits, in load_settings): 4 = 4.0 = "4"
+    "ratio": (("--ratio",), {"help": "PAN/MS resolution ratio"}),
+    "bits": (("--bits",), {"help": "radiometric resolution of the inputs (bits)"}),
     "resolution": (("--resolution",), {"choices": ("reduced", "full"),
                                        "help": "reduced (with GT) or full resolution"}),
     "input_scale": (("--input-scale",), {"help": "inputs' scale: dn, unit or a multiplier"}),
+    "scale_mismatch": (("--scale-mismatch",), {
+        "help": "raise (default) or warn: score results on another scale than their reference (e.g. a bit-depth "
+                "factor of 2), recorded in the card"}),
     # what a run writes and how it runs
     "format": (("--format",), {
         "type": parse_formats, "default": list(DEFAULT_FORMATS),
@@ -114,7 +118,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "choices": ("npy", "npz"), "default": "npy",
         "help": "npy: <scene>_gt/_ms/_pan.npy (read tile-wise when large; default); npz: <scene>.npz"}),
 }
-_SETTINGS = ("sensor", "ratio", "bits", "resolution", "input_scale")
+_SETTINGS = ("sensor", "ratio", "bits", "resolution", "input_scale", "scale_mismatch")
 _RUN = ("format", "jobs", "resume", "force", "plots", "figures", "progress")
 _Entry = str | tuple[str, dict[str, Any]]
 

@@ -19,7 +19,6 @@ def _run(capsys, *argv):
 @pytest.mark.parametrize("argv, message", [
     (["evaluate", "DS", "R", "--format", "foo"], "unknown format(s) ['foo']"),
     (["evaluate", "DS", "R", "--jobs", "0"], "--jobs: expected a positive integer, got '0'"),
-    (["evaluate", "DS", "R", "--ratio", "4.5"], "--ratio: expected a positive integer, got '4.5'"),
     (["evaluate", "DS", "R", "--resume", "--force"], "--force: not allowed with argument --resume"),
     (["evaluate", "DS", "R", "--tiled", "sometimes"], "invalid choice: 'sometimes'"),
     (["evaluate", "DS"], "the following arguments are required: RESULTS"),
@@ -35,6 +34,17 @@ def test_usage_errors_are_one_line(capsys, argv, message):
     assert code == 2 and out == ""
     line = one_error_line(err, message)
     assert "usage:" not in err and "--help" in line
+
+
+def test_a_ratio_that_is_no_integer_is_one_line_and_its_integer_neighbours_run(capsys, tmp_path, reduced_dataset,
+                                                                               rr_methods):
+    folder, _ = reduced_dataset
+    code, _, err = _run(capsys, "evaluate", folder, rr_methods["good"], "--ratio", "4.5", "--out", tmp_path / "o")
+    assert code == 2 and not (tmp_path / "o").exists()
+    one_error_line(err, "ratio must be an integer", "'4.5'", "--ratio")
+    for ratio in ("4", "4.0"):  # the package's one integer rule
+        assert _run(capsys, "evaluate", folder, rr_methods["good"], "--ratio", ratio, "--out", tmp_path / ratio,
+                    "--format", "csv")[0] == 0
 
 
 def test_the_bare_form_says_how_to_evaluate(capsys, tmp_path):
