@@ -65,7 +65,7 @@ def test_a_dataset_folder_named_like_a_command_needs_no_dot_slash(tmp_path, monk
 def test_valid_neighbours_parse():
     parser = build_parser()
     ns = parser.parse_args(["evaluate", "DS", "A", "B", "--jobs", "1", "--ratio", "4", "--format", "all", "--resume"])
-    assert (ns.jobs, ns.ratio, len(ns.format), ns.resume, ns.force) == (1, 4, 6, True, False)
+    assert (ns.jobs, ns.ratio, len(ns.format), ns.resume, ns.force) == (1, "4", 6, True, False)  # load_settings checks it
     assert "html" not in parser.parse_args(["evaluate", "DS", "A"]).format
     assert "html" in parser.parse_args(["demo"]).format  # the demo writes every format
     assert parser.parse_args(["baselines", "DS", "--out", "o"]).methods is None  # all of them
