@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import mindspore
-import numpy as np
+import numpy as np  # noqa: F401 - the docstring examples use np
 from mindspore import nn
 from mindspore.train import Metric, rearrange_inputs
 
@@ -249,11 +249,15 @@ class WithTarget(nn.Cell):
     """Eval network for ``Model.eval``: ``(*inputs, target) -> (network(*inputs), target)``.
 
     The last column of the dataset is the reference; the others are the network's inputs (NLRNet:
-    ``lms, pan, gt``). Works in PyNative and graph mode; parameters keep the network's names.
+    ``lms, pan, gt``). With ``loss_fn`` it returns ``(loss, pred, target)``, for
+    ``Model(..., eval_indexes=[0, 1, 2])``: what ``Model.fit`` needs to report the validation
+    loss. Works in PyNative and graph mode; parameters keep the network's names.
 
     Parameters
     ----------
     network : mindspore.nn.Cell
+    loss_fn : mindspore.nn.Cell, optional
+        ``loss_fn(pred, target)``.
 
     Examples
     --------
@@ -261,11 +265,18 @@ class WithTarget(nn.Cell):
     >>> pred, gt = WithTarget(ms.nn.ReLU())(ms.Tensor([-1.0, 2.0]), ms.Tensor([0.0, 2.0]))
     >>> pred.asnumpy().tolist(), gt.asnumpy().tolist()
     ([0.0, 2.0], [0.0, 2.0])
+    >>> loss, _, _ = WithTarget(ms.nn.ReLU(), ms.nn.L1Loss())(ms.Tensor([-1.0, 2.0]), ms.Tensor([0.0, 1.0]))
+    >>> float(loss)
+    0.5
     """
 
-    def __init__(self, network: nn.Cell) -> None:
+    def __init__(self, network: nn.Cell, loss_fn: nn.Cell | None = None) -> None:
         super().__init__(auto_prefix=False)
         self.network = network
+        self.loss_fn = loss_fn
 
-    def construct(self, *inputs: mindspore.Tensor) -> tuple[mindspore.Tensor, mindspore.Tensor]:
-        return self.network(*inputs[:-1]), inputs[-1]
+    def construct(self, *inputs: mindspore.Tensor) -> tuple[mindspore.Tensor, ...]:
+        pred = self.network(*inputs[:-1])
+        if self.loss_fn is None:
+            return pred, inputs[-1]
+        return self.loss_fn(pred, inputs[-1]), pred, inputs[-1]
