@@ -140,9 +140,10 @@ def evaluate_batch(engine: Callable[..., dict[str, Any]], settings: EvaluationSe
     device = check_same_device(inputs)
     chosen = choose_backend(backend, inputs)
     if chosen == "torch":
-        from .torch_backend import evaluate_torch
+        from .torch_backend import evaluate_torch, torch_computes
 
-        return evaluate_torch(settings, inputs, layout=lay, pans=pans)
+        if torch_computes(settings) or backend == "torch":
+            return evaluate_torch(settings, inputs, layout=lay, pans=pans)
     split = {k: _split(k, v, lay, k in pans) for k, v in inputs.items()}
     sizes = {k: len(v) for k, v in split.items()}
     if len(set(sizes.values())) > 1:
