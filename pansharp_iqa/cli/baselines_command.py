@@ -7,8 +7,6 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-import numpy as np
-
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.scenes import load_scene
 
@@ -55,6 +53,7 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     from tqdm import tqdm
 
     from pansharp_iqa.baselines import BASELINES
+    from pansharp_iqa.baselines.npy_output import write_baseline
 
     settings = settings_from_args(ns)
     methods = _methods(ns.methods)
@@ -80,9 +79,10 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
             continue
         for m in methods:
             try:
-                fused = BASELINES[m](data["ms"], data["pan"], sensor=sensor, ratio=settings.ratio)
                 (out / m).mkdir(parents=True, exist_ok=True)
-                np.save(out / m / f"{scene.name}.npy", np.asarray(fused, dtype=np.float64) / scale)
+                # strip by strip into a temporary file renamed when complete (bounded memory)
+                write_baseline(BASELINES[m], data["ms"], data["pan"], out / m / f"{scene.name}.npy",
+                               sensor=sensor, ratio=settings.ratio, scale=scale)
             except Exception as exc:  # noqa: BLE001 - isolate per scene and method
                 failures.append(f"{scene.name} / {m}: {type(exc).__name__}: {exc}")
                 continue
