@@ -74,6 +74,7 @@ def bt_h(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = Non
         fit.add(flat, pan_lp)
         lp_moments.add(pan_lp[:, None])
         lo, hi = np.minimum(lo, flat.min(axis=0)), np.maximum(hi, flat.max(axis=0))
+        del up, flat, pan_lp  # free this strip before the next is made
     weights = fit.solve()
     if bands == 4:
         pct = hazen_percentiles(lambda: (s.reshape(-1, 4) for _, _, s in stored_strips(result, plan)),
@@ -84,6 +85,7 @@ def bt_h(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = Non
     i_moments = Moments(1)
     for _, _, up in stored_strips(result, plan):
         i_moments.add(((up - haze) @ weights).reshape(-1, 1))
+        del up
     gain = float(i_moments.std()[0] / lp_moments.std()[0])
     for r0, r1, fused in stored_strips(result, plan):
         fused -= haze  # EXP - L
@@ -93,4 +95,5 @@ def bt_h(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = Non
         fused *= ratio_map[:, :, None]
         fused += haze
         result[r0:r1] = fused
+        del fused, ratio_map
     return result

@@ -46,5 +46,5 @@ def exp(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = None
     pair = open_pair(ms, pan, ratio)
     result = output_for(pair, out)
     for r0, r1 in strip_plan(pair, strip_rows):
-        result[r0:r1] = exp_strip(pair, r0, r1)
+        result[r0:r1] = exp_strip(pair, r0, r1)  # (the strip is freed before the next is made)
     return result

@@ -74,11 +74,13 @@ def gsa(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = None
         up_moments.add(up.reshape(-1, bands))
         ms0 = pair.ms_rows(np.arange(r0 // r, r1 // r)).reshape(-1, bands) - ms_moments.mean
         fit.add(np.column_stack([ms0, np.ones(ms0.shape[0])]), plusdec_strip(pair, r0, r1, pan_mean).reshape(-1))
+        del up, ms0  # free this strip before the next is made
     weights = fit.solve()
     co = Moments(bands + 1)
     for _, _, up in stored_strips(result, plan):
         flat = up.reshape(-1, bands) - up_moments.mean
         co.add(np.column_stack([flat @ weights[:-1] + weights[-1], flat]))
+        del up, flat
     cov = co.cov()
     gains = cov[0, 1:] / cov[0, 0]
     for r0, r1, fused in stored_strips(result, plan):
@@ -86,4 +88,5 @@ def gsa(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = None
         detail = pair.pan_rows(np.arange(r0, r1)) - pan_mean - i0
         fused += gains * detail[:, :, None]
         result[r0:r1] = fused
+        del fused, i0, detail
     return result

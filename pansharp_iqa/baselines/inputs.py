@@ -32,7 +32,10 @@ from ..validation import (
     sample_step,
 )
 
-__all__ = ["Pair", "check_pair", "fused_shape", "open_pair"]
+__all__ = ["READ_BYTES", "Pair", "check_pair", "fused_shape", "open_pair"]
+
+#: Size of the strips (float64 bytes) in which lazy inputs are read for their value check.
+READ_BYTES = 4 * 2**20
 
 
 def _check_sizes(ms_shape: tuple[int, ...], pan_shape: tuple[int, ...], ratio: int) -> None:
@@ -125,10 +128,10 @@ def _rows(image: Any, rows: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate(parts, axis=0)
 
 
-def _lazy_facts(name: str, source: Any, strip_bytes: int = 32 * 2**20) -> ImageFacts:
+def _lazy_facts(name: str, source: Any) -> ImageFacts:
     """Value summary of a window reader, read once in strips (what the in-memory check computes)."""
     h, w, b = source.shape
-    rows = max(1, strip_bytes // max(1, w * b * 8))
+    rows = max(1, READ_BYTES // max(1, w * b * 8))
     step = sample_step(h, w)
     lo, hi, bad, g_n, g_sum, g_sq = np.inf, -np.inf, 0, 0.0, 0.0, 0.0
     for r0 in range(0, h, rows):
@@ -141,6 +144,7 @@ def _lazy_facts(name: str, source: Any, strip_bytes: int = 32 * 2**20) -> ImageF
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
         grid = strip[(-r0) % step :: step, ::step]
         g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
+        del strip, finite, values, grid  # free this strip before the next is read
     return facts_from_sums(name, (h, w, b), source.dtype, lo=lo, hi=hi, n=g_n, total=g_sum, total_sq=g_sq,
                            non_finite=bad)
 

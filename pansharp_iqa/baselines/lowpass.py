@@ -57,16 +57,21 @@ def gaussian_lowpass(pan: np.ndarray, ratio: int) -> np.ndarray:
 
 
 def nearest_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
-    """MATLAB ``imresize(I, 1/ratio, 'nearest')``: keep rows/columns ``ratio//2, ratio//2 + ratio, ...``.
+    """MATLAB ``imresize(I, 1/ratio, 'nearest')`` for an even ratio: rows/columns ``ratio//2 + k*ratio``.
+
+    The output has ``ceil(n / ratio)`` rows (columns); where ``n`` is not a multiple of the ratio
+    the last one is clamped to the image's last row (column), as MATLAB does.
 
     Examples
     --------
     >>> nearest_decimate(np.arange(16.0).reshape(4, 4), 2)
     array([[ 5.,  7.],
            [13., 15.]])
+    >>> nearest_decimate(np.arange(5.0)[None, :], 4)
+    array([[2., 4.]])
     """
-    start = ratio // 2
-    return np.ascontiguousarray(image[start::ratio, start::ratio])
+    rows, cols = (np.minimum(np.arange(-(-n // ratio)) * ratio + ratio // 2, n - 1) for n in image.shape[:2])
+    return np.ascontiguousarray(image[rows][:, cols])
 
 
 def plusdec_levels(ratio: int) -> int:
@@ -172,6 +177,10 @@ def plusdec_lowpass_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
     -------
     numpy.ndarray
         ``(ceil(H/ratio), ceil(W/ratio))`` float64.
+
+    References
+    ----------
+    Vivone et al., IEEE GRSM 9(1), 2021 (``LPfilterPlusDec``).
 
     Examples
     --------

@@ -77,6 +77,7 @@ def mtf_glp_hpm(ms: Any, pan: Any, *, sensor: object, ratio: int, out: Any = Non
         up_moments.add(up.reshape(-1, bands))
         pan_moments.add(pair.pan_rows(np.arange(r0, r1)).reshape(-1, 1))
         lp_moments.add(gaussian_strip(pair, r0, r1).reshape(-1, 1))
+        del up  # free this strip before the next is made
     gain = up_moments.std() / lp_moments.std()[0]
     offset = up_moments.mean - gain * pan_moments.mean[0]  # P_b = (P - mean P) * gain_b + mean(EXP_b)
     for r0, r1, up in stored_strips(result, plan):
@@ -87,4 +88,5 @@ def mtf_glp_hpm(ms: Any, pan: Any, *, sensor: object, ratio: int, out: Any = Non
         fused /= low
         fused *= up
         result[r0:r1] = fused
+        del up, low, fused
     return result

@@ -131,7 +131,7 @@ def write_baseline(fuse: Callable[..., Any], ms: Any, pan: Any, path: str | os.P
         if scale != 1.0:
             step = max(1, (32 * 2**20) // out.row_bytes)
             for r0 in range(0, out.shape[0], step):
-                out[r0 : r0 + step] = out[r0 : r0 + step] / scale
+                out[r0 : r0 + step] = out[r0 : r0 + step] / scale  # (freed before the next strip)
         out.close()
         os.replace(tmp, target)
     except BaseException:

@@ -30,8 +30,9 @@ __all__ = ["CHUNK_ROWS", "COLLECT_LIMIT", "HISTOGRAM_BINS", "LeastSquares", "Mom
 
 #: Bins of each histogram pass of :func:`hazen_percentiles`.
 HISTOGRAM_BINS = 65536
-#: Values of one column that :func:`hazen_percentiles` may hold to sort them (8 MiB as float64).
-COLLECT_LIMIT = 2**20
+#: Values one column's search may hold to sort them (1 MiB as float64; at most two per column). One
+#: histogram pass brings the candidates of any image under 2**17 * 2**16 = 8.6e9 pixels below it.
+COLLECT_LIMIT = 2**17
 #: Rows :class:`Moments` and :class:`LeastSquares` fold in at a time (bounds their temporaries).
 CHUNK_ROWS = 2**16
 
@@ -191,6 +192,19 @@ class _Search:
         return (v >= self.lo) & ((v <= self.hi) if self.closed else (v < self.hi))
 
 
+def _scan(v: np.ndarray, s: _Search, ext: list[float], kept: list[np.ndarray] | None,
+          hist: np.ndarray | None) -> None:
+    """One block's values of one column, folded into a search's extremes and histogram (or kept values)."""
+    sel = v[s.mask(v)]
+    if sel.size == 0:
+        return
+    ext[0], ext[1] = min(ext[0], float(sel.min())), max(ext[1], float(sel.max()))
+    if kept is not None:
+        kept.append(sel)
+    else:
+        hist += np.histogram(sel, bins=HISTOGRAM_BINS, range=(s.lo, s.hi))[0]  # type: ignore[operator]
+
+
 def hazen_percentiles(blocks: Callable[[], Iterable[np.ndarray]], q: float, *, n: int,
                       lo: Sequence[float] | np.ndarray, hi: Sequence[float] | np.ndarray) -> np.ndarray:
     """Exact ``q``-th percentiles of the columns of a long matrix read block by block, in a few passes.
@@ -232,38 +246,36 @@ def hazen_percentiles(blocks: Callable[[], Iterable[np.ndarray]], q: float, *, n
         active = [s for s in searches if s.value is None]
         if not active:
             break
-        hist = {id(s): np.zeros(HISTOGRAM_BINS, dtype=np.int64) for s in active if s.count > COLLECT_LIMIT}
-        kept: dict[int, list[np.ndarray]] = {id(s): [] for s in active if s.count <= COLLECT_LIMIT}
-        extremes = {id(s): [np.inf, -np.inf] for s in active}
-        for block in blocks():
-            for s in active:
-                v = block[:, s.column]
-                sel = v[s.mask(v)]
-                if sel.size == 0:
-                    continue
-                ext = extremes[id(s)]
-                ext[0], ext[1] = min(ext[0], float(sel.min())), max(ext[1], float(sel.max()))
-                if id(s) in kept:
-                    kept[id(s)].append(sel)
-                else:
-                    hist[id(s)] += np.histogram(sel, bins=HISTOGRAM_BINS, range=(s.lo, s.hi))[0]
+        # searches with the same column and range (both ranks, at first) share one scan
+        groups: dict[tuple[int, float, float, bool], list[_Search]] = {}
         for s in active:
-            ext = extremes[id(s)]
-            if ext[0] == ext[1]:  # one distinct value left in range
-                s.value = ext[0]
-            elif id(s) in kept:
-                s.value = float(np.sort(np.concatenate(kept[id(s)]))[s.rank - s.below])
-            else:
-                counts = hist[id(s)]
-                cum = np.cumsum(counts)
-                b = int(np.searchsorted(cum, s.rank - s.below, side="right"))
-                edges = np.linspace(s.lo, s.hi, HISTOGRAM_BINS + 1)
-                s.below += int(cum[b - 1]) if b else 0
-                s.lo, s.hi = float(edges[b]), float(edges[b + 1])
-                s.closed = s.closed and b == HISTOGRAM_BINS - 1
-                s.count = int(counts[b])
-    values = {(s.column, s.rank): s.value for s in searches}
+            groups.setdefault((s.column, s.lo, s.hi, s.closed), []).append(s)
+        hist = {g: np.zeros(HISTOGRAM_BINS, dtype=np.int64) for g, m in groups.items() if m[0].count > COLLECT_LIMIT}
+        kept: dict[tuple[int, float, float, bool], list[np.ndarray]] = {g: [] for g in groups if g not in hist}
+        extremes = {g: [np.inf, -np.inf] for g in groups}
+        for block in blocks():
+            for g, members in groups.items():
+                _scan(block[:, g[0]], members[0], extremes[g], kept.get(g), hist.get(g))
+            del block  # free this block before the next is read
+        for g, members in groups.items():
+            ext = extremes[g]
+            values = np.sort(np.concatenate(kept[g])) if g in kept and ext[0] != ext[1] else None
+            for s in members:
+                if ext[0] == ext[1]:  # one distinct value left in range
+                    s.value = ext[0]
+                elif values is not None:
+                    s.value = float(values[s.rank - s.below])
+                else:
+                    counts = hist[g]
+                    cum = np.cumsum(counts)
+                    b = int(np.searchsorted(cum, s.rank - s.below, side="right"))
+                    edges = np.linspace(s.lo, s.hi, HISTOGRAM_BINS + 1)
+                    s.below += int(cum[b - 1]) if b else 0
+                    s.lo, s.hi = float(edges[b]), float(edges[b + 1])
+                    s.closed = s.closed and b == HISTOGRAM_BINS - 1
+                    s.count = int(counts[b])
+    found = {(s.column, s.rank): s.value for s in searches}
     out = np.empty(k)
     for c in range(k):
-        out[c] = _lerp(values[(c, i0)], values[(c, i1)], frac)  # type: ignore[arg-type]
+        out[c] = _lerp(found[(c, i0)], found[(c, i1)], frac)  # type: ignore[arg-type]
     return out
