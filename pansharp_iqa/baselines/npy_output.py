@@ -1,14 +1,16 @@
 """A float64 ``.npy`` file written and read by whole rows, never mapped: the baselines' disk output.
 
 :class:`NpyRows` is the ``out`` that :func:`write_baseline` gives a baseline: rows go to the file
-with positioned writes (``os.pwrite``) and come back with positioned reads, so the fused image
-never sits in the process's memory (a memory map would count every touched page as resident).
+with unbuffered writes at their offset and come back with reads into the strip's own array, so
+the fused image never sits in the process's memory (a memory map would count every touched page
+as resident).
 :func:`write_baseline` writes into a temporary file beside the target and renames it at the end:
 the target is either the complete result or untouched.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -43,45 +45,46 @@ class NpyRows:
 
     def __init__(self, path: str | os.PathLike[str], shape: tuple[int, int, int]) -> None:
         self.path, self.shape = os.fspath(path), tuple(int(s) for s in shape)
-        with open(self.path, "wb") as handle:
-            np.lib.format.write_array_header_2_0(
-                handle, {"descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
-                         "shape": self.shape})
-            self.offset = handle.tell()
-            handle.truncate(self.offset + int(np.prod(self.shape)) * self.dtype.itemsize)
+        self.file: io.FileIO | None = io.FileIO(self.path, "w+")  # unbuffered: no copy of the rows
+        np.lib.format.write_array_header_1_0(
+            self.file, {"descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False, "shape": self.shape})
+        self.offset = self.file.tell()
+        self.file.truncate(self.offset + int(np.prod(self.shape)) * self.dtype.itemsize)
         self.row_bytes = self.shape[1] * self.shape[2] * self.dtype.itemsize
-        self.fd: int | None = os.open(self.path, os.O_RDWR | getattr(os, "O_BINARY", 0))
 
-    def _rows(self, key: Any) -> tuple[int, int]:
+    def _seek(self, key: Any) -> tuple[io.FileIO, int, int]:
         if not isinstance(key, slice) or key.step not in (None, 1):
             raise TypeError("NpyRows is sliced by row ranges only (f[r0:r1])")
+        if self.file is None:
+            raise ValueError(f"{self.path} is closed")
         r0, r1, _ = key.indices(self.shape[0])
-        return r0, max(r0, r1)
+        self.file.seek(self.offset + r0 * self.row_bytes)
+        return self.file, r0, max(r0, r1)
 
     def __getitem__(self, key: slice) -> np.ndarray:
-        r0, r1 = self._rows(key)
+        handle, r0, r1 = self._seek(key)
         out = np.empty((r1 - r0, *self.shape[1:]), dtype=self.dtype)
         view, pos = memoryview(out).cast("B"), 0  # type: ignore[arg-type]
         while pos < view.nbytes:
-            got = os.preadv(self.fd, [view[pos:]], self.offset + r0 * self.row_bytes + pos)  # type: ignore[arg-type]
-            if got <= 0:
+            got = handle.readinto(view[pos:])
+            if not got:
                 raise OSError(f"{self.path}: short read")
             pos += got
         return out
 
     def __setitem__(self, key: slice, value: np.ndarray) -> None:
-        r0, r1 = self._rows(key)
+        handle, r0, r1 = self._seek(key)
         data = np.ascontiguousarray(np.broadcast_to(value, (r1 - r0, *self.shape[1:])), dtype=self.dtype)
         view, pos = memoryview(data).cast("B"), 0  # type: ignore[arg-type]
         while pos < view.nbytes:
-            pos += os.pwrite(self.fd, view[pos:], self.offset + r0 * self.row_bytes + pos)  # type: ignore[arg-type]
+            pos += handle.write(view[pos:]) or 0
 
     def close(self) -> None:
         """Flush to disk (``fsync``) and close."""
-        if self.fd is not None:
-            os.fsync(self.fd)
-            os.close(self.fd)
-            self.fd = None
+        if self.file is not None:
+            os.fsync(self.file.fileno())
+            self.file.close()
+            self.file = None
 
 
 def write_baseline(fuse: Callable[..., Any], ms: Any, pan: Any, path: str | os.PathLike[str], *,
