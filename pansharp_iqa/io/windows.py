@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ImageFacts, facts_from_sums, sample_step
+from ..validation import ImageFacts, facts_from_sums, grid_band_sums, sample_step
 
 from .errors import DataError
-from .geotiff import quiet_tifffile
+from .geotiff import check_nodata_count, quiet_tifffile, read_geoinfo
 from .orientation import as_hw, as_hwb, match_expected_shape
 
 __all__ = ["NotWindowed", "WindowStats", "WindowedImage", "open_windowed", "window_stats"]
@@ -246,15 +246,14 @@ def _npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
 
 def _h5_dataset(path: str, key: str | None) -> tuple[str, tuple[int, ...], np.dtype]:
     from .arrays import h5_dataset_shapes
-    from .results import RESULT_KEYS
+    from .results import result_key
 
     shapes = h5_dataset_shapes(path)
     if key is None:
-        if len(shapes) == 1:
-            key = next(iter(shapes))
-        else:
-            lower = {k.lower(): k for k in shapes}
-            key = next((lower[k.lower()] for k in RESULT_KEYS if k.lower() in lower), None)
+        try:  # the in-memory reader's own choice (groups included: results/fused)
+            key = result_key(list(shapes), path)
+        except DataError:
+            key = None
     if key is None or key not in shapes:
         raise NotWindowed(f"{Path(path).name}: no single image dataset to read window by window")
     import h5py
@@ -392,11 +391,24 @@ class WindowStats:
     grid: tuple[float, float, float] = (0.0, 0.0, 0.0)
     shape: tuple[int, ...] = ()
     dtype: str = "float64"
+    #: per band: sum, sum of squares, minimum and maximum on the sample grid (the per-band rules)
+    bands: tuple[tuple[float, ...], ...] = ()
+    #: a GeoTIFF's declared no-data value and how many pixels hold it
+    nodata: tuple[float, int] | None = None
 
     def facts(self, name: str) -> ImageFacts:
-        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on."""
+        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on.
+
+        Raises
+        ------
+        DataError
+            Pixels hold the file's declared no-data value (as :func:`.geotiff.read_geotiff` refuses).
+        """
+        if self.nodata is not None:
+            check_nodata_count(self.nodata[1], self.nodata[0], name=name)
+        per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands))
         return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
-                               total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite)
+                               total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite, **per)
 
 
 def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
@@ -430,19 +442,28 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     lo, hi, bad = np.inf, -np.inf, 0
     step = sample_step(h, w)
     g_n, g_sum, g_sq = 0.0, 0.0, 0.0
+    b_sum, b_sq, b_lo, b_hi = np.zeros(bands), np.zeros(bands), np.full(bands, np.inf), np.full(bands, -np.inf)
     m = image.multiplier
+    nodata = read_geoinfo(image.path).nodata if image.fmt == "tiff" else None
+    n_nodata = 0
     for r0 in range(0, h, rows):
         strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
         grid = np.asarray(strip[(-r0) % step :: step, ::step], dtype=np.float64) * m
         if np.isfinite(grid).all():
             g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
+            _, s1, s2, lo_b, hi_b = grid_band_sums(grid)
+            b_sum, b_sq, b_lo, b_hi = b_sum + s1, b_sq + s2, np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
         finite = np.isfinite(strip) if floating else None
         n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0
         values = strip[finite] if n_bad else strip
         bad += n_bad
+        if nodata is not None and not np.isnan(nodata):
+            n_nodata += int(np.count_nonzero(strip == nodata))
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
     if not np.isfinite(lo):
         lo = hi = 0.0
     shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
-    return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype))
+    per_band = tuple(tuple(float(v) for v in a) for a in (b_sum, b_sq, b_lo, b_hi))
+    return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype), per_band,
+                       None if nodata is None else (nodata, n_nodata))

@@ -166,10 +166,13 @@ def device_facts(name: str, x: torch.Tensor, dtype: str, scale: float) -> list[I
     step = sample_step(h, w)
     grid = safe[:, :, ::step, ::step] * scale
     count = float(grid[0].numel())
-    total, total_sq = grid.sum(dim=(1, 2, 3)), (grid * grid).sum(dim=(1, 2, 3))
-    stats = torch.stack([bad.to(torch.float64), lo, hi, total, total_sq], dim=1).cpu().numpy()
-    return [facts_from_sums(name, (h, w, c), dtype, lo=s[1], hi=s[2], n=count, total=s[3], total_sq=s[4],
-                            non_finite=int(s[0])) for s in stats]
+    # per band too: the gate's per-band rules (a band on another scale) decide on the same evidence
+    per_band = torch.stack([grid.sum(dim=(2, 3)), (grid * grid).sum(dim=(2, 3)), grid.amin(dim=(2, 3)),
+                            grid.amax(dim=(2, 3))], dim=1).cpu().numpy()  # (N, 4, C)
+    stats = torch.stack([bad.to(torch.float64), lo, hi], dim=1).cpu().numpy()
+    return [facts_from_sums(name, (h, w, c), dtype, lo=s[1], hi=s[2], n=count, total=float(b[0].sum()),
+                            total_sq=float(b[1].sum()), non_finite=int(s[0]), band_total=b[0], band_total_sq=b[1],
+                            band_lo=b[2], band_hi=b[3]) for s, b in zip(stats, per_band)]
 
 
 # --------------------------------------------------------------------------- statistics
