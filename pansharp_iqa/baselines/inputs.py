@@ -26,6 +26,7 @@ from ..validation import (
     check_ratio,
     check_values,
     facts_from_sums,
+    grid_band_sums,
     image_array,
     image_facts,
     pan_array,
@@ -129,11 +130,12 @@ def _rows(image: Any, rows: np.ndarray, width: int) -> np.ndarray:
 
 
 def _lazy_facts(name: str, source: Any) -> ImageFacts:
-    """Value summary of a window reader, read once in strips (what the in-memory check computes)."""
+    """Value summary of a window reader, read once in strips (what :func:`image_facts` computes in memory)."""
     h, w, b = source.shape
     rows = max(1, READ_BYTES // max(1, w * b * 8))
     step = sample_step(h, w)
-    lo, hi, bad, g_n, g_sum, g_sq = np.inf, -np.inf, 0, 0.0, 0.0, 0.0
+    lo, hi, bad, count = np.inf, -np.inf, 0, 0
+    b_sum, b_sq, b_lo, b_hi = np.zeros(b), np.zeros(b), np.full(b, np.inf), np.full(b, -np.inf)
     for r0 in range(0, h, rows):
         strip = np.asarray(source.read(r0, min(h, r0 + rows), 0, w), dtype=np.float64)
         finite = np.isfinite(strip)
@@ -142,11 +144,13 @@ def _lazy_facts(name: str, source: Any) -> ImageFacts:
         values = strip[finite] if n_bad else strip
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
-        grid = strip[(-r0) % step :: step, ::step]
-        g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
-        del strip, finite, values, grid  # free this strip before the next is read
-    return facts_from_sums(name, (h, w, b), source.dtype, lo=lo, hi=hi, n=g_n, total=g_sum, total_sq=g_sq,
-                           non_finite=bad)
+        n, s1, s2, lo_b, hi_b = grid_band_sums(strip[(-r0) % step :: step, ::step])
+        count, b_sum, b_sq = count + n, b_sum + s1, b_sq + s2
+        b_lo, b_hi = np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
+        del strip, finite, values  # free this strip before the next is read
+    return facts_from_sums(name, (h, w, b), source.dtype, lo=lo, hi=hi, n=count * b, total=float(b_sum.sum()),
+                           total_sq=float(b_sq.sum()), non_finite=bad, band_total=b_sum, band_total_sq=b_sq,
+                           band_lo=b_lo, band_hi=b_hi)
 
 
 def _check_dtype(name: str, dtype: Any) -> None:
