@@ -127,9 +127,9 @@ def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, An
             images = None
         if images is not None:
             check_geometry(scene, settings, {role: img.shape for role, img in images.items()})
-            for img in images.values():
+            for role, img in images.items():
                 check_input_values(window_stats(img).facts(Path(img.path).name), label=settings.input_scale_label,
-                                   bits=settings.bits)
+                                   bits=settings.bits, role=role)
             return images
     return load_scene(scene, settings, ("ms", "pan"))
 

@@ -50,3 +50,20 @@ def test_expected_failures_are_one_line_and_exit_1(dataset, tmp_path, capsys):
     assert main(["baselines", str(folder), "--out", str(tmp_path / "o2"), "--methods", "GSA,NOPE"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown baseline" in err[0]
+
+
+def test_windowed_inputs_are_held_to_the_in_memory_rules(tmp_path, capsys):
+    # a full-resolution PAN above 2**bits - 1 (e.g. resampled by the Wald protocol) is legitimate, as
+    # when the scene is read whole; unit-scale data declared as DN is not
+    ms, pan = scene(13, 16, 16, 4, 4)
+    overshoot = pan.astype(np.float64)
+    overshoot[:4, :4] = 2100.0
+    hot = write_dataset(tmp_path / "hot", {"s": (ms, overshoot)}, sensor="QB", ratio=4,
+                        bits=11, resolution="full", result_scale="dn")
+    assert float(np.load(hot / "s_pan.npy").max()) > 2047
+    assert main(["baselines", str(hot), "--out", str(tmp_path / "o1"), "--methods", "GSA"]) == 0
+    unit = write_dataset(tmp_path / "unit", {"s": (ms / 2047.0, pan / 2047.0)}, sensor="QB", ratio=4, bits=11,
+                         resolution="full", result_scale="dn")
+    assert main(["baselines", str(unit), "--out", str(tmp_path / "o2"), "--methods", "GSA"]) == 1
+    failed = [line for line in capsys.readouterr().err.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and "unit" in failed[0]
