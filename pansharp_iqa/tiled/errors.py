@@ -1,16 +1,7 @@
-"""Exceptions of tile-wise evaluation."""
+"""Exceptions of tile-wise evaluation: :mod:`pansharp_iqa.io.errors`, named here for the tile modules."""
 
 from __future__ import annotations
 
-from ..io.errors import DataError
+from ..io.errors import SceneReadError
 
 __all__ = ["SceneReadError"]
-
-
-class SceneReadError(DataError):
-    """A scene's file cannot be read (corrupt, truncated, missing, unsupported layout).
-
-    Subclass of :class:`pansharp_iqa.io.errors.DataError`, so ``pansharp-eval`` reports it as that
-    scene's failure and goes on with the other scenes. The message names the file, the window being
-    read and the underlying GDAL/OS error.
-    """
