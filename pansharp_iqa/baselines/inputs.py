@@ -5,7 +5,7 @@ strip_rows=None) -> fused`` (see :mod:`pansharp_iqa.baselines`): ``ms`` the low-
 ``(h, w, B)`` and ``pan`` the PAN ``(ratio*h, ratio*w)``, both in DN, ``ratio`` a power of two; the
 result is ``(ratio*h, ratio*w, B)`` float64 in DN. ``ms`` and ``pan`` are NumPy arrays (checked and
 converted to float64 up front, as before) or lazy images -- ``np.memmap``, paths, array-likes with
-``.shape`` and slicing, :class:`pansharp_iqa.tiled.sources.Source` readers -- read strip by strip
+``.shape`` and slicing, :class:`pansharp_iqa.io.windows.Source` readers -- read strip by strip
 after one checking pass, so neither is ever held whole.
 """
 
@@ -180,7 +180,7 @@ def open_pair(ms: Any, pan: Any, ratio: int) -> Pair:
 
     In-memory arrays go through :func:`check_pair` (float64, copied only from other dtypes: the PAN
     and MS are ``1/B`` and ``1/ratio**2`` of the fused image). Lazy inputs (``np.memmap``, paths, array-likes,
-    :class:`~pansharp_iqa.tiled.sources.Source`) are never loaded whole: one pass in strips gathers
+    :class:`~pansharp_iqa.io.windows.Source`) are never loaded whole: one pass in strips gathers
     the value summary the same rules decide on, and later reads are windows.
 
     Parameters

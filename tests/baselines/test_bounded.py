@@ -20,7 +20,7 @@ from pansharp_iqa.baselines import inputs as inputs_module
 from pansharp_iqa.baselines import stats as st
 from pansharp_iqa.baselines.npy_output import NpyRows, write_baseline
 from pansharp_iqa.io.windows import open_windowed
-from pansharp_iqa.tiled.sources import ArrayLikeSource
+from pansharp_iqa.tiled.sources import ArraySource
 
 EQUAL = 1e-12  # strips vs one strip, relative to the image's largest value
 
@@ -47,13 +47,24 @@ def test_strips_give_the_whole_image_numbers(pair, whole, method, strip_rows):
     _same(BASELINES[method](ms, pan, sensor="QB", ratio=4, strip_rows=strip_rows), whole[method])
 
 
+class _Sliceable:
+    """An array-like that is not an ndarray (as an h5py or zarr dataset): shape, dtype, slicing."""
+
+    def __init__(self, array):
+        self.array, self.shape, self.dtype = array, array.shape, array.dtype
+
+    def __getitem__(self, key):
+        return self.array[key]
+
+
 def test_lazy_inputs_give_the_in_memory_numbers(pair, whole, tmp_path):
     ms, pan = pair
     np.save(tmp_path / "ms.npy", ms)
     np.save(tmp_path / "pan.npy", pan)
     lazy = {"memmap": (np.load(tmp_path / "ms.npy", mmap_mode="r"), np.load(tmp_path / "pan.npy", mmap_mode="r")),
             "paths": (str(tmp_path / "ms.npy"), str(tmp_path / "pan.npy")),
-            "array-like": (ArrayLikeSource(ms), ArrayLikeSource(pan)),
+            "source": (ArraySource(ms), ArraySource(pan)),
+            "array-like": (_Sliceable(ms), _Sliceable(pan)),
             "windowed": (open_windowed(str(tmp_path / "ms.npy"), role="ms"), open_windowed(str(tmp_path / "pan.npy"), role="pan"))}
     for kind, (m, p) in lazy.items():
         for method, fuse in BASELINES.items():
