@@ -44,7 +44,7 @@ from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
 from .tensor.batch import evaluate_batch, needs_batch_path
 from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from .tiled.sources import is_lazy_input
+from .io.windows import is_lazy_input
 from .validation import (
     SensorMismatchError,
     SettingError,

@@ -31,7 +31,7 @@ from .facts import facts_of
 from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
 from .reduced import ReducedContext, reduced_sums_of, reduced_tile
-from .sources import Source, open_source
+from ..io.windows import Source, open_source
 
 __all__ = [
     "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",

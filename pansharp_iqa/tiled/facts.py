@@ -15,7 +15,7 @@ import numpy as np
 from ..validation import ImageFacts, facts_from_sums, grid_band_sums, sample_step
 from .accumulate import Partial
 from .patch import Patch
-from .sources import Source
+from ..io.windows import Source
 
 __all__ = ["add_facts", "facts_of"]
 

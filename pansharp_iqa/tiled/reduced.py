@@ -32,7 +32,7 @@ from .accumulate import Partial
 from .facts import add_facts
 from .patch import fetch
 from .plan import Tile
-from .sources import Source
+from ..io.windows import Source
 
 __all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of", "TILE_SUPPORTS"]
 
