@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..borders import consecutive_runs
-from ..tiled import is_lazy_input, open_source
+from ..io.windows import is_lazy_input, open_source
 from ..validation import (
     ImageFacts,
     InputError,

@@ -19,8 +19,7 @@ from pansharp_iqa.baselines import BASELINES, gsa
 from pansharp_iqa.baselines import inputs as inputs_module
 from pansharp_iqa.baselines import stats as st
 from pansharp_iqa.baselines.npy_output import NpyRows, write_baseline
-from pansharp_iqa.io.windows import open_windowed
-from pansharp_iqa.tiled.sources import ArraySource
+from pansharp_iqa.io.windows import ArraySource, open_windowed
 
 EQUAL = 1e-12  # strips vs one strip, relative to the image's largest value
 
