@@ -78,7 +78,7 @@ def test_a_result_with_negatives_wrapped_around_is_refused(undershoot, tiled):
 
 def test_the_neighbours_of_a_wrap_around_get_numbers():
     d = demo()
-    fused = d["rr"] - 50  # (-60 clips GSA's darkest band to about half its mean and 0.77 of its spread: a 1/2 factor)
+    fused = d["rr"] - 60
     clipped = rr(np.clip(np.round(fused), 0, None).astype(np.uint16))
     as_float = rr(fused)  # undershoot kept as float: the toolbox's cast sets it to 0 itself
     assert 0 < clipped["Q2n"] < 1 and 0 < as_float["Q2n"] < 1
