@@ -6,17 +6,18 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from pansharp_iqa.io.discovery import SceneSource
-from pansharp_iqa.io.errors import DataError
-from pansharp_iqa.io.scenes import load_scene
+from pansharp_iqa.io.scale import check_input_values
+from pansharp_iqa.io.scenes import check_geometry, load_scene
 from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.windows import NotWindowed, open_windowed, window_stats
+from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
-from .output_dir import OutputFolder, atomic_file
+from .output_dir import OutputFolder
 
 __all__ = ["MANIFEST_NAME", "run_baselines"]
 
@@ -94,13 +95,14 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     return EXIT_FAILURES if failures else EXIT_OK
 
 
-def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSettings, out: Path, files: dict[tuple[str, str], str],
-              warnings: list[str]) -> tuple[dict[str, int], list[str]]:
+def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSettings, out: Path,
+              files: dict[tuple[str, str], str], warnings: list[str]) -> tuple[dict[str, int], list[str]]:
     """Fuse and write every (scene, method): the counts written per method, and the failures
     (a scene or method that cannot be fused; a result that cannot be written is raised)."""
     from tqdm import tqdm
 
     from pansharp_iqa.baselines import BASELINES
+    from pansharp_iqa.baselines.npy_output import write_baseline
 
     scale = settings.result_scale if settings.result_scale is not None else 1.0
     sensor = settings.resolved_sensor()
@@ -110,22 +112,52 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
     written: dict[str, int] = {m: 0 for m in methods}
     for scene in tqdm(scenes, desc="baselines", unit="scene", disable=None):
         try:
-            data = load_scene(scene, settings, ("ms", "pan"))
-        except DataError as exc:
+            data = _scene_inputs(scene, settings)
+        except InputError as exc:  # the package's rules (DataError among them, NaN/Inf too): one line
             failures.append(f"{scene.name}: {exc}")
             continue
         for m in methods:
+            target = out / files[(m, scene.name)]
+            target.parent.mkdir(exist_ok=True)
             try:
-                fused = np.asarray(BASELINES[m](data["ms"], data["pan"], sensor=sensor, ratio=settings.ratio),
-                                   dtype=np.float64) / scale
+                # strip by strip into a temporary file renamed when complete (bounded memory, atomic)
+                write_baseline(BASELINES[m], data["ms"], data["pan"], target, sensor=sensor, ratio=settings.ratio,
+                               scale=scale)
+            except OSError as exc:  # the system refused a write (no space, no rights): the run's error
+                if exc.filename is None:
+                    raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
+                raise
             except Exception as exc:  # noqa: BLE001 - isolate per scene and method
                 failures.append(f"{scene.name} / {m}: {type(exc).__name__}: {exc}")
                 continue
-            (out / m).mkdir(exist_ok=True)
-            with atomic_file(out / files[(m, scene.name)]) as handle:
-                np.save(handle, fused)
             written[m] += 1
     return written, failures
+
+
+def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, Any]:
+    """The scene's MS and PAN: window readers for per-role ``.npy``/GeoTIFF files, so the baselines
+    run in bounded memory, with the value rules checked on one streamed pass; otherwise (bundles,
+    files read whole) the arrays, from :func:`~pansharp_iqa.io.scenes.load_scene`.
+
+    Raises
+    ------
+    InputError
+        As ``load_scene``: sizes, NaN/Inf, values that contradict the declared scale or bits.
+    """
+    paths = {role: scene.file_for(role) for role in ("ms", "pan")}
+    if scene.kind == "split" and not scene.problem and all(paths.values()):
+        try:
+            images = {role: open_windowed(path, role=role, multiplier=settings.input_scale)
+                      for role, path in paths.items()}
+        except NotWindowed:
+            images = None
+        if images is not None:
+            check_geometry(scene, settings, {role: img.shape for role, img in images.items()})
+            for role, img in images.items():
+                check_input_values(window_stats(img).facts(Path(img.path).name), label=settings.input_scale_label,
+                                   bits=settings.bits, role=role)
+            return images
+    return load_scene(scene, settings, ("ms", "pan"))
 
 
 def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:

@@ -24,25 +24,18 @@ def _dataset(tmp_path):
     return folder
 
 
-def _disk_fills_after(monkeypatch, module, calls: int) -> None:
-    """``module.np.save`` writes half of its data and fails with ENOSPC from its ``calls``-th call."""
-    real_save, seen = np.save, []
-
-    def save(handle, arr, *args, **kwargs):
-        seen.append(1)
-        if len(seen) < calls:
-            return real_save(handle, arr, *args, **kwargs)
-        handle.write(b"\x93NUMPY" + b"\0" * 100)  # a truncated .npy
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(module.np, "save", save)
-
-
 def test_baselines_on_a_full_disk_leave_no_truncated_result(tmp_path, capsys, monkeypatch):
-    from pansharp_iqa.cli import baselines_command
+    from pansharp_iqa.baselines.npy_output import NpyRows
 
     folder, out = _dataset(tmp_path), tmp_path / "methods"
-    _disk_fills_after(monkeypatch, baselines_command, calls=3)
+    real_write = NpyRows.__setitem__
+
+    def write(self, key, value):  # the disk fills while the third scene's rows are written
+        if ".s2.npy." in self.path:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(self, key, value)
+
+    monkeypatch.setattr(NpyRows, "__setitem__", write)
     code = main(["baselines", str(folder), "--out", str(out), "--methods", "EXP"])
     err = capsys.readouterr().err
     assert code == 2 and "FAILED" not in err
@@ -50,8 +43,8 @@ def test_baselines_on_a_full_disk_leave_no_truncated_result(tmp_path, capsys, mo
     assert sorted(p.name for p in (out / "EXP").iterdir()) == ["s0.npy", "s1.npy"]  # whole files only
     assert all(np.load(out / "EXP" / f"s{i}.npy").shape == (128, 128, 4) for i in range(2))
     monkeypatch.undo()
-    # the rerun finds no half-written result to refuse or keep: it writes the missing one
-    assert main(["baselines", str(folder), "--out", str(out), "--methods", "EXP"]) == 2  # earlier results: --force
+    # the rerun finds no half-written result to keep: --force (for the two written) writes all three
+    assert main(["baselines", str(folder), "--out", str(out), "--methods", "EXP"]) == 2
     assert main(["baselines", str(folder), "--out", str(out), "--methods", "EXP", "--force"]) == 0
     assert np.load(out / "EXP" / "s2.npy").shape == (128, 128, 4)
 
