@@ -79,7 +79,6 @@ numpydoc_validation_exclude = {r"\.__init__$", r"\.__call__$", r"\.__post_init__
 # -- MyST: the Markdown pages of docs/ ---------------------------------------------------------
 myst_heading_anchors = 3          # cli.md#running and friends
 myst_enable_extensions = ["deflist"]
-suppress_warnings = ["myst.header"]   # pages start at level 1 and may skip a level
 
 # -- gallery: examples/plot_*.py, run at build time on the bundled demo scene (offline) -------
 sphinx_gallery_conf = {
