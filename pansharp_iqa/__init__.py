@@ -9,19 +9,9 @@ never imported here.
 from ._version import __version__
 from .degradation import decimate, wald_degrade
 from .evaluate import evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
-from .indexes import (
-    ConstantBlockError,
-    d_lambda,
-    d_lambda_k,
-    d_s,
-    ergas,
-    hqnr,
-    q2n,
-    q_index,
-    qnr,
-    sam,
-    scc,
-)
+from .indexes import ConstantBlockError, cc, ergas, psnr, q2n, q_index, sam, scc
+from .indexes.catalog import Index, get_index, index_names
+from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .mtf import mtf_filter, mtf_filter_sensor, mtf_kernel
 from .protocols import Protocol, get_protocol, list_protocols
 from .resample import imresize, interp23tap
@@ -35,9 +25,14 @@ def __getattr__(name: str):
         from . import reprojected
 
         return getattr(reprojected, name)
+    if name in _TENSOR:
+        from .tensor import metrics
+
+        return getattr(metrics, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_TENSOR = ("ReducedMetrics", "FullMetrics")
 _REPROJECTED = ("r_q2n", "r_q", "r_sam", "r_ergas", "d_rho", "d_lambda_k_ms", "coregister", "evaluate_reprojected")
 
 __all__ = [
@@ -45,10 +40,10 @@ __all__ = [
     "Sensor", "UnknownSensorError", "get_sensor", "list_sensors", "resolve_sensor",
     "mtf_kernel", "mtf_filter", "mtf_filter_sensor",
     "interp23tap", "imresize", "wald_degrade", "decimate",
-    "q2n", "q_index", "sam", "ergas", "scc",
+    "q2n", "q_index", "sam", "ergas", "scc", "psnr", "cc",
     "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr",
     "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
-    "Protocol", "get_protocol", "list_protocols",
+    "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",
-    *_REPROJECTED,
+    *_REPROJECTED, *_TENSOR,
 ]

@@ -26,20 +26,23 @@ from typing import Any
 
 import numpy as np
 
+from .indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
     block_sums,
     expanded_ms,
     fr_block_uiqi,
+    khan_filtered,
     khan_q2n_sums,
-    toolbox_full_values,
 )
-from .indexes.reduced_pass import reduced_sums, reduced_values
+from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
 from .indexes.strips import StripImage
+from .no_reference import pan_low_pass
 from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
+from .tensor.batch import evaluate_batch, needs_batch_path
 from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
 from .tiled.sources import is_lazy_input
 from .validation import (
@@ -76,6 +79,9 @@ def evaluate_reduced(
     scale: float = 1.0,
     threshold: bool = False,
     tiled: str = "auto",
+    indexes: Sequence[str] | str | None = None,
+    layout: str | None = None,
+    backend: str = "auto",
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
 
@@ -108,12 +114,28 @@ def evaluate_reduced(
         ``"auto"``: lazy inputs tile-wise, numpy arrays in memory (the strip pass makes no
         whole-image copies); ``"always"``: tile-wise (arrays too); ``"never"``: in memory (numpy
         arrays only).
+    indexes : sequence of str or str, optional
+        The indexes to compute, in the order given: names of the protocol's table and the extras
+        of the catalogue (``"PSNR"``, ``"CC"``; :func:`pansharp_iqa.index_names`); ``"default"``
+        stands for the protocol's table (``indexes=["default", "PSNR", "CC"]``). None: the table.
+        Extras are recorded in the card with their definitions.
+    layout : {"NCHW", "NHWC"}, optional
+        The inputs are batches (numpy arrays, PyTorch / MindSpore / CuPy tensors, DLPack arrays)
+        in this declared layout: every image is evaluated and each index is returned as a (N,)
+        float64 array (PAN batches: (N, 1, H, W) / (N, H, W, 1) or (N, H, W)). Without it, a
+        tensor is one (H, W, B) image.
+    backend : {"auto", "host", "torch"}
+        Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
+        ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
+        and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
+        tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
 
     Returns
     -------
     dict
-        ``"Q2n"``, ``"Q"``, ``"SAM"`` (degrees), ``"ERGAS"``, ``"SCC"`` as floats and
-        ``"protocol"`` (the card; ``"tiling"`` in it when the tile engine ran).
+        ``"Q2n"``, ``"Q"``, ``"SAM"`` (degrees), ``"ERGAS"``, ``"SCC"`` (or the requested
+        indexes) as floats and ``"protocol"`` (the card; ``"tiling"`` in it when the tile engine
+        ran).
 
     Raises
     ------
@@ -137,7 +159,11 @@ def evaluate_reduced(
     >>> {k: round(v, 4) for k, v in r.items() if k != "protocol"}
     {'Q2n': 0.8825, 'Q': 0.858, 'SAM': 9.9209, 'ERGAS': 8.3875, 'SCC': 0.8649}
     """
-    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold)
+    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                indexes=indexes)
+    inputs = {"fused": fused, "reference": reference}
+    if needs_batch_path(inputs, layout, backend):
+        return evaluate_batch(reduced_in_memory, settings, inputs, layout=layout, backend=backend)
     if _tile_wise(tiled, [fused, reference], big=False):
         from .tiled.api import reduced_job
         from .tiled.executor import run_jobs
@@ -171,14 +197,16 @@ def reduced_in_memory(fused: object, reference: object, settings: ReducedSetting
     ref_c = ref[lead : h - trail, lead : w - trail]  # views: strips are converted in the pass
     fus_c = fus[lead : h - trail, lead : w - trail]
     proto = settings.protocol
+    names = settings.indexes
+    gradient = check_gradient(proto.scc_gradient, ref_c.shape) if "SCC" in names else proto.scc_gradient
     sums = reduced_sums(
         StripImage(ref_c, settings.scale),
         StripImage(fus_c, settings.scale, clip_max=settings.clip_max),
-        indexes=proto.reduced_indexes,
-        block_size=proto.block_size,
-        scc_gradient=check_gradient(proto.scc_gradient, ref_c.shape),
+        statistics=statistics_for(names),
+        ctx=ChunkContext(block_size=proto.block_size, gradient=gradient),
     )
-    values = reduced_values(sums, proto.reduced_indexes, ratio=float(settings.ratio))
+    values = finalize(names, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
+                                                   n_bands=ref.shape[2]))
     card = settings.card(image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape))
     return {**values, "protocol": card}
 
@@ -197,6 +225,9 @@ def evaluate_full(
     nan_policy: NanPolicy = "raise",
     ms_exp: np.ndarray | None = None,
     tiled: str = "auto",
+    indexes: Sequence[str] | str | None = None,
+    layout: str | None = None,
+    backend: str = "auto",
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
 
@@ -229,6 +260,19 @@ def evaluate_full(
         tile-wise in bounded memory (same numbers to 1e-12; the card says so under ``"tiling"``);
         smaller arrays in memory. ``"always"`` / ``"never"`` force one path (``"never"``: numpy
         arrays only).
+    indexes : sequence of str or str, optional
+        A subset of the protocol's full-resolution indexes to compute (``"default"``: its table);
+        the statistics the others need are not computed.
+    layout : {"NCHW", "NHWC"}, optional
+        The inputs are batches (numpy arrays, PyTorch / MindSpore / CuPy tensors, DLPack arrays)
+        in this declared layout: every image is evaluated and each index is returned as a (N,)
+        float64 array (PAN batches: (N, 1, H, W) / (N, H, W, 1) or (N, H, W)). Without it, a
+        tensor is one (H, W, B) image.
+    backend : {"auto", "host", "torch"}
+        Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
+        ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
+        and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
+        tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
 
     Returns
     -------
@@ -257,7 +301,12 @@ def evaluate_full(
     {'D_lambda': 0.048, 'D_s': 0.0672, 'QNR': 0.888, 'D_lambda_K': 0.2166, 'HQNR': 0.7307}
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy)
+                             threshold=threshold, nan_policy=nan_policy, indexes=indexes)
+    inputs = {"fused": fused, "ms": ms, "pan": pan}
+    if needs_batch_path(inputs, layout, backend):
+        if ms_exp is not None:
+            raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
+        return evaluate_batch(full_in_memory, settings, inputs, layout=layout, backend=backend, pans=("pan",))
     big = ms_exp is None and _pixels(fused) >= TILED_AUTO_PIXELS
     if _tile_wise(tiled, [fused, ms, pan], big=big):
         if ms_exp is not None:
@@ -319,29 +368,50 @@ def full_in_memory(fused: object, ms: object, pan: object, settings: FullSetting
 
 def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
                   ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
-    """The toolbox family: D_lambda, D_s, QNR (and Khan's D_lambda_K, HQNR)."""
+    """The toolbox family: D_lambda, D_s, QNR (and Khan's D_lambda_K, HQNR), from the statistics of
+    the requested indexes (each computed when the catalogue's finalize first reads it)."""
     proto, ratio = settings.protocol, settings.ratio
     bs = proto.block_size
     check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
-    if "exp" not in shared:
+    names = settings.indexes
+    wanted = {s.name for s in statistics_for(names)}
+    if "exp" not in shared and (proto.low_res_terms == "exp" or "khan_q2n" in wanted):
         shared["exp"] = expanded_ms(ms, ratio, ms_exp, fus.shape)
-    exp = shared["exp"]
     sensor_free = not proto.d_s_uses_sensor
-    blocks = shared.get("blocks") if sensor_free else None
-    if blocks is None:
-        blocks = fr_block_uiqi(fus, ms, pan, exp, ratio, bs, proto, settings.sensor)
-        if sensor_free:
-            shared["blocks"] = blocks
 
-    def khan_sums() -> tuple[float, int]:
+    def block_uiqi() -> dict[str, Any]:
+        blocks = shared.get("blocks") if sensor_free else None
+        if blocks is None:
+            exp = shared.get("exp") if proto.low_res_terms == "exp" else None
+            low_pan = pan_low_pass(pan, ratio, proto, settings.sensor)
+            blocks = fr_block_uiqi(fus, ms, pan, exp, ratio, bs, proto.low_res_terms, low_pan=low_pan)
+            if sensor_free:
+                shared["blocks"] = blocks
+        return {k: block_sums(blocks[k]) for k in BLOCK_FAMILIES}
+
+    def khan_q2n() -> dict[str, Any]:
         if "fused_planes" not in shared:
             shared["fused_planes"] = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
-        return khan_q2n_sums(shared["fused_planes"], exp, ms_gnyq, ratio, bs)
+        total, count = khan_q2n_sums(shared["exp"], khan_filtered(shared["fused_planes"], ms_gnyq, ratio), bs)
+        return {"sum": total, "count": count}
 
-    values = toolbox_full_values({k: block_sums(blocks[k]) for k in BLOCK_FAMILIES}, fus.shape[2],
-                                 nan_policy=settings.nan_policy, khan_sums=khan_sums if proto.khan else None)
+    sums = _LazySums({"block_uiqi": block_uiqi, "khan_q2n": khan_q2n})
+    values = finalize(names, sums, FinalizeContext(ratio=float(ratio), bits=settings.bits, n_bands=fus.shape[2],
+                                                   nan_policy=settings.nan_policy))
     card = settings.card(ms_gnyq, list(fus.shape))
-    return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
+    return {**values, "protocol": card}
+
+
+class _LazySums(dict):
+    """Statistic name -> merged fields, each computed by its function when first read."""
+
+    def __init__(self, makers: dict[str, Callable[[], dict[str, Any]]]) -> None:
+        super().__init__()
+        self._makers = makers
+
+    def __missing__(self, key: str) -> dict[str, Any]:
+        self[key] = value = self._makers[key]()
+        return value
 
 
 def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
@@ -356,7 +426,7 @@ def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings
     details = result.pop("details", {})
     details.pop("timings_s", None)  # run-dependent; not part of a reproducible card
     card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)), reprojection=details)
-    return {**{k: float(result[k]) for k in settings.protocol.full_indexes}, "protocol": card}
+    return {**{k: float(result[k]) for k in settings.indexes}, "protocol": card}
 
 
 #: In-memory evaluator of each ``Protocol.full_engine``.

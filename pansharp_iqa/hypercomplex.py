@@ -22,6 +22,8 @@ __all__ = [
     "multiply",
     "structure_constants",
     "block_q_values",
+    "block_q_from_band_moments",
+    "sums_exact",
     "block_q_from_moments",
     "integer_block_moments",
 ]
@@ -158,10 +160,10 @@ def block_q_values(
     # mean(z1 z2) - m1 m2 cancel exactly, leaving the cross-covariance (better conditioned).
     exact = False
     if integer_valued:
-        exact = value_bound is not None and _sums_exact(n_pix, value_bound)
+        exact = value_bound is not None and sums_exact(n_pix, value_bound)
         if not exact:  # no bound, or one too loose for the test (large blocks): the data's own maximum
             top = max(float(np.abs(ref).max(initial=0.0)), float(np.abs(fus).max(initial=0.0)))
-            exact = _sums_exact(n_pix, top)
+            exact = sums_exact(n_pix, top)
     if exact:  # integer data: raw sums are exact in float64
         moments = integer_block_moments(
             ref.sum(axis=2), fus.sum(axis=2), np.einsum("bcp,bcp->bc", ref, ref),
@@ -176,6 +178,36 @@ def block_q_values(
         var_f = np.einsum("bcp,bcp->bc", fc, fc) / n_pix
         cross = np.matmul(rc, fc.transpose(0, 2, 1)) / n_pix  # (nb, C, C) biased cross-covariance
         moments = (mean_r, mean_f, var_r, var_f, cross)
+    return block_q_from_band_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
+
+
+def block_q_from_band_moments(
+    mean_r: np.ndarray, mean_f: np.ndarray, var_r: np.ndarray, var_f: np.ndarray, cross: np.ndarray, *,
+    n_pix: int, n_norm: int | None = None, std_floor: float = float(np.finfo(np.float64).eps),
+) -> np.ndarray:
+    """``|q|`` per block from the moments of any band count (zero-padded to a power of two, as the
+    toolbox pads the images), the last step of :func:`block_q_values`; the device backend feeds it
+    the moments it computes from the same raw sums.
+
+    Parameters
+    ----------
+    mean_r, mean_f, var_r, var_f : ndarray, shape (n_blocks, C)
+    cross : ndarray, shape (n_blocks, C, C)
+    n_pix, n_norm, std_floor
+        As :func:`block_q_from_moments`.
+
+    Returns
+    -------
+    ndarray, shape (n_blocks,)
+
+    Examples
+    --------
+    >>> m = np.ones((1, 3))
+    >>> block_q_from_band_moments(m, m, m, m, np.eye(3)[None], n_pix=16).round(12).tolist()
+    [1.0]
+    """
+    moments: tuple[np.ndarray, ...] = (mean_r, mean_f, var_r, var_f, cross)
+    c = mean_r.shape[1]
     n_comp = 1 << (c - 1).bit_length()
     if n_comp != c:  # zero bands: zero moments
         pad = n_comp - c
@@ -183,9 +215,15 @@ def block_q_values(
     return block_q_from_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
 
 
-def _sums_exact(n_pix: int, top: float) -> bool:
+def sums_exact(n_pix: int, top: float) -> bool:
     """Whether raw sums of ``n_pix`` integers of magnitude <= ``top`` (and their n^2-scaled
-    second moments) are exact in float64's 53-bit mantissa."""
+    second moments) are exact in float64's 53-bit mantissa.
+
+    Examples
+    --------
+    >>> sums_exact(32 * 32, 65535), sums_exact(64 * 64, 65535)
+    (True, False)
+    """
     return float(n_pix) ** 2 * top * top < 2.0**53
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from .indexes.catalog import indexes_of
 from .validation import SettingError
 
 __all__ = [
-    "Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL", "INDEX_DIRECTIONS",
+    "Protocol", "get_protocol", "list_protocols", "DEFAULT_PROTOCOL",
     "LowPassPan", "LowResTerms", "FullEngine", "SccGradient",
 ]
 
@@ -55,9 +56,11 @@ class Protocol:
         What it computes and how it differs from the default.
     sources : tuple of str
     reduced_indexes : tuple of str
-        Keys returned by ``evaluate_reduced`` (empty: no reduced-resolution part).
+        Keys returned by ``evaluate_reduced`` (empty: no reduced-resolution part). Left out, the
+        indexes the catalogue (:mod:`pansharp_iqa.indexes.catalog`) declares for this protocol's
+        name.
     full_indexes : tuple of str
-        Keys returned by ``evaluate_full``.
+        Keys returned by ``evaluate_full`` (from the catalogue when left out).
     full_engine : {"toolbox", "reprojected"}
         Which full-resolution evaluator computes ``full_indexes``.
     low_res_terms : {"exp", "ms"}
@@ -77,8 +80,8 @@ class Protocol:
     name: str
     description: str
     sources: tuple[str, ...]
-    reduced_indexes: tuple[str, ...]
-    full_indexes: tuple[str, ...]
+    reduced_indexes: tuple[str, ...] = None  # type: ignore[assignment]  # filled in __post_init__
+    full_indexes: tuple[str, ...] = None  # type: ignore[assignment]
     full_engine: FullEngine = "toolbox"
     low_res_terms: LowResTerms = "exp"
     d_s_low_pass: LowPassPan = "exp-imresize"
@@ -86,6 +89,11 @@ class Protocol:
     sigma_form: str = "2020"
     dim_cut: tuple[int, int] | None = (20, 21)
     block_size: int = 32
+
+    def __post_init__(self) -> None:
+        for res in ("reduced", "full"):
+            if getattr(self, f"{res}_indexes") is None:
+                object.__setattr__(self, f"{res}_indexes", tuple(i.name for i in indexes_of(self.name, res)))
 
     @property
     def khan(self) -> bool:
@@ -137,15 +145,6 @@ class Protocol:
         }
 
 
-_RR = ("Q2n", "Q", "SAM", "ERGAS", "SCC")
-
-#: +1: higher is better, -1: lower is better, for every index any protocol returns.
-INDEX_DIRECTIONS: dict[str, int] = {
-    "Q2n": 1, "Q": 1, "SCC": 1, "QNR": 1, "HQNR": 1, "R-Q2n": 1, "R-Q": 1,
-    "SAM": -1, "ERGAS": -1, "D_lambda": -1, "D_s": -1, "D_lambda_K": -1,
-    "R-SAM": -1, "R-ERGAS": -1, "D_rho": -1,
-}
-
 _PROTOCOLS: dict[str, Protocol] = {
     p.name: p
     for p in (
@@ -159,8 +158,6 @@ _PROTOCOLS: dict[str, Protocol] = {
                 "QNR and HQNR."
             ),
             sources=(_TOOLBOX2020, _QNR2008, _KHAN2009),
-            reduced_indexes=_RR,
-            full_indexes=("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"),
         ),
         Protocol(
             name="toolbox2015",
@@ -171,8 +168,6 @@ _PROTOCOLS: dict[str, Protocol] = {
                 "QNR (no HQNR); the generic sensor uses GNyq 0.15 per band."
             ),
             sources=(_TOOLBOX2015, _QNR2008),
-            reduced_indexes=_RR,
-            full_indexes=("D_lambda", "D_s", "QNR"),
             d_s_low_pass="pan-mtf",
             scc_gradient="vertical",
             sigma_form="2015",
@@ -186,8 +181,6 @@ _PROTOCOLS: dict[str, Protocol] = {
                 "on (32/ratio)-pixel blocks; everything else as toolbox2020 (HQNR uses this D_s)."
             ),
             sources=(_QNR2008, _TOOLBOX2020),
-            reduced_indexes=_RR,
-            full_indexes=("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"),
             low_res_terms="ms",
             d_s_low_pass="imresize",
         ),
@@ -201,8 +194,6 @@ _PROTOCOLS: dict[str, Protocol] = {
                 "PAN. Computed in float64. Full resolution only."
             ),
             sources=(_REPRO2022,),
-            reduced_indexes=(),
-            full_indexes=("R-Q2n", "R-Q", "R-SAM", "R-ERGAS", "D_rho"),
             full_engine="reprojected",
             dim_cut=None,
         ),

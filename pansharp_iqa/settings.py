@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ._version import __version__
+from .indexes.catalog import get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
 from .sensors import Sensor, resolve_sensor
 from .validation import (
@@ -90,6 +92,9 @@ class EvaluationSettings:
         Multiplier to DN applied to every input.
     threshold : bool
         Clip the fused image to [0, 2^bits] first.
+    requested : tuple of str or None
+        The indexes asked for with ``indexes=`` (validated against the protocol), or None for the
+        protocol's table.
     """
 
     protocol: Protocol
@@ -97,11 +102,26 @@ class EvaluationSettings:
     bits: int
     scale: float = 1.0
     threshold: bool = False
+    requested: tuple[str, ...] | None = None
 
     @property
     def clip_max(self) -> float | None:
         """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
         return float(2**self.bits) if self.threshold else None
+
+    def index_card(self) -> dict[str, Any]:
+        """Card entries for a table that is not the protocol's own (``indexes=``): the indexes and
+        the definitions of the extras among them; empty for the protocol's table."""
+        if self.requested is None:
+            return {}
+        table = self.protocol.indexes(self.resolution)
+        extras = {n: get_index(n).definition for n in self.requested if n not in table}
+        return {"indexes": list(self.requested), **({"extra_indexes": extras} if extras else {})}
+
+    @property
+    def resolution(self) -> str:
+        """``"reduced"`` or ``"full"``."""
+        raise NotImplementedError
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -110,9 +130,14 @@ class ReducedSettings(EvaluationSettings):
     :func:`reduced_settings`); the ratio is an integer >= 2 and only scales ERGAS."""
 
     @property
+    def resolution(self) -> str:
+        """``"reduced"``."""
+        return "reduced"
+
+    @property
     def indexes(self) -> tuple[str, ...]:
-        """Keys of the result (the protocol's reduced-resolution indexes)."""
-        return self.protocol.reduced_indexes
+        """Keys of the result: the requested indexes, else the protocol's reduced-resolution table."""
+        return self.requested if self.requested is not None else self.protocol.reduced_indexes
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``.
@@ -152,12 +177,14 @@ class ReducedSettings(EvaluationSettings):
             sam_units="degrees",
             image_shape=list(image_shape),
             evaluated_shape=list(evaluated_shape),
+            **self.index_card(),
             **extra,
         )
 
 
 def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object, bits: object,
-                     scale: object = 1.0, threshold: bool = False) -> ReducedSettings:
+                     scale: object = 1.0, threshold: bool = False,
+                     indexes: Sequence[str] | str | None = None) -> ReducedSettings:
     """Validate the settings of a reduced-resolution evaluation.
 
     Parameters
@@ -171,6 +198,9 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     scale : float
         Positive multiplier to DN.
     threshold : bool
+    indexes : sequence of str or str, optional
+        Which indexes to compute: names from the protocol's table and the catalogue's extras
+        (``"PSNR"``, ``"CC"``); ``"default"`` stands for the protocol's table. None: the table.
 
     Returns
     -------
@@ -192,7 +222,18 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
             "reduced resolution, or evaluate_full for this protocol"
         )
     return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=check_bits(bits),
-                           scale=check_scale(scale), threshold=bool(threshold))
+                           scale=check_scale(scale), threshold=bool(threshold),
+                           requested=_requested(indexes, proto, "reduced"))
+
+
+def _requested(indexes: Sequence[str] | str | None, proto: Protocol, resolution: str) -> tuple[str, ...] | None:
+    """``indexes=`` validated against the protocol (None when it is the protocol's table)."""
+    if indexes is None:
+        return None
+    engine = proto.full_engine if resolution == "full" else "toolbox"
+    names = resolve_indexes(indexes, default=proto.indexes(resolution), resolution=resolution, engine=engine,
+                            protocol=proto.name)
+    return None if names == tuple(proto.indexes(resolution)) else names
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -212,9 +253,14 @@ class FullSettings(EvaluationSettings):
     nan_policy: str = "raise"
 
     @property
+    def resolution(self) -> str:
+        """``"full"``."""
+        return "full"
+
+    @property
     def indexes(self) -> tuple[str, ...]:
-        """Keys of the result (the protocol's full-resolution indexes)."""
-        return self.protocol.full_indexes
+        """Keys of the result: the requested indexes, else the protocol's full-resolution table."""
+        return self.requested if self.requested is not None else self.protocol.full_indexes
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
         """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied).
@@ -252,7 +298,7 @@ class FullSettings(EvaluationSettings):
         """Provenance card of a toolbox-family full-resolution result."""
         proto, ratio, bs = self.protocol, self.ratio, self.protocol.block_size
         notes: dict[str, Any] = {}
-        if proto.khan:
+        if "D_lambda_K" in self.indexes:
             notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + Q2N_CAST
         if proto.d_s_uses_sensor:
             notes["pan_gnyq"] = self.pan_gnyq()
@@ -262,12 +308,12 @@ class FullSettings(EvaluationSettings):
         else:
             notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
         return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=1, beta=1,
-                             nan_policy=self.nan_policy, shift=bs, **notes, **extra)
+                             nan_policy=self.nan_policy, shift=bs, **notes, **self.index_card(), **extra)
 
 
 def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
                   protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
-                  nan_policy: str = "raise") -> FullSettings:
+                  nan_policy: str = "raise", indexes: Sequence[str] | str | None = None) -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
     Parameters
@@ -280,6 +326,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     scale : float
     threshold : bool
     nan_policy : {"raise", "omit", "propagate"}
+    indexes : sequence of str or str, optional
+        Which of the protocol's full-resolution indexes to compute (``"default"``: its table).
 
     Returns
     -------
@@ -307,4 +355,5 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         raise SettingError(f"bits is required: sensor {s.name!r} has no nominal bit depth")
     return FullSettings(protocol=proto, sensor=s, ratio=check_ratio(ratio, exp=proto.uses_exp),
                         bits=check_bits(bits), scale=check_scale(scale), threshold=bool(threshold),
-                        nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES))
+                        nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
+                        requested=_requested(indexes, proto, "full"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor.inputs import Layout, batched
 from ..validation import InputError, check_ratio, checked_pair
 from .strips import StripImage, map_strips
 
@@ -81,7 +82,8 @@ def ergas_from_sums(sse: np.ndarray, ref_sum: np.ndarray, n_pixels: int, ratio: 
     return float(100.0 / ratio * np.sqrt(np.mean(mse / mu**2)))
 
 
-def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
+@batched("reference", "fused")
+def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: int, layout: Layout | None = None) -> float:
     """ERGAS = ``100/ratio * sqrt(mean_b(MSE_b / mean(reference_b)^2))`` (toolbox ``ERGAS``).
 
     Parameters
@@ -89,6 +91,10 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
     reference, fused : ndarray, shape (H, W, B)
     ratio : int
         PAN/MS resolution ratio (an integer >= 2); required, no default.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

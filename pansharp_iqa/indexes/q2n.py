@@ -22,6 +22,7 @@ import numpy as np
 
 from ..borders import border_index
 from ..hypercomplex import block_q_values
+from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
 from .strips import StripImage, check_block_fits, map_strips
 
@@ -276,6 +277,7 @@ def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size
     return values
 
 
+@batched("reference", "fused")
 def q2n(
     reference: np.ndarray,
     fused: np.ndarray,
@@ -286,6 +288,7 @@ def q2n(
     padding: Padding = "symmetric",
     std_floor: float | None = None,
     return_map: bool = False,
+    layout: Layout | None = None,
 ) -> float | tuple[float, np.ndarray]:
     """Q2n index between a reference and a fused image (toolbox ``q2n``).
 
@@ -316,6 +319,10 @@ def q2n(
         1e-10 under ``padding="reflect"``).
     return_map : bool
         Also return the (n_block_rows, n_block_cols) map of block values.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..tensor.inputs import Layout, batched
 from ..validation import check_choice, checked_pair
 from .strips import StripImage, map_strips
 
@@ -90,9 +91,10 @@ def sam_from_sums(angle_sum: float, n_valid: int, n_pixels: int, *, zero_norm: Z
     return float(angle_sum / n * 180.0 / np.pi) if n else 0.0
 
 
+@batched("reference", "fused")
 def sam(
     reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = "exclude", return_map: bool = False
-) -> float | tuple[float, np.ndarray]:
+, layout: Layout | None = None) -> float | tuple[float, np.ndarray]:
     """Mean spectral angle between reference and fused pixels, in degrees (toolbox ``SAM``).
 
     Pixels where either vector has zero norm are left out of the mean (map value 0 there), or
@@ -106,6 +108,10 @@ def sam(
         Treatment of zero-norm pixels (see :func:`sam_from_sums`).
     return_map : bool
         Also return the (H, W) angle map in degrees.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

@@ -19,6 +19,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from ..tensor.inputs import Layout, batched
 from ..validation import InputError, ShapeError, check_choice, checked_pair
 from .strips import StripImage, map_strips
 
@@ -193,8 +194,9 @@ def check_gradient(gradient: str, shape: tuple[int, ...], *, variant: str | None
     return gradient  # type: ignore[return-value]
 
 
+@batched("reference", "fused")
 def scc(reference: np.ndarray, fused: np.ndarray, *, gradient: Gradient = "magnitude",
-        variant: str | None = None) -> float:
+        variant: str | None = None, layout: Layout | None = None) -> float:
     """Spatial correlation coefficient (toolbox ``SCC``).
 
     ``"magnitude"`` (toolbox 2020): per band, crop the one-pixel frame, Sobel gradient magnitude
@@ -208,6 +210,10 @@ def scc(reference: np.ndarray, fused: np.ndarray, *, gradient: Gradient = "magni
     gradient : {"magnitude", "vertical"}
     variant : {"2020", "2015"}, optional
         Deprecated name of ``gradient``.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

@@ -14,17 +14,19 @@ Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-Q w
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
 import cv2
 import numpy as np
 
 from ..parallel import parallel_map
+from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
 from .strips import StripImage, check_block_fits, map_strips
 
 __all__ = [
-    "q_index", "uiqi_rows", "q_window_sums", "q_from_sums", "edge_extended_q",
+    "q_index", "uiqi_rows", "uiqi_from_window_sums", "q_window_sums", "q_from_sums", "edge_extended_q",
     "block_moments", "pair_uiqi", "against_last_uiqi", "uiqi_from_moments",
 ]
 
@@ -76,6 +78,38 @@ def uiqi_rows(x: np.ndarray, y: np.ndarray, block_size: int, shift: tuple[float,
     m = cv2.addWeighted(x, 1.0, y, -1.0, -c_diff)
     ps, pp, ms, mm = sums(p, False), sums(p, True), sums(m, False), sums(m, True)
     del p, m
+    return uiqi_from_window_sums(ps, pp, ms, mm, n=n, c_sum=c_sum, c_diff=c_diff, width=w_out)
+
+
+def uiqi_from_window_sums(ps: Any, pp: Any, ms: Any, mm: Any, *, n: float, c_sum: Any, c_diff: Any,
+                          width: int | None = None) -> Any:
+    """The UIQI of each window from its sums (the formula of :func:`uiqi_rows`, with the toolbox's
+    special cases), on numpy arrays or on PyTorch tensors alike (the device backend runs it too).
+
+    Parameters
+    ----------
+    ps, pp, ms, mm : array or tensor, same shape (..., h, w)
+        Window sums of ``p = x + y - c_sum`` and ``p^2``, of ``m = x - y - c_diff`` and ``m^2``
+        (overwritten: the computation runs in place).
+    n : float
+        Pixels per window.
+    c_sum, c_diff : float, or array/tensor broadcasting against the sums
+        The shifts of ``p`` and ``m``.
+    width : int, optional
+        Keep the first ``width`` columns (full-width rows whose last ``bs - 1`` columns are
+        partial windows).
+
+    Returns
+    -------
+    array or tensor, shape (..., h, width)
+        Q per window.
+
+    Examples
+    --------
+    >>> ones = np.ones((1, 1))
+    >>> uiqi_from_window_sums(4 * ones, 4 * ones, 0 * ones, 0 * ones, n=4.0, c_sum=0.0, c_diff=0.0).tolist()
+    [[1.0]]
+    """
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         pp *= n
         pp -= ps * ps  # A
@@ -92,9 +126,10 @@ def uiqi_rows(x: np.ndarray, y: np.ndarray, block_size: int, shift: tuple[float,
         num *= num2
         den = pp * ps
         num /= den
-    q = num[:, :w_out]
-    if not np.isfinite(q.sum()):  # some window has d1 d2 == 0: the toolbox's special cases
-        d1, d2, num2, den = pp[:, :w_out], ps[:, :w_out], num2[:, :w_out], den[:, :w_out]
+    w = num.shape[-1] if width is None else width
+    q = num[..., :w]
+    if not math.isfinite(float(q.sum())):  # some window has d1 d2 == 0: the toolbox's special cases
+        d1, d2, num2, den = pp[..., :w], ps[..., :w], num2[..., :w], den[..., :w]
         bad = den == 0
         q[bad] = 1.0
         flat = bad & (d1 == 0) & (d2 != 0)
@@ -161,6 +196,7 @@ def q_from_sums(q_sums: np.ndarray, q_count: int) -> float:
     return float(np.mean(np.asarray(q_sums) / q_count))
 
 
+@batched("reference", "fused")
 def q_index(
     reference: np.ndarray,
     fused: np.ndarray,
@@ -168,6 +204,7 @@ def q_index(
     block_size: int = 32,
     windows: Windows = "valid",
     return_map: bool = False,
+    layout: Layout | None = None,
 ) -> float | tuple[float, np.ndarray]:
     """Q_avg: band-averaged UIQI on a sliding window (toolbox ``Q``; R-Q's windows by option).
 
@@ -184,6 +221,10 @@ def q_index(
         ``min(H, W) + 1``).
     return_map : bool
         Also return the (.., .., B) map.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
 
     Returns
     -------

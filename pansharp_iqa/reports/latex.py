@@ -5,17 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..indexes.catalog import tex_label
 from .formatting import direction_arrow, format_value
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_latex", "latex_escape"]
 
-_TEX_NAMES = {
-    "Q2n": "Q2\\textsuperscript{n}",
-    "D_lambda": "$D_\\lambda$",
-    "D_s": "$D_S$",
-    "D_lambda_K": "$D_\\lambda^{(K)}$",
-}
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
 
@@ -44,7 +39,7 @@ def render_latex(summary: Summary, *, caption: str = "", label: str = "tab:pansh
     """
     cols = "l" + "c" * len(summary.metrics)
     head = ["Method"] + [
-        _TEX_NAMES.get(m, latex_escape(m))
+        (tex_label(m) or latex_escape(m))
         + direction_arrow(METRIC_DIRECTIONS.get(m), up=" $\\uparrow$", down=" $\\downarrow$")
         for m in summary.metrics
     ]

@@ -1,6 +1,6 @@
 """Statistics across scenes: is a method's lead over another more than scene-to-scene noise?
 
-For each index (direction from :data:`pansharp_iqa.protocols.INDEX_DIRECTIONS`), over the scenes
+For each index (direction from :func:`pansharp_iqa.indexes.catalog.direction`), over the scenes
 where every method has a finite value (a complete block design):
 
 * **mean rank** of each method (1 = best on a scene, ties share the average rank);
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..protocols import INDEX_DIRECTIONS
+from ..indexes.catalog import direction as index_direction
 
 __all__ = [
     "method_note", "no_statistics_reason",
@@ -272,7 +272,7 @@ def _index_statistics(
     index: str, table: Mapping[str, Mapping[str, float]], methods: Sequence[str], scenes: Sequence[str],
     *, n_resamples: int, seed: int,
 ) -> IndexStatistics | None:
-    direction = INDEX_DIRECTIONS.get(index)
+    direction = index_direction(index)
     finite = {m: sum(math.isfinite(v) for v in table.get(m, {}).values()) for m in methods}
     left_out = [m for m in methods if finite[m] < 2]  # e.g. a method that failed everywhere
     methods = [m for m in methods if finite[m] >= 2]

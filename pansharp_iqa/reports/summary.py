@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ..protocols import INDEX_DIRECTIONS
+from ..indexes.catalog import INDEXES
 
 __all__ = ["METRIC_DIRECTIONS", "Summary", "metric_order", "summarise"]
 
-#: +1: higher is better, -1: lower is better (defined with the protocols, for every index they return).
-METRIC_DIRECTIONS: dict[str, int] = INDEX_DIRECTIONS
+#: +1: higher is better, -1: lower is better, for every declared index (:mod:`pansharp_iqa.indexes.catalog`).
+METRIC_DIRECTIONS: dict[str, int] = {i.name: i.direction for i in INDEXES}
 
 
 def metric_order(records: Sequence[Mapping[str, Any]]) -> list[str]:

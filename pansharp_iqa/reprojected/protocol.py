@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..indexes.catalog import indexes_of
 from ..indexes.q2n import REPROJECTED_STD_FLOOR
 from .coregistration import coregister, search_window_for
 from .correlation import IntegralMethod, mean_one_minus_rho
@@ -24,7 +25,7 @@ from .kernels import KAISER_BETA, KERNEL_SIZE, reprojection_kernels
 __all__ = ["PROTOCOL_NAME", "INDEX_NAMES", "SETTINGS", "evaluate_reprojected", "evaluate_resolved"]
 
 #: Keys of the indexes returned by :func:`evaluate_reprojected`.
-INDEX_NAMES = ("R-Q2n", "R-Q", "R-SAM", "R-ERGAS", "D_rho")
+INDEX_NAMES = tuple(i.name for i in indexes_of(PROTOCOL_NAME, "full"))
 #: Fixed settings of the protocol (the reference code's defaults).
 SETTINGS: dict[str, Any] = {
     "block_size": 32,

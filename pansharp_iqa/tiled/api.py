@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from ..indexes import catalog
 from ..indexes.full_resolution import NanPolicy, low_res_block
-from ..indexes.reduced_pass import reduced_values
 from ..indexes.strips import check_block_fits
 from ..protocols import Protocol
 from ..sensors import Sensor
@@ -89,7 +89,8 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check_values(facts_of(total, "fused", fus), facts_of(total, "reference", ref))
-        values = reduced_values(reduced_sums_of(total), settings.indexes, ratio=float(settings.ratio))
+        values = catalog.finalize(settings.indexes, reduced_sums_of(total, ctx.statistics),
+                                  catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb))
         card = settings.card(
             image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
             tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
@@ -147,7 +148,7 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
         values = full_values(total, nb, settings)
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
-        return {**{k: float(values[k]) for k in proto.full_indexes}, "protocol": card}
+        return {**values, "protocol": card}
 
     return TiledJob(name, ctx, tiles, full_tile, finalize)
 
@@ -197,7 +198,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
         tiling = {**_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"), **rp.describe(ctx2)}
         card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)),
                              reprojection=details, tiling=tiling)
-        return {**{k: float(values[k]) for k in settings.protocol.full_indexes}, "protocol": card}
+        return {**{k: float(values[k]) for k in settings.indexes}, "protocol": card}
 
     return TiledJob(name, ctx, tiles, rp.coreg_tile, finalize_coreg)
 

@@ -20,13 +20,13 @@ the final means and distortions are the core's formulas applied to the combined 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
-from ..indexes.full_resolution import BLOCK_FAMILIES, BlockSums, block_sums, toolbox_full_values
-from ..indexes.q2n import q2n_strip
+from ..indexes.catalog import FinalizeContext, finalize, statistics_for
+from ..indexes.full_resolution import BLOCK_FAMILIES, BlockSums, block_sums, fr_block_uiqi, khan_q2n_sums
 from ..indexes.strips import StripImage
-from ..indexes.uiqi import against_last_uiqi, block_moments, pair_uiqi
 from ..settings import FullSettings
 from .accumulate import Partial
 from .facts import add_facts
@@ -73,10 +73,15 @@ class FullContext:
         return (self.shape[0] // self.ratio, self.shape[1] // self.ratio)
 
     @property
+    def statistics(self) -> set[str]:
+        """Names of the statistics the requested indexes need (``block_uiqi``, ``khan_q2n``)."""
+        return {s.name for s in statistics_for(self.settings.indexes)}
+
+    @property
     def needs_exp(self) -> bool:
         """Whether tiles compute the EXP-upsampled MS."""
-        proto = self.settings.protocol
-        return proto.low_res_terms == "exp" or proto.khan
+        stats = self.statistics
+        return ("block_uiqi" in stats and self.settings.protocol.low_res_terms == "exp") or "khan_q2n" in stats
 
 
 def _add_blocks(out: Partial, key: str, values: np.ndarray) -> None:
@@ -102,6 +107,8 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     """
     r = ctx.ratio
     proto = ctx.settings.protocol
+    stats = ctx.statistics
+    khan, blocks_wanted = "khan_q2n" in stats, "block_uiqi" in stats
     (H, W), (h_lr, w_lr) = ctx.shape, ctx.shape_lr
     rows, cols = tile.rows, tile.cols
     rows_lr, cols_lr = (rows[0] // r, rows[1] // r), (cols[0] // r, cols[1] // r)
@@ -109,11 +116,13 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     own_rl, own_cl = np.arange(*rows_lr), np.arange(*cols_lr)
 
     f_rows, f_cols = [own_r], [own_c]
-    if proto.khan:
+    if khan:
         f_rows.append(mtf_support(*rows, H))
         f_cols.append(mtf_support(*cols, W))
     p_rows, p_cols = [own_r], [own_c]
-    if proto.d_s_low_pass == "pan-mtf":
+    if not blocks_wanted:
+        pass
+    elif proto.d_s_low_pass == "pan-mtf":
         p_rows.append(mtf_support(*rows, H))
         p_cols.append(mtf_support(*cols, W))
     elif proto.d_s_low_pass == "exp-imresize":
@@ -138,36 +147,26 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     if ctx.settings.threshold:
         np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
-    nb, bs = ctx.fused.shape[2], proto.block_size
-    fus = fus_p.take(own_r, own_c)
-    high = np.concatenate([fus, pan_p.take(own_r, own_c)], axis=2)
-    hm, hc = block_moments(high, bs)
-    del high
+    bs = proto.block_size
     exp = exp_window(ms_p.take, rows_lr, cols_lr, (h_lr, w_lr), r) if ctx.needs_exp else None
-    if proto.low_res_terms == "ms":
-        low_bs = bs // r
-        pan_small = imresize_at(pan_p, own_rl, own_cl, (H, W), r)
-        low = np.concatenate([ms_p.take(own_rl, own_cl), pan_small], axis=2)
-    else:
-        low_bs = bs
-        if proto.d_s_low_pass == "pan-mtf":
-            pan_lp = mtf_window(pan_p, rows, cols, (H, W), float(ctx.pan_gnyq), r,  # type: ignore[arg-type]
-                                sigma_form=proto.sigma_form)
+    if blocks_wanted:
+        if proto.low_res_terms == "ms":
+            low_pan = imresize_at(pan_p, own_rl, own_cl, (H, W), r)
+        elif proto.d_s_low_pass == "pan-mtf":
+            low_pan = mtf_window(pan_p, rows, cols, (H, W), float(ctx.pan_gnyq), r,  # type: ignore[arg-type]
+                                 sigma_form=proto.sigma_form)
         else:
-            pan_lp = exp_window(lambda ri, ci: imresize_at(pan_p, ri, ci, (H, W), r), rows_lr, cols_lr,
-                                (h_lr, w_lr), r)
-        low = np.concatenate([exp, pan_lp], axis=2)  # type: ignore[list-item]
-    lm, lc = block_moments(low, low_bs)
-    del low
-    _add_blocks(out, "pairs_high", pair_uiqi(hm, hc, nb))
-    _add_blocks(out, "pairs_low", pair_uiqi(lm, lc, nb))
-    _add_blocks(out, "pan_high", against_last_uiqi(hm, hc, nb))
-    _add_blocks(out, "pan_low", against_last_uiqi(lm, lc, nb))
-
-    if proto.khan:
+            low_pan = exp_window(lambda ri, ci: imresize_at(pan_p, ri, ci, (H, W), r), rows_lr, cols_lr,
+                                 (h_lr, w_lr), r)
+        uiqi = fr_block_uiqi(fus_p.take(own_r, own_c), ms_p.take(own_rl, own_cl), pan_p.take(own_r, own_c)[:, :, 0],
+                             None if exp is None else StripImage(exp), r, bs, proto.low_res_terms,
+                             low_pan=low_pan[:, :, 0])
+        for key in BLOCK_FAMILIES:
+            _add_blocks(out, key, uiqi[key])
+    if khan:
         fused_lp = mtf_window(fus_p, rows, cols, (H, W), ctx.gains, r)
-        blocks = q2n_strip(StripImage(exp), StripImage(fused_lp), 0, exp.shape[0], bs)  # type: ignore[union-attr]
-        out.add("dlk", [blocks.sum(), blocks.size])
+        q_sum, q_n = khan_q2n_sums(StripImage(exp), StripImage(fused_lp), bs)  # type: ignore[arg-type]
+        out.add("khan_q2n", [q_sum, q_n])
     return out
 
 
@@ -178,8 +177,8 @@ def _block_sums_of(total: Partial, key: str) -> BlockSums:
 
 
 def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[str, float]:
-    """D_lambda, D_s, QNR (and D_lambda_K, HQNR) from the combined sums, by the in-memory finalize
-    (:func:`~pansharp_iqa.indexes.full_resolution.toolbox_full_values`).
+    """The requested indexes from the combined sums, by the catalogue's finalize
+    (:func:`~pansharp_iqa.indexes.catalog.finalize`, as in memory).
 
     Parameters
     ----------
@@ -196,9 +195,11 @@ def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[st
     ConstantBlockError
         Constant blocks under ``nan_policy="raise"`` (scene-wide counts).
     """
-    def khan_sums() -> tuple[float, int]:
-        q_sum, q_n = total.sums["dlk"]
-        return q_sum, int(q_n)
-
-    return toolbox_full_values({k: _block_sums_of(total, k) for k in BLOCK_FAMILIES}, n_bands,
-                               nan_policy=settings.nan_policy, khan_sums=khan_sums if settings.protocol.khan else None)
+    sums: dict[str, Any] = {}
+    if "pairs_high:sum" in total.sums:
+        sums["block_uiqi"] = {k: _block_sums_of(total, k) for k in BLOCK_FAMILIES}
+    if "khan_q2n" in total.sums:
+        q_sum, q_n = total.sums["khan_q2n"]
+        sums["khan_q2n"] = {"sum": q_sum, "count": int(q_n)}
+    return finalize(settings.indexes, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
+                                                            n_bands=n_bands, nan_policy=settings.nan_policy))

@@ -22,14 +22,11 @@ import dataclasses
 
 import numpy as np
 
+from typing import Any
+
 from ..borders import border_index
-from ..indexes.ergas import ergas_sums
-from ..indexes.q2n import q2n_strip
-from ..indexes.reduced_pass import ReducedSums
-from ..indexes.sam import sam_sums
-from ..indexes.scc import scc_sums
+from ..indexes.catalog import ChunkContext, Statistic, statistics_for
 from ..indexes.strips import StripImage
-from ..indexes.uiqi import q_window_sums
 from ..settings import ReducedSettings
 from .accumulate import Partial
 from .facts import add_facts
@@ -37,7 +34,10 @@ from .patch import fetch
 from .plan import Tile
 from .sources import Source
 
-__all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of"]
+__all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of", "TILE_SUPPORTS"]
+
+#: The chunk supports a tile provides (see :data:`pansharp_iqa.indexes.catalog.SUPPORTS`).
+TILE_SUPPORTS = ("pixels", "windows", "blocks", "sobel")
 
 
 @dataclasses.dataclass
@@ -72,6 +72,11 @@ class ReducedContext:
         return self.settings.protocol.scc_gradient
 
     @property
+    def statistics(self) -> tuple[Statistic, ...]:
+        """The chunk statistics of the requested indexes."""
+        return statistics_for(self.settings.indexes)
+
+    @property
     def cut_shape(self) -> tuple[int, int]:
         """Size of the evaluated (border-cut) image."""
         return (self.shape[0] - self.lead - self.trail, self.shape[1] - self.lead - self.trail)
@@ -84,22 +89,25 @@ def _check_range(lo: int, hi: int, n: int, lead: int, full: int) -> np.ndarray:
     return np.arange(a, b)
 
 
-def _needs(lo: int, hi: int, n: int, ctx: ReducedContext) -> dict[str, np.ndarray | None]:
-    """Evaluated-image positions (``-1`` = zero) each index reads along one axis."""
+def _needs(lo: int, hi: int, n: int, ctx: ReducedContext, supports: set[str]) -> dict[str, np.ndarray | None]:
+    """Evaluated-image positions (``-1`` = zero) each support reads along one axis."""
     bs = ctx.block_size
     out: dict[str, np.ndarray | None] = {}
-    end = hi if hi < n else -(-n // bs) * bs
-    out["q2n"] = border_index(np.arange(lo, end), n, "symmetric")
-    q_hi = min(hi, n - bs + 1)
-    out["q"] = np.arange(lo, q_hi + bs - 1) if q_hi > lo else None
-    out["pix"] = np.arange(lo, hi)
-    if ctx.gradient == "magnitude":
+    if "blocks" in supports:
+        end = hi if hi < n else -(-n // bs) * bs
+        out["blocks"] = border_index(np.arange(lo, end), n, "symmetric")
+    if "windows" in supports:
+        q_hi = min(hi, n - bs + 1)
+        out["windows"] = np.arange(lo, q_hi + bs - 1) if q_hi > lo else None
+    if "pixels" in supports:
+        out["pixels"] = np.arange(lo, hi)
+    if "sobel" in supports and ctx.gradient == "magnitude":
         a, b = max(lo, 1), min(hi, n - 1)
         # interior image = rows 1..n-2; zero outside it
-        out["scc"] = (border_index(np.arange(a - 2, b), n - 2, "constant") + 1) if b > a else None
-        out["scc"] = None if out["scc"] is None else np.where(out["scc"] > 0, out["scc"], -1)
-    else:
-        out["scc"] = border_index(np.arange(lo - 1, hi + 1), n, "constant")
+        idx = (border_index(np.arange(a - 2, b), n - 2, "constant") + 1) if b > a else None
+        out["sobel"] = None if idx is None else np.where(idx > 0, idx, -1)
+    elif "sobel" in supports:
+        out["sobel"] = border_index(np.arange(lo - 1, hi + 1), n, "constant")
     return out
 
 
@@ -113,7 +121,7 @@ def _planes(a: np.ndarray) -> np.ndarray:
 
 
 def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
-    """Partial sums of one tile (see the module docstring), from the indexes' own chunk functions.
+    """Partial sums of one tile (see the module docstring), from the catalogue's chunk functions.
 
     Parameters
     ----------
@@ -124,9 +132,12 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     Returns
     -------
     Partial
+        ``"<statistic>:<field>"`` vectors (and the value summaries of the checks).
     """
     h, w = ctx.cut_shape
-    rn, cn = _needs(*tile.rows, h, ctx), _needs(*tile.cols, w, ctx)
+    stats = ctx.statistics
+    supports = {s.support for s in stats}
+    rn, cn = _needs(*tile.rows, h, ctx, supports), _needs(*tile.cols, w, ctx, supports)
     own_rows = _check_range(*tile.rows, h, ctx.lead, ctx.shape[0])
     own_cols = _check_range(*tile.cols, w, ctx.lead, ctx.shape[1])
     row_sets, col_sets = [own_rows], [own_cols]
@@ -143,52 +154,57 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     if ctx.settings.threshold:
         np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
-    def both(key: str) -> tuple[np.ndarray, np.ndarray]:
+    views: dict[str, tuple[Any, ...]] = {}
+    for key in rn:
+        if rn[key] is None or cn[key] is None:
+            continue
         ri, ci = _g(rn[key], ctx.lead), _g(cn[key], ctx.lead)  # type: ignore[arg-type]
-        return ref_p.take(ri, ci), fus_p.take(ri, ci)
-
-    bs = ctx.block_size
-    ref, fus = both("q2n")  # whole blocks: the tile's rows/columns plus the mirror at the image's end
-    blocks = q2n_strip(StripImage(ref), StripImage(fus), 0, ref.shape[0], bs)
-    out.add("q2n", [blocks.sum(), blocks.size])
-
-    if rn["q"] is not None and cn["q"] is not None:
-        ref, fus = both("q")
-        out.add("q_sum", q_window_sums(_planes(ref), _planes(fus), bs))
-        out.add("q_count", (ref.shape[0] - bs + 1) * (ref.shape[1] - bs + 1))
-
-    ref, fus = both("pix")
-    rp, fp = _planes(ref), _planes(fus)
-    angle_sum, n_valid, n_pix = sam_sums(rp, fp)
-    out.add("sam", [angle_sum, n_valid, n_pix])  # radians
-    sse, tot = ergas_sums(rp, fp)
-    out.add("ergas_sse", sse)
-    out.add("ergas_ref", tot)
-    out.add("ergas_n", n_pix)
-
-    if rn["scc"] is not None and cn["scc"] is not None:
-        ref, fus = both("scc")
-        out.add("scc", scc_sums(_planes(ref), _planes(fus), gradient=ctx.gradient, col_halo=True))  # type: ignore[arg-type]
+        ref, fus = ref_p.take(ri, ci), fus_p.take(ri, ci)
+        # blocks: the tile's rows/columns plus the mirror at the image's end, read as images
+        views[key] = (StripImage(ref), StripImage(fus), 0, ref.shape[0]) if key == "blocks" else (
+            _planes(ref), _planes(fus))
+    chunk_ctx = ChunkContext(block_size=ctx.block_size, gradient=ctx.gradient, col_halo=True)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for stat in stats:
+            if stat.support in views:
+                add_fields(out, stat, stat.reduce([stat.chunk(*views[stat.support], chunk_ctx)]))  # type: ignore[misc]
     return out
 
 
-def reduced_sums_of(total: Partial) -> ReducedSums:
-    """The combined tile sums as the in-memory pass's :class:`ReducedSums` (one finalize for both).
+def add_fields(out: Partial, stat: Statistic, fields: dict[str, Any]) -> None:
+    """Store a statistic's fields in a tile's partial result (``"<statistic>:<field>"`` vectors)."""
+    for key, value in fields.items():
+        out.add(f"{stat.name}:{key}", value)
+
+
+def fields_of(total: Partial, stat: Statistic) -> dict[str, Any] | None:
+    """A statistic's merged fields from combined partials (None when no tile contributed)."""
+    keys = [f"{stat.name}:{k}" for k in stat.fields]
+    if not all(k in total.sums for k in keys):
+        return None
+    out: dict[str, Any] = {}
+    for field, key in zip(stat.fields, keys):
+        v = total.sums[key]
+        out[field] = float(v[0]) if field in stat.scalars else v
+    return out
+
+
+def reduced_sums_of(total: Partial, statistics: tuple[Statistic, ...]) -> dict[str, dict[str, Any]]:
+    """The combined tile sums as the strip pass's statistic fields (one finalize for both).
 
     Parameters
     ----------
     total : Partial
         :func:`~pansharp_iqa.tiled.accumulate.combine` of every tile.
+    statistics : tuple of Statistic
 
     Returns
     -------
-    ReducedSums
+    dict
+        Statistic name -> fields (a statistic no tile contributed to merges an empty list).
     """
-    s = total.sums
-    return ReducedSums(
-        q2n_sum=float(s["q2n"][0]), q2n_count=int(s["q2n"][1]),
-        q_sums=s["q_sum"], q_count=int(s["q_count"][0]),
-        sam_sum=float(s["sam"][0]), sam_valid=int(s["sam"][1]), sam_pixels=int(s["sam"][2]),
-        ergas_sse=s["ergas_sse"], ergas_ref=s["ergas_ref"], ergas_n=int(s["ergas_n"][0]),
-        scc=np.asarray(s.get("scc", np.zeros(3)), dtype=np.float64),
-    )
+    out = {}
+    for stat in statistics:
+        fields = fields_of(total, stat)
+        out[stat.name] = fields if fields is not None else stat.reduce([])
+    return out

@@ -1,7 +1,8 @@
 """Every docstring example of the package runs and prints what it shows (doctest).
 
 The examples are part of the documentation of each public function; running them here keeps them
-true. Modules of the optional NLRNet subpackage are skipped where MindSpore is not installed.
+true. Modules of the optional NLRNet subpackage are skipped where MindSpore is not installed, and
+the framework adapters where their framework is not.
 """
 
 from __future__ import annotations
@@ -23,10 +24,21 @@ def _module_names() -> list[str]:
     return sorted(names)
 
 
+#: module prefix -> the optional packages its examples need
+_NEEDS = {
+    "pansharp_iqa.nlrnet": ("mindspore",),
+    "pansharp_iqa.tensor.mindspore_adapter": ("mindspore",),
+    "pansharp_iqa.tensor.torch": ("torch",),
+    "pansharp_iqa.tensor.torchmetrics_adapter": ("torch", "torchmetrics"),
+}
+
+
 @pytest.mark.parametrize("name", _module_names())
 def test_docstring_examples(name):
-    if name.startswith("pansharp_iqa.nlrnet") and importlib.util.find_spec("mindspore") is None:
-        pytest.skip("the nlrnet extra (MindSpore) is not installed")
+    for prefix, needs in _NEEDS.items():
+        missing = [n for n in needs if importlib.util.find_spec(n) is None]
+        if name.startswith(prefix) and missing:
+            pytest.skip(f"{name} needs {', '.join(missing)}, which is not installed")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

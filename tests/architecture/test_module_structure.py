@@ -159,7 +159,8 @@ CORE_PUBLIC = [
     "pansharp_iqa.validation", "pansharp_iqa.settings", "pansharp_iqa.protocols", "pansharp_iqa.borders",
     "pansharp_iqa.evaluate", "pansharp_iqa.indexes.q2n", "pansharp_iqa.indexes.uiqi", "pansharp_iqa.indexes.sam",
     "pansharp_iqa.indexes.ergas", "pansharp_iqa.indexes.scc", "pansharp_iqa.indexes.full_resolution",
-    "pansharp_iqa.indexes.strips",
+    "pansharp_iqa.indexes.strips", "pansharp_iqa.indexes.catalog", "pansharp_iqa.indexes.psnr",
+    "pansharp_iqa.indexes.cc", "pansharp_iqa.no_reference",
 ]
 
 

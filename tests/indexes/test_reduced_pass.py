@@ -16,6 +16,7 @@ import pytest
 import pansharp_iqa as pi
 from pansharp_iqa.hypercomplex import block_q_values
 from pansharp_iqa.indexes.q2n import q2n_strip, to_uint16_matlab
+from pansharp_iqa.indexes.catalog import ChunkContext, statistics_for
 from pansharp_iqa.indexes.reduced_pass import reduced_sums
 from pansharp_iqa.indexes.strips import StripImage, map_strips
 
@@ -45,10 +46,17 @@ def test_uint16_cast_matches_exact_rounding_on_adversarial_values():
     np.testing.assert_array_equal(to_uint16_matlab(v), expected)
 
 
-def _values(ref, fus, strip_rows, **kw):
-    s = reduced_sums(StripImage(ref), StripImage(fus), indexes=ALL, strip_rows=strip_rows, **kw)
-    return np.array([s.q2n_sum / s.q2n_count, np.mean(s.q_sums / s.q_count), s.sam_sum / s.sam_valid,
-                     s.ergas_sse.sum(), s.scc[0] / np.sqrt(s.scc[1] * s.scc[2])])
+def _sums(ref, fus, names, strip_rows):
+    return reduced_sums(StripImage(ref), StripImage(fus), statistics=statistics_for(names), ctx=ChunkContext(),
+                        strip_rows=strip_rows)
+
+
+def _values(ref, fus, strip_rows):
+    s = _sums(ref, fus, ALL, strip_rows)
+    q2n, q, sam = s["q2n_blocks"], s["q_windows"], s["sam_angles"]
+    scc = s["sobel_products"]["sums"]
+    return np.array([q2n["sum"] / q2n["count"], np.mean(q["sums"] / q["count"]), sam["angle_sum"] / sam["valid"],
+                     s["squared_errors"]["sse"].sum(), scc[0] / np.sqrt(scc[1] * scc[2])])
 
 
 @pytest.mark.parametrize("shape", [(70, 81, 4), (101, 64, 3), (64, 33, 5)])
@@ -66,10 +74,10 @@ def test_integer_data_give_identical_q_and_q2n_for_any_strip_height():
     rng = np.random.default_rng(2)
     ref = rng.integers(0, 2048, (97, 70, 4)).astype(np.uint16)
     fus = rng.integers(0, 2048, (97, 70, 4)).astype(np.int32)
-    a = reduced_sums(StripImage(ref), StripImage(fus), indexes={"Q", "Q2n"}, strip_rows=32)
-    b = reduced_sums(StripImage(ref), StripImage(fus), indexes={"Q", "Q2n"}, strip_rows=10_000)
-    assert (a.q2n_sum, a.q2n_count) == (b.q2n_sum, b.q2n_count)  # the same block values, in one order
-    np.testing.assert_allclose(a.q_sums, b.q_sums, rtol=1e-14)  # the same window values, summed per strip
+    a = _sums(ref, fus, ["Q", "Q2n"], 32)
+    b = _sums(ref, fus, ["Q", "Q2n"], 10_000)
+    assert a["q2n_blocks"] == b["q2n_blocks"]  # the same block values, in one order
+    np.testing.assert_allclose(a["q_windows"]["sums"], b["q_windows"]["sums"], rtol=1e-14)  # summed per strip
 
 
 @pytest.mark.parametrize("h, w", [(70, 70), (33, 90), (95, 47)])

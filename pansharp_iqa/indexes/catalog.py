@@ -1,0 +1,563 @@
+"""The index catalogue: every quality index declared once, for every path and report to iterate over.
+
+An :class:`Index` says what an index is (name, direction, unit, TeX label, definition and
+references), which protocols' default tables have it (:attr:`Index.protocols`; an index with
+``on_request=True`` is an extra a user can add with ``indexes=`` / ``--indexes``), which chunk
+:class:`Statistic` objects it is computed from, and its finalize step. A :class:`Statistic` says
+what one chunk of the images contributes (its chunk function and its fields), how chunks merge
+(:meth:`Statistic.reduce`), and the pixels around a chunk it reads (its :data:`Support`).
+
+The in-memory strip pass (:mod:`pansharp_iqa.indexes.reduced_pass`), the tile engine
+(:mod:`pansharp_iqa.tiled`), the protocols' tables (:mod:`pansharp_iqa.protocols`) and the report
+writers (directions, TeX labels) read this module; nothing else names an index's formula.
+
+Adding an index: declare its :class:`Statistic` (if no existing one carries its sums) and its
+:class:`Index` here, with its formula (chunk sums + finalize) in a module of its own, then add its
+tests and docs (the checklist is in ``docs/architecture.md``).
+
+Examples
+--------
+>>> [i.name for i in indexes_of("toolbox2020", "reduced")]
+['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC']
+>>> get_index("PSNR").unit, get_index("PSNR").higher_is_better, get_index("PSNR").on_request
+('dB', True, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from ..validation import SettingError
+from .cc import band_moment_sums, cc_from_sums
+from .ergas import ergas_from_sums, ergas_sums
+from .full_resolution import (
+    BLOCK_FAMILIES,
+    d_lambda_from_means,
+    d_lambda_k_from_sums,
+    d_s_from_means,
+    mean_block_uiqi,
+)
+from .psnr import psnr_from_sums
+from .q2n import q2n_strip
+from .sam import sam_from_sums, sam_sums
+from .scc import scc_from_sums, scc_sums
+from .strips import StripImage
+from .uiqi import q_from_sums, q_window_sums
+
+__all__ = [
+    "Index", "Statistic", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "INDEXES", "STATISTICS",
+    "get_index", "get_statistic", "indexes_of", "index_names", "resolve_indexes", "statistics_for",
+    "finalize", "direction", "tex_label",
+]
+
+#: What a chunk function reads around the chunk it owns (each engine provides each support):
+#: ``"pixels"``: its own pixels; ``"windows"``: its sliding windows' pixels (``block_size - 1``
+#: more rows and columns after it); ``"blocks"``: whole ``block_size`` blocks, the image
+#: mirror-extended at its bottom/right end (MATLAB ``'symmetric'``); ``"sobel"``: one pixel around
+#: it (zero outside the frame of the SCC form); ``"scene"``: full-resolution statistics computed by
+#: the full-resolution engines on derived images (the EXP, the low-pass PAN, the MTF-filtered
+#: fused image) with the halos of :mod:`pansharp_iqa.tiled.halos`.
+Support = Literal["pixels", "windows", "blocks", "sobel", "scene"]
+
+SUPPORTS: dict[str, str] = {
+    "pixels": "the chunk's own pixels (no halo)",
+    "windows": "block_size - 1 rows and columns after the chunk (its windows' overlap)",
+    "blocks": "whole blocks; the image mirror-extended (edge repeated) at its bottom/right end",
+    "sobel": "one pixel around the chunk; zero outside the SCC form's frame",
+    "scene": "derived images of the full-resolution engines: EXP (13 MS samples, circular), imresize "
+             "(2 ratio + 3 PAN pixels, symmetric), MTF filters (20 pixels, replicate)",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkContext:
+    """What a chunk function needs besides its pixels.
+
+    Attributes
+    ----------
+    block_size : int
+        Q2n block and Q window side (pixels).
+    gradient : {"magnitude", "vertical"}
+        SCC's gradient form.
+    col_halo : bool
+        The planes of a ``"sobel"`` chunk carry one halo column each side (a tile; strips do not).
+    """
+
+    block_size: int = 32
+    gradient: str = "magnitude"
+    col_halo: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class FinalizeContext:
+    """What a finalize step needs besides the sums.
+
+    Attributes
+    ----------
+    ratio : float
+        PAN/MS resolution ratio (ERGAS).
+    bits : int or None
+        Radiometric resolution: PSNR's peak is ``2**bits - 1`` DN.
+    n_bands : int
+        Bands of the evaluated images.
+    nan_policy : {"raise", "omit", "propagate"}
+        Constant blocks of D_lambda/D_s (see :func:`~.full_resolution.mean_block_uiqi`).
+    """
+
+    ratio: float = 4.0
+    bits: int | None = None
+    n_bands: int = 0
+    nan_policy: str = "raise"
+
+
+def _sum_fields(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Fields summed in chunk order: vectors with ``np.sum(axis=0)``, scalars with ``sum``."""
+    out: dict[str, Any] = {}
+    for key in parts[0]:
+        values = [p[key] for p in parts]
+        out[key] = np.sum(values, axis=0) if isinstance(values[0], np.ndarray) else sum(values)
+    return out
+
+
+def _concat_blocks(parts: Sequence[np.ndarray]) -> dict[str, Any]:
+    """Q2n block values of all chunks: their sum and count (one sum over the concatenation)."""
+    blocks = np.concatenate(parts)
+    return {"sum": float(blocks.sum()), "count": int(blocks.size)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Statistic:
+    """The sums one chunk of the images contributes, and how chunks merge.
+
+    Attributes
+    ----------
+    name : str
+    support : Support
+        Pixels around a chunk the chunk function reads.
+    fields : tuple of str
+        Keys of the merged sums (each a number or a 1-D vector, e.g. one value per band).
+    scalars : tuple of str
+        The fields that are numbers (the others are vectors, e.g. one value per band).
+    chunk : callable or None
+        ``"blocks"``: ``chunk(ref, fus, r0, r1, ctx)`` on :class:`~.strips.StripImage` images and
+        the block rows starting in ``[r0, r1)``; other supports: ``chunk(ref_planes, fus_planes,
+        ctx)`` on (B, h, w) float64 planes of the chunk with its halo. Returns a dict of fields
+        (``"blocks"``: the block values). None for ``"scene"`` statistics, which the
+        full-resolution engines compute.
+    merge : callable
+        ``merge(chunk results in chunk order) -> dict of fields``; the tile engine adds the
+        fields of its tiles exactly (:func:`math.fsum`).
+    """
+
+    name: str
+    support: Support
+    fields: tuple[str, ...]
+    scalars: tuple[str, ...] = ()
+    chunk: Callable[..., Any] | None = None
+    merge: Callable[[Sequence[Any]], dict[str, Any]] = _sum_fields
+
+    def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
+        """Merge chunk results (in chunk order) into the statistic's fields.
+
+        Examples
+        --------
+        >>> get_statistic("sam_angles").reduce([{"angle_sum": 1.0, "valid": 2, "pixels": 2}] * 2)
+        {'angle_sum': 2.0, 'valid': 4, 'pixels': 4}
+        """
+        return self.merge(parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class Index:
+    """One quality index, declared once.
+
+    Attributes
+    ----------
+    name : str
+        Key in results and reports.
+    resolution : {"reduced", "full"}
+    higher_is_better : bool
+    unit : str
+        ``""`` for dimensionless indexes.
+    tex : str
+        Column label in ``results.tex``.
+    definition : str
+        One line: what is computed (recorded in cards of extras).
+    references : tuple of str
+    protocols : tuple of str
+        Protocols whose default table has the index, in table order (protocol names).
+    on_request : bool
+        An extra: computed only when asked for (``indexes=``), by any protocol whose engine has
+        the statistics it needs (:attr:`engine`).
+    engine : {"toolbox", "reprojected"}
+        Which family of evaluators computes it (``"reprojected"``: the reprojected protocol's own
+        pipeline, :mod:`pansharp_iqa.reprojected`).
+    statistics : tuple of str
+        The :class:`Statistic` objects it is computed from.
+    needs : tuple of str
+        Indexes whose values its finalize reads (e.g. QNR reads D_lambda and D_s).
+    compute : callable or None
+        ``compute(sums, values, ctx) -> float``: ``sums`` maps statistic names to merged fields,
+        ``values`` the indexes computed before it, ``ctx`` a :class:`FinalizeContext`.
+    """
+
+    name: str
+    resolution: Literal["reduced", "full"]
+    higher_is_better: bool
+    unit: str
+    tex: str
+    definition: str
+    references: tuple[str, ...] = ()
+    protocols: tuple[str, ...] = ()
+    on_request: bool = False
+    engine: Literal["toolbox", "reprojected"] = "toolbox"
+    statistics: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    compute: Callable[[Mapping[str, Any], Mapping[str, float], FinalizeContext], float] | None = None
+
+    @property
+    def direction(self) -> int:
+        """+1 when higher is better, -1 when lower is better."""
+        return 1 if self.higher_is_better else -1
+
+
+# --------------------------------------------------------------------------- chunk functions
+
+
+def _q2n_chunk(ref: StripImage, fus: StripImage, r0: int, r1: int, ctx: ChunkContext) -> np.ndarray:
+    return q2n_strip(ref, fus, r0, r1, ctx.block_size)
+
+
+def _q_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
+    bs = ctx.block_size
+    return {"sums": q_window_sums(ref, fus, bs), "count": (ref.shape[1] - bs + 1) * (ref.shape[2] - bs + 1)}
+
+
+def _sam_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
+    angle_sum, valid, pixels = sam_sums(ref, fus)
+    return {"angle_sum": angle_sum, "valid": valid, "pixels": pixels}
+
+
+def _sq_error_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
+    sse, ref_sum = ergas_sums(ref, fus)
+    return {"sse": sse, "ref_sum": ref_sum, "pixels": ref.shape[1] * ref.shape[2]}
+
+
+def _sobel_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
+    return {"sums": scc_sums(ref, fus, gradient=ctx.gradient, col_halo=ctx.col_halo)}  # type: ignore[arg-type]
+
+
+_MOMENTS = ("sx", "sy", "sxx", "syy", "sxy")
+
+
+def _moments_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
+    return {**dict(zip(_MOMENTS, band_moment_sums(ref, fus))), "pixels": ref.shape[1] * ref.shape[2]}
+
+
+def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return _sum_fields(parts) if parts else {"sums": np.zeros(3)}
+
+
+#: Every chunk statistic, by name.
+STATISTICS: dict[str, Statistic] = {
+    s.name: s
+    for s in (
+        Statistic("q2n_blocks", "blocks", ("sum", "count"), ("sum", "count"), _q2n_chunk, _concat_blocks),
+        Statistic("q_windows", "windows", ("sums", "count"), ("count",), _q_chunk),
+        Statistic("sam_angles", "pixels", ("angle_sum", "valid", "pixels"), ("angle_sum", "valid", "pixels"),
+                  _sam_chunk),
+        Statistic("squared_errors", "pixels", ("sse", "ref_sum", "pixels"), ("pixels",), _sq_error_chunk),
+        Statistic("sobel_products", "sobel", ("sums",), (), _sobel_chunk, _sobel_merge),
+        Statistic("band_moments", "pixels", (*_MOMENTS, "pixels"), ("pixels",), _moments_chunk),
+        # full resolution: block UIQIs of D_lambda (band pairs) and D_s (bands vs PAN), one moment
+        # pass (indexes.full_resolution.fr_block_uiqi), and D_lambda_K's Q2n (khan_q2n_sums)
+        Statistic("block_uiqi", "scene", tuple(BLOCK_FAMILIES)),
+        Statistic("khan_q2n", "scene", ("sum", "count"), ("sum", "count")),
+    )
+}
+
+
+# --------------------------------------------------------------------------- finalize steps
+
+
+def _block_means(sums: Mapping[str, Any], ctx: FinalizeContext, keys: tuple[str, str]) -> list[np.ndarray]:
+    fam = sums["block_uiqi"]
+    return [mean_block_uiqi(fam[k], what=BLOCK_FAMILIES[k], nan_policy=ctx.nan_policy) for k in keys]
+
+
+def _d_lambda(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeContext) -> float:
+    return d_lambda_from_means(*_block_means(sums, ctx, ("pairs_high", "pairs_low")), ctx.n_bands)
+
+
+def _d_s(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeContext) -> float:
+    return d_s_from_means(*_block_means(sums, ctx, ("pan_high", "pan_low")))
+
+
+def _psnr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeContext) -> float:
+    if ctx.bits is None:
+        raise SettingError("PSNR needs bits (its peak is 2**bits - 1 DN)")
+    s = sums["squared_errors"]
+    return psnr_from_sums(s["sse"], s["pixels"], float(2**ctx.bits - 1))
+
+
+_TOOLBOX_RR = ("toolbox2020", "toolbox2015", "qnr-paper")
+_TB2020 = "Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315"
+_QNR = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193"
+_KHAN = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009, doi:10.1109/TGRS.2009.2022650"
+_REPRO = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
+
+
+def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str) -> Index:
+    return Index(name, "full", higher, unit, tex, definition, (_REPRO,), ("reprojected2022",), engine="reprojected")
+
+
+#: Every index, in report order (a protocol's table keeps this order).
+INDEXES: tuple[Index, ...] = (
+    Index("Q2n", "reduced", True, "", "Q2\\textsuperscript{n}",
+          "mean hypercomplex quality of 32x32 blocks after the uint16 cast",
+          ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _TOOLBOX_RR,
+          statistics=("q2n_blocks",),
+          compute=lambda s, v, c: float(s["q2n_blocks"]["sum"] / s["q2n_blocks"]["count"])),
+    Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
+          ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _TOOLBOX_RR,
+          statistics=("q_windows",),
+          compute=lambda s, v, c: q_from_sums(s["q_windows"]["sums"], s["q_windows"]["count"])),
+    Index("SAM", "reduced", False, "degrees", "SAM", "mean spectral angle over pixels of non-zero norm",
+          ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _TOOLBOX_RR,
+          statistics=("sam_angles",),
+          compute=lambda s, v, c: sam_from_sums(s["sam_angles"]["angle_sum"], s["sam_angles"]["valid"],
+                                                s["sam_angles"]["pixels"])),
+    Index("ERGAS", "reduced", False, "", "ERGAS", "100/ratio sqrt(mean_b MSE_b / mean_b^2)",
+          ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _TOOLBOX_RR,
+          statistics=("squared_errors",),
+          compute=lambda s, v, c: ergas_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["ref_sum"],
+                                                  s["squared_errors"]["pixels"], c.ratio)),
+    Index("SCC", "reduced", True, "", "SCC", "correlation of Sobel gradients (the protocol's form)",
+          ("Zhou, Civco, Silander, IJRS 19(4), 1998", _TB2020), _TOOLBOX_RR,
+          statistics=("sobel_products",),
+          compute=lambda s, v, c: scc_from_sums(s["sobel_products"]["sums"])),
+    Index("PSNR", "reduced", True, "dB", "PSNR",
+          "10 log10(peak^2 / MSE), MSE over all pixels and bands, peak = 2**bits - 1 DN "
+          "(scikit-image peak_signal_noise_ratio with data_range = 2**bits - 1)",
+          ("Wang et al., IEEE TIP 13(4), 2004, doi:10.1109/TIP.2003.819861",
+           "van der Walt et al., PeerJ 2:e453, 2014, doi:10.7717/peerj.453"),
+          on_request=True, statistics=("squared_errors",), compute=_psnr),
+    Index("CC", "reduced", True, "", "CC", "band mean of Pearson's correlation coefficient over all pixels",
+          ("Loncan et al., IEEE GRSM 3(3), 2015, doi:10.1109/MGRS.2015.2440094",),
+          on_request=True, statistics=("band_moments",),
+          compute=lambda s, v, c: cc_from_sums(np.stack([s["band_moments"][k] for k in _MOMENTS]),
+                                               s["band_moments"]["pixels"])),
+    Index("D_lambda", "full", False, "", "$D_\\lambda$",
+          "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
+          statistics=("block_uiqi",), compute=_d_lambda),
+    Index("D_s", "full", False, "", "$D_S$",
+          "mean |Q(F_b, PAN) - Q(L_b, low-pass PAN)| of block UIQIs over bands", (_QNR, _TB2020), _TOOLBOX_RR,
+          statistics=("block_uiqi",), compute=_d_s),
+    Index("QNR", "full", True, "", "QNR", "(1 - D_lambda)(1 - D_s)", (_QNR,), _TOOLBOX_RR,
+          needs=("D_lambda", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_s"])),
+    Index("D_lambda_K", "full", False, "", "$D_\\lambda^{(K)}$",
+          "1 - Q2n(EXP, MTF(fused)) at PAN scale", (_KHAN, _TB2020), ("toolbox2020", "qnr-paper"),
+          statistics=("khan_q2n",),
+          compute=lambda s, v, c: d_lambda_k_from_sums(s["khan_q2n"]["sum"], s["khan_q2n"]["count"])),
+    Index("HQNR", "full", True, "", "HQNR", "(1 - D_lambda_K)(1 - D_s)",
+          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020), ("toolbox2020", "qnr-paper"),
+          needs=("D_lambda_K", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda_K"]) * (1.0 - v["D_s"])),
+    _reprojected("R-Q2n", True, "", "R-Q2n", "Q2n of the reprojected fused image against the MS"),
+    _reprojected("R-Q", True, "", "R-Q", "Q of the reprojected fused image against the MS (edge-extended windows)"),
+    _reprojected("R-SAM", False, "degrees", "R-SAM", "SAM of the reprojected fused image against the MS"),
+    _reprojected("R-ERGAS", False, "", "R-ERGAS", "ERGAS of the reprojected fused image against the MS"),
+    _reprojected("D_rho", False, "", "D\\_rho", "mean 1 - local correlation of fused bands with the PAN"),
+)
+
+_BY_NAME = {i.name: i for i in INDEXES}
+
+
+def get_index(name: str) -> Index:
+    """The declaration of an index, by its name (case-sensitive, as in results).
+
+    Raises
+    ------
+    SettingError
+        Unknown name; the message lists the known ones.
+
+    Examples
+    --------
+    >>> get_index("SAM").unit
+    'degrees'
+    """
+    if name not in _BY_NAME:
+        raise SettingError(f"unknown index {name!r}; known indexes: {', '.join(_BY_NAME)}")
+    return _BY_NAME[name]
+
+
+def get_statistic(name: str) -> Statistic:
+    """A chunk statistic by name.
+
+    Examples
+    --------
+    >>> get_statistic("q_windows").support
+    'windows'
+    """
+    return STATISTICS[name]
+
+
+def indexes_of(protocol: str, resolution: str) -> tuple[Index, ...]:
+    """The default table of a protocol (by name) at ``"reduced"`` or ``"full"`` resolution.
+
+    Examples
+    --------
+    >>> [i.name for i in indexes_of("toolbox2015", "full")]
+    ['D_lambda', 'D_s', 'QNR']
+    """
+    return tuple(i for i in INDEXES if i.resolution == resolution and protocol in i.protocols)
+
+
+def index_names(resolution: str | None = None) -> tuple[str, ...]:
+    """Names of the declared indexes (of one resolution), in report order.
+
+    Examples
+    --------
+    >>> index_names("reduced")
+    ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR', 'CC')
+    """
+    return tuple(i.name for i in INDEXES if resolution is None or i.resolution == resolution)
+
+
+def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[str], resolution: str,
+                    engine: str, protocol: str) -> tuple[str, ...]:
+    """Validate a user's ``indexes=`` against what a protocol can compute.
+
+    Parameters
+    ----------
+    requested : sequence of str, str or None
+        Index names (a comma-separated string is split); ``"default"`` stands for the protocol's
+        table; None: the protocol's table.
+    default : sequence of str
+        The protocol's table at this resolution.
+    resolution : {"reduced", "full"}
+    engine : {"toolbox", "reprojected"}
+        The protocol's engine at this resolution.
+    protocol : str
+        For messages.
+
+    Returns
+    -------
+    tuple of str
+        In the order given (duplicates dropped).
+
+    Raises
+    ------
+    SettingError
+        An unknown index, one of the other resolution, or one this protocol cannot compute.
+
+    Examples
+    --------
+    >>> resolve_indexes(["default", "PSNR"], default=("Q2n", "SAM"), resolution="reduced",
+    ...                 engine="toolbox", protocol="toolbox2020")
+    ('Q2n', 'SAM', 'PSNR')
+    """
+    if requested is None:
+        return tuple(default)
+    names = [t.strip() for t in requested.split(",")] if isinstance(requested, str) else [str(t) for t in requested]
+    out: list[str] = []
+    for name in names:
+        for n in (default if name == "default" else [name]):
+            spec = get_index(n)
+            if spec.resolution != resolution:
+                raise SettingError(f"{n} is a {spec.resolution}-resolution index; this evaluation is at "
+                                   f"{resolution} resolution")
+            if n not in default and not (spec.on_request and spec.engine == engine):
+                offered = [*default, *(i.name for i in INDEXES if i.resolution == resolution and i.on_request
+                                       and i.engine == engine and i.name not in default)]
+                raise SettingError(f"protocol {protocol!r} does not compute {n} at {resolution} resolution; "
+                                   f"it offers: {', '.join(offered)}")
+            if n not in out:
+                out.append(n)
+    if not out:
+        raise SettingError("indexes: give at least one index name")
+    return tuple(out)
+
+
+def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
+    """The statistics the named indexes are computed from (through their ``needs`` too), in
+    :data:`STATISTICS` order.
+
+    Examples
+    --------
+    >>> [s.name for s in statistics_for(["QNR"])]
+    ['block_uiqi']
+    """
+    wanted: set[str] = set()
+    todo = list(names)
+    while todo:
+        spec = get_index(todo.pop())
+        wanted.update(spec.statistics)
+        todo.extend(spec.needs)
+    return tuple(s for s in STATISTICS.values() if s.name in wanted)
+
+
+def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext) -> dict[str, float]:
+    """The named indexes from merged statistics, each by its declared finalize step.
+
+    Indexes are finalized in catalogue order (an index's ``needs`` first, whether requested or
+    not); the result has the requested names in the order given.
+
+    Parameters
+    ----------
+    names : sequence of str
+    sums : mapping
+        Statistic name -> merged fields (a mapping that computes a statistic when first read is
+        fine: statistics are read in catalogue order).
+    ctx : FinalizeContext
+
+    Returns
+    -------
+    dict of str to float
+
+    Examples
+    --------
+    >>> finalize(["Q2n"], {"q2n_blocks": {"sum": 9.0, "count": 10}}, FinalizeContext())
+    {'Q2n': 0.9}
+    """
+    needed: set[str] = set()
+    todo = list(names)
+    while todo:
+        n = todo.pop()
+        if n not in needed:
+            needed.add(n)
+            todo.extend(get_index(n).needs)
+    values: dict[str, float] = {}
+    for spec in INDEXES:
+        if spec.name in needed:
+            if spec.compute is None:
+                raise SettingError(f"{spec.name} is computed by the {spec.engine} engine, not from chunk sums")
+            values[spec.name] = float(spec.compute(sums, values, ctx))
+    return {n: values[n] for n in names}
+
+
+def direction(name: str) -> int | None:
+    """+1 (higher is better), -1 (lower is better), or None for a name that is not an index.
+
+    Examples
+    --------
+    >>> direction("SAM"), direction("HQNR"), direction("loss")
+    (-1, 1, None)
+    """
+    spec = _BY_NAME.get(name)
+    return None if spec is None else spec.direction
+
+
+def tex_label(name: str) -> str | None:
+    """The index's ``results.tex`` column label, or None for a name that is not an index.
+
+    Examples
+    --------
+    >>> tex_label("D_lambda_K")
+    '$D_\\\\lambda^{(K)}$'
+    """
+    spec = _BY_NAME.get(name)
+    return None if spec is None else spec.tex

@@ -1,0 +1,420 @@
+"""The public full-resolution (no reference) indexes: D_lambda, D_s, QNR, Khan's D_lambda_K, HQNR.
+
+Each function validates its inputs, then computes its statistics and finalize steps with the
+formulas of :mod:`pansharp_iqa.indexes.full_resolution` under the protocol's conventions (which reference terms, which
+low-pass PAN for D_s: :func:`pan_low_pass`). This module sits above :mod:`pansharp_iqa.protocols`;
+the formulas below it do not read protocols.
+
+References
+----------
+Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193. Khan, Alparone, Chanussot, IEEE TGRS
+47(11), 2009, doi:10.1109/TGRS.2009.2022650. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import warnings
+
+import numpy as np
+
+from .mtf import mtf_filter
+from .protocols import Protocol, get_protocol
+from .resample import imresize, interp23tap
+from .sensors import Sensor, resolve_sensor
+from .tensor.inputs import Layout, batched
+from .validation import (
+    SensorMismatchError,
+    SettingError,
+    check_block_size,
+    check_choice,
+    check_multiple_of,
+    check_pan_ratio,
+    check_ratio,
+    check_values,
+    image_array,
+    image_facts,
+    pan_array,
+)
+from .indexes.full_resolution import (
+    BLOCK_FAMILIES,
+    NanPolicy,
+    block_sums,
+    d_lambda_from_means,
+    d_lambda_k_from_sums,
+    d_s_from_means,
+    expanded_ms,
+    fr_block_uiqi,
+    khan_filtered,
+    khan_q2n_sums,
+    mean_block_uiqi,
+)
+from .indexes.strips import StripImage
+
+__all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "pan_low_pass"]
+
+_DN_WHAT = "D_lambda_K (Q2n)"
+
+
+def pan_low_pass(pan: np.ndarray, ratio: int, protocol: Protocol, sensor: Sensor | None) -> np.ndarray:
+    """D_s's low-pass PAN under a protocol's ``d_s_low_pass``.
+
+    ``"exp-imresize"``: ``interp23tap(imresize(PAN, 1/ratio), ratio)`` at PAN scale (toolbox 2020);
+    ``"pan-mtf"``: the PAN filtered with the sensor's PAN MTF (toolbox 2015); ``"imresize"``:
+    ``imresize(PAN, 1/ratio)`` at MS scale (the QNR paper).
+
+    Parameters
+    ----------
+    pan : ndarray, shape (H, W), float64
+    ratio : int
+    protocol : Protocol
+    sensor : Sensor or None
+        Required for ``"pan-mtf"``.
+
+    Returns
+    -------
+    ndarray, shape (H, W), or (H/ratio, W/ratio) for ``"imresize"``
+
+    Examples
+    --------
+    >>> pan = np.random.default_rng(0).integers(100, 2000, (64, 64)).astype(float)
+    >>> pan_low_pass(pan, 4, get_protocol("qnr-paper"), None).shape
+    (16, 16)
+    """
+    if protocol.d_s_low_pass == "imresize":
+        return imresize(pan, 1.0 / ratio)
+    if protocol.d_s_low_pass == "pan-mtf":
+        if sensor is None:
+            raise SensorMismatchError(
+                f"sensor is required for D_s under {protocol.name!r} (its low-pass PAN uses the sensor's "
+                "PAN MTF); pass sensor='WV2' etc."
+            )
+        return mtf_filter(pan, sensor.pan_gnyq_for(protocol=protocol.name), ratio, sigma_form=protocol.sigma_form)
+    return interp23tap(imresize(pan, 1.0 / ratio), ratio)
+
+
+# --------------------------------------------------------------------------- public functions
+
+
+@dataclasses.dataclass
+class _Case:
+    """Validated inputs of one public full-resolution call, and the statistics it needs."""
+
+    protocol: Protocol
+    ratio: int
+    block_size: int
+    fused: np.ndarray
+    ms: np.ndarray
+    pan: np.ndarray | None
+    given_exp: StripImage | None  # the caller's ms_exp (checked), else computed on first use
+    nan_policy: str
+    sensor: Sensor | None
+
+    @classmethod
+    def build(cls, fused, ms, pan, *, ratio, block_size, ms_exp, protocol, variant, nan_policy, sensor,
+              index: str, dn: bool = False) -> _Case:
+        if variant is not None:
+            warnings.warn(f"{index}(variant=...) is deprecated: use protocol=... (the same names)",
+                          DeprecationWarning, stacklevel=3)
+            protocol = variant
+        proto = get_protocol(protocol)
+        if proto.full_engine != "toolbox":
+            raise SettingError(
+                f"protocol {proto.name!r} has no {index}; use one of the toolbox-family protocols "
+                "('toolbox2020', 'toolbox2015', 'qnr-paper')"
+            )
+        check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))
+        s = None if sensor is None else resolve_sensor(sensor)
+        ratio = check_ratio(ratio if ratio is not None or s is None else s.ratio, exp=True)
+        block_size = check_block_size(block_size)
+        fus = image_array("fused", fused)
+        ms_arr = image_array("ms", ms)
+        pan_arr = None if pan is None else pan_array("pan", pan)
+        check_pan_ratio(fus, ms_arr, fus if pan_arr is None else pan_arr, ratio,
+                        pan_name="fused" if pan_arr is None else "pan")
+        check_multiple_of("fused", fus.shape, block_size, why="the toolbox's block-wise indexes require it")
+        check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_arr),
+                     pan=None if pan_arr is None else image_facts("pan", pan_arr), dn_what=_DN_WHAT if dn else None)
+        fus = np.asarray(fus, dtype=np.float64)
+        ms_arr = np.asarray(ms_arr, dtype=np.float64)
+        pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)
+        given = None if ms_exp is None else expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
+        return cls(proto, ratio, block_size, fus, ms_arr, pan_arr, given, nan_policy, s)
+
+    @functools.cached_property
+    def exp(self) -> StripImage:
+        """The EXP-upsampled MS, computed only when read (``"qnr-paper"``'s D_lambda and D_s do not)."""
+        if self.given_exp is not None:
+            return self.given_exp
+        return expanded_ms(self.ms, self.ratio, None, self.fused.shape)
+
+    @functools.cached_property
+    def blocks(self) -> dict[str, np.ndarray]:
+        """Block UIQIs (one moment pass serves D_lambda and D_s)."""
+        exp = self.exp if self.protocol.low_res_terms == "exp" else None
+        low_pan = None if self.pan is None else pan_low_pass(self.pan, self.ratio, self.protocol, self.sensor)
+        return fr_block_uiqi(self.fused, self.ms, self.pan, exp, self.ratio, self.block_size,
+                             self.protocol.low_res_terms, low_pan=low_pan)
+
+    def _means(self, keys: tuple[str, str]) -> list[np.ndarray]:
+        return [mean_block_uiqi(block_sums(self.blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=self.nan_policy)
+                for k in keys]
+
+    def d_lambda(self, p: float) -> float:
+        return d_lambda_from_means(*self._means(("pairs_high", "pairs_low")), self.fused.shape[2], float(p))
+
+    def d_s(self, q: float) -> float:
+        return d_s_from_means(*self._means(("pan_high", "pan_low")), float(q))
+
+    def d_lambda_k(self) -> float:
+        assert self.sensor is not None
+        gnyq = tuple(self.sensor.gnyq_for(self.fused.shape[2]))
+        planes = np.ascontiguousarray(np.moveaxis(self.fused, 2, 0), dtype=np.float64)
+        return d_lambda_k_from_sums(*khan_q2n_sums(self.exp, khan_filtered(planes, gnyq, self.ratio), self.block_size))
+
+
+@batched("fused", "ms", "ms_exp")
+def d_lambda(
+    fused: np.ndarray,
+    ms: np.ndarray,
+    *,
+    ratio: int,
+    block_size: int = 32,
+    p: float = 1.0,
+    ms_exp: np.ndarray | None = None,
+    protocol: str | Protocol = "toolbox2020",
+    nan_policy: NanPolicy = "raise",
+    variant: str | None = None,
+    layout: Layout | None = None,
+) -> float:
+    """Spectral distortion D_lambda of QNR (toolbox ``D_lambda``).
+
+    ``(sum_{i<j} |Q(F_i, F_j) - Q(L_i, L_j)|^p / (B(B-1)/2))^(1/p)`` with block-wise UIQI on
+    non-overlapping ``block_size`` blocks; ``L`` is the EXP-upsampled MS (toolbox protocols) or the
+    low-resolution MS on ``block_size/ratio`` blocks (``"qnr-paper"``).
+
+    Parameters
+    ----------
+    fused : ndarray, shape (H, W, B)
+        Fused image at PAN scale (DN); H, W multiples of ``block_size``.
+    ms : ndarray, shape (H/ratio, W/ratio, B)
+        Original low-resolution MS (DN).
+    ratio : int
+        Resolution ratio (power of two).
+    block_size : int, default 32
+        Block side (pixels).
+    p : float, default 1
+        Exponent of the band-pair differences.
+    ms_exp : ndarray, optional
+        Precomputed ``interp23tap(ms, ratio)``.
+    protocol : str or Protocol, default "toolbox2020"
+        A toolbox-family protocol (``"toolbox2020"``, ``"toolbox2015"``, ``"qnr-paper"``).
+    nan_policy : {"raise", "omit", "propagate"}
+        Constant blocks make UIQI 0/0: raise (default), average only defined blocks, or return NaN
+        as the toolbox does.
+    variant : str, optional
+        Deprecated name of ``protocol``.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 = band relations preserved (F = EXP gives 0 under the toolbox protocols).
+
+    References
+    ----------
+    Alparone et al., PE&RS 74(2), 2008; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> from pansharp_iqa.baselines import gsa
+    >>> from pansharp_iqa.demo_data import load_demo
+    >>> ms, pan = load_demo()
+    >>> d_lambda(interp23tap(ms, 4), ms, ratio=4), round(d_lambda(gsa(ms, pan, ratio=4), ms, ratio=4), 4)
+    (0.0, 0.048)
+    """
+    case = _Case.build(fused, ms, None, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=None, index="d_lambda")
+    return case.d_lambda(p)
+
+
+@batched("fused", "ms", "ms_exp", pans=("pan",))
+def d_s(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block_size: int = 32, q: float = 1.0,
+        ms_exp: np.ndarray | None = None, protocol: str | Protocol = "toolbox2020", sensor: str | Sensor | None = None,
+        nan_policy: NanPolicy = "raise", variant: str | None = None, layout: Layout | None = None) -> float:
+    """Spatial distortion D_s of QNR (toolbox ``D_s``).
+
+    ``(mean_b |Q(F_b, PAN) - Q(L_b, P_L)|^q)^(1/q)`` with block-wise UIQI. Toolbox 2020:
+    ``L = EXP``, ``P_L = interp23tap(imresize(PAN, 1/ratio), ratio)`` (sensor-independent);
+    ``"toolbox2015"``: ``P_L`` = PAN filtered with the sensor's PAN MTF (needs ``sensor``);
+    ``"qnr-paper"``: ``L`` = low-resolution MS, ``P_L = imresize(PAN, 1/ratio)``, blocks of
+    ``block_size/ratio``.
+
+    Parameters
+    ----------
+    pan : ndarray, shape (H, W)
+        PAN (DN).
+    q : float, default 1
+        Exponent of the band differences.
+    sensor : str or Sensor, optional
+        Required where D_s uses the sensor's PAN MTF (``"toolbox2015"``).
+    fused, ms, ratio, block_size, ms_exp, protocol, nan_policy, variant
+        As :func:`d_lambda`.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 = spatial relations to the PAN preserved.
+
+    References
+    ----------
+    Alparone et al., PE&RS 74(2), 2008; Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> rng = np.random.default_rng(0)
+    >>> ms = rng.integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> pan = rng.integers(100, 2000, (64, 64)).astype(float)
+    >>> round(d_s(interp23tap(ms, 4), ms, pan, ratio=4), 4)
+    0.0103
+    """
+    case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=sensor, index="d_s")
+    return case.d_s(q)
+
+
+@batched("fused", "ms", "ms_exp", pans=("pan",))
+def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block_size: int = 32, p: float = 1.0,
+        q: float = 1.0, alpha: float = 1.0, beta: float = 1.0, ms_exp: np.ndarray | None = None,
+        protocol: str | Protocol = "toolbox2020", sensor: str | Sensor | None = None, nan_policy: NanPolicy = "raise",
+        variant: str | None = None, layout: Layout | None = None) -> float:
+    """Quality with no reference: ``(1 - D_lambda)^alpha (1 - D_s)^beta`` (toolbox ``QNR``).
+
+    Built from :func:`d_lambda` and :func:`d_s`; ``alpha`` and ``beta`` weight the two terms, the
+    other parameters are theirs.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
+
+    Returns
+    -------
+    float
+        QNR, in [0, 1] (1: no spectral and no spatial distortion).
+
+    References
+    ----------
+    Alparone et al., PE&RS 74(2), 2008.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> from pansharp_iqa.demo_data import load_demo
+    >>> ms, pan = load_demo()
+    >>> exp = interp23tap(ms, 4)
+    >>> round(qnr(exp, ms, pan, ratio=4), 4) == round((1 - d_lambda(exp, ms, ratio=4)) * (1 - d_s(exp, ms, pan, ratio=4)), 4)
+    True
+    """
+    case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=sensor, index="qnr")
+    return float((1.0 - case.d_lambda(p)) ** alpha * (1.0 - case.d_s(q)) ** beta)
+
+
+@batched("fused", "ms", "ms_exp")
+def d_lambda_k(
+    fused: np.ndarray,
+    ms: np.ndarray,
+    *,
+    sensor: str | Sensor,
+    ratio: int | None = None,
+    block_size: int = 32,
+    ms_exp: np.ndarray | None = None,
+    layout: Layout | None = None,
+) -> float:
+    """Khan's spectral distortion at PAN scale, as in the 2020 toolbox (``D_lambda_K``).
+
+    ``1 - Q2n(EXP, MTF(F))``: the fused image is filtered with the sensor's per-band MTF (not
+    decimated) and compared by Q2n (with its uint16 cast: DN data only) with the EXP-upsampled MS.
+
+    Parameters
+    ----------
+    sensor : str or Sensor
+        Sensor whose MTF is used (its band count must match, or select a band subset).
+    ratio : int, optional
+        Defaults to the sensor's nominal ratio.
+    fused, ms, block_size, ms_exp
+        As :func:`d_lambda`.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
+
+    Returns
+    -------
+    float
+        D_lambda_K, in [0, 1] (0: the fused image's low-pass content matches the MS).
+
+    References
+    ----------
+    Khan et al., IEEE TGRS 47(11), 2009; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> ms = np.random.default_rng(0).integers(100, 2000, (16, 16, 4)).astype(float)
+    >>> 0.0 <= d_lambda_k(interp23tap(ms, 4), ms, sensor="QB") <= 1.0
+    True
+    """
+    case = _Case.build(fused, ms, None, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol="toolbox2020",
+                       variant=None, nan_policy="raise", sensor=sensor, index="d_lambda_k", dn=True)
+    return case.d_lambda_k()
+
+
+@batched("fused", "ms", "ms_exp", pans=("pan",))
+def hqnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, sensor: str | Sensor, ratio: int | None = None,
+         block_size: int = 32, q: float = 1.0, ms_exp: np.ndarray | None = None,
+         protocol: str | Protocol = "toolbox2020", nan_policy: NanPolicy = "raise", variant: str | None = None,
+         layout: Layout | None = None) -> float:
+    """Hybrid QNR: ``(1 - D_lambda_K)(1 - D_s)`` (toolbox 2020 ``HQNR``), built from
+    :func:`d_lambda_k` and :func:`d_s` (whose parameters these are).
+
+    Parameters
+    ----------
+    fused, ms, pan, sensor, ratio, block_size, q, ms_exp, protocol, nan_policy, variant
+        As :func:`d_lambda_k` and :func:`d_s`.
+    layout : {"NCHW", "NHWC"}, optional
+        The images are batches in this layout (arrays or framework tensors): the index of each
+        image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are
+        also accepted without it, as one (H, W, B) image (computed on the host).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1 = best.
+
+    References
+    ----------
+    Aiazzi et al., "Full scale assessment of pansharpening methods and data products", Proc. SPIE
+    9244, 2014; Vivone et al., IEEE GRSM 2021.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import interp23tap
+    >>> from pansharp_iqa.demo_data import load_demo
+    >>> ms, pan = load_demo()
+    >>> round(hqnr(interp23tap(ms, 4), ms, pan, sensor="none", ratio=4), 4)
+    0.8683
+    """
+    case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
+                       variant=variant, nan_policy=nan_policy, sensor=sensor, index="hqnr", dn=True)
+    return float((1.0 - case.d_lambda_k()) * (1.0 - case.d_s(q)))

@@ -1,0 +1,22 @@
+"""Tensors, batches and training loops: the core's exact numbers on PyTorch, MindSpore, CuPy and
+DLPack arrays, batch by batch, on the tensor's device.
+
+* :mod:`.inputs`: recognising framework arrays, declared batch layouts (``"NCHW"``, ``"NHWC"``);
+* :mod:`.batch`: evaluating a batch (one value per image) on the host or on the device;
+* :mod:`.metrics`: :class:`ReducedMetrics` / :class:`FullMetrics`, streaming accumulators for
+  validation loops;
+* :mod:`.torch_ops`, :mod:`.torch_backend`: the PyTorch backend (float64 on the tensor's device);
+* :mod:`.torchmetrics_adapter`, :mod:`.mindspore_adapter`: framework metric classes.
+
+No framework is imported until it is used.
+"""
+
+__all__ = ["ReducedMetrics", "FullMetrics"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from . import metrics
+
+        return getattr(metrics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

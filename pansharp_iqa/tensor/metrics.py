@@ -1,0 +1,231 @@
+"""Streaming metrics for validation loops: update per batch, compute the table, reset.
+
+:class:`ReducedMetrics` (against a reference, the Wald protocol) and :class:`FullMetrics` (no
+reference) validate their settings once, evaluate every image of each batch with the core's exact
+definitions (:func:`pansharp_iqa.evaluate_reduced` / ``evaluate_full`` with ``layout=``), and keep
+one value per image and index. :meth:`~ReducedMetrics.compute` returns what papers report: each
+index's mean over the images seen, their standard deviation (``ddof=1``, as ``pansharp-eval``),
+the per-image values in update order, and the provenance card. Means and deviations are computed
+with correctly rounded sums (:func:`math.fsum`), so they do not depend on the batch size or the
+order of the images.
+
+Examples
+--------
+>>> gt = np.random.default_rng(0).integers(100, 2000, (3, 4, 96, 96)) / 2047
+>>> m = ReducedMetrics(ratio=4, bits=11, scale=2047)
+>>> _ = m.update(gt[:2] * 1.01, gt[:2]); _ = m.update(gt[2:] * 1.01, gt[2:])
+>>> out = m.compute()
+>>> len(out["per_image"]["Q2n"]), out["protocol"]["batch"]["images"]
+(3, 3)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..evaluate import full_in_memory, reduced_in_memory
+from ..indexes.catalog import get_index
+from ..settings import EvaluationSettings, full_settings, reduced_settings
+from ..validation import SettingError
+from .batch import BACKENDS, evaluate_batch
+from .inputs import check_layout
+
+__all__ = ["ReducedMetrics", "FullMetrics", "summarize"]
+
+
+def summarize(per_image: dict[str, list[float]]) -> tuple[dict[str, float], dict[str, float]]:
+    """Mean and standard deviation (``ddof=1``) of each index over its finite values.
+
+    Undefined values (NaN) are left out, as ``pansharp-eval`` does; an index with no finite value
+    has NaN; one value has a deviation of 0.
+
+    Examples
+    --------
+    >>> summarize({"SAM": [1.0, 2.0, 3.0]})
+    ({'SAM': 2.0}, {'SAM': 1.0})
+    """
+    means, stds = {}, {}
+    for name, values in per_image.items():
+        v = [x for x in values if math.isfinite(x)]
+        n = len(v)
+        mean = math.fsum(v) / n if n else math.nan
+        means[name] = mean
+        stds[name] = math.sqrt(math.fsum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else (0.0 if n else math.nan)
+    return means, stds
+
+
+class _Accumulator:
+    """What both metrics share: per-image values, the first card, update/compute/reset."""
+
+    def __init__(self, settings: EvaluationSettings, layout: str | None, backend: str) -> None:
+        lay = check_layout(layout)
+        if lay is None:
+            raise SettingError("layout: a metric accumulates batches; give 'NCHW' (default) or 'NHWC'")
+        if backend not in BACKENDS:
+            raise SettingError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        self.settings, self.layout, self.backend = settings, lay, backend
+        self.reset()
+
+    @property
+    def indexes(self) -> tuple[str, ...]:
+        """The index names of the table, in order."""
+        return tuple(self.settings.indexes)
+
+    @property
+    def higher_is_better(self) -> dict[str, bool]:
+        """For each index of the table, whether higher values are better."""
+        return {n: get_index(n).higher_is_better for n in self.indexes}
+
+    def reset(self) -> None:
+        """Forget every image seen."""
+        self._values: dict[str, list[float]] = {n: [] for n in self.indexes}
+        self._card: dict[str, Any] | None = None
+        self._shapes: list[list[int]] = []
+        self._backends: set[str] = set()
+
+    def _add(self, result: dict[str, Any]) -> dict[str, np.ndarray]:
+        for n in self.indexes:
+            self._values[n].extend(float(v) for v in np.atleast_1d(result[n]))
+        card = result["protocol"]
+        self._card = self._card or card
+        shape = card.get("image_shape")
+        if shape is not None and shape not in self._shapes:
+            self._shapes.append(shape)
+        self._backends.add(card["batch"]["backend"])
+        return {n: np.atleast_1d(result[n]) for n in self.indexes}
+
+    @property
+    def n_images(self) -> int:
+        """Images seen since the last reset."""
+        return len(self._values[self.indexes[0]])
+
+    def compute(self) -> dict[str, Any]:
+        """The table over every image seen since the last reset.
+
+        Returns
+        -------
+        dict
+            Each index's mean under its name (``"Q2n"``, ...), ``"std"`` (index -> standard
+            deviation, ``ddof=1``), ``"per_image"`` (index -> values in update order) and
+            ``"protocol"`` (the card, with ``batch.images`` the number of images and
+            ``image_shapes``).
+
+        Raises
+        ------
+        SettingError
+            Nothing was updated since the last reset.
+        """
+        if self._card is None:
+            raise SettingError("compute() before any update(): no image to average")
+        means, stds = summarize(self._values)
+        batch = {**self._card["batch"], "images": self.n_images, "backend": "+".join(sorted(self._backends))}
+        card = {**self._card, "batch": batch, "image_shapes": self._shapes}
+        card.pop("image_shape", None)
+        return {**means, "std": stds, "per_image": {n: list(v) for n, v in self._values.items()}, "protocol": card}
+
+
+class ReducedMetrics(_Accumulator):
+    """Reduced-resolution indexes (Wald protocol) accumulated over batches.
+
+    Parameters
+    ----------
+    ratio : int
+        Resolution ratio (ERGAS).
+    bits : int
+        Radiometric resolution.
+    protocol : str, default "toolbox2020"
+    scale : float, default 1.0
+        Multiplier to DN of predictions and references (``2047`` for [0, 1] outputs of 11-bit
+        data, PanCollection's convention); the scale rules apply to each image.
+    threshold : bool
+        Clip predictions to [0, 2^bits] first.
+    indexes : sequence of str, optional
+        The table (``["default", "PSNR", "CC"]`` adds the extras).
+    layout : {"NCHW", "NHWC"}, default "NCHW"
+        Layout of every batch (PAN-free).
+    backend : {"auto", "host", "torch"}
+        See :func:`pansharp_iqa.evaluate_reduced`.
+
+    Examples
+    --------
+    >>> gt = np.random.default_rng(1).integers(100, 2000, (2, 96, 96, 4)).astype(float)
+    >>> m = ReducedMetrics(ratio=4, bits=11, layout="NHWC")
+    >>> batch = m.update(gt + 5.0, gt)
+    >>> sorted(m.compute()) == sorted([*m.indexes, "std", "per_image", "protocol"])
+    True
+    """
+
+    def __init__(self, *, ratio: int, bits: int, protocol: str = "toolbox2020", scale: float = 1.0,
+                 threshold: bool = False, indexes: Sequence[str] | str | None = None, layout: str = "NCHW",
+                 backend: str = "auto") -> None:
+        super().__init__(reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                          indexes=indexes), layout, backend)
+
+    def update(self, pred: object, target: object) -> dict[str, np.ndarray]:
+        """Evaluate one batch and keep its per-image values.
+
+        Parameters
+        ----------
+        pred, target : batch
+            Predictions and references in the metric's layout (tensors or arrays).
+
+        Returns
+        -------
+        dict
+            This batch's values: index -> (N,) array.
+        """
+        return self._add(evaluate_batch(reduced_in_memory, self.settings, {"fused": pred, "reference": target},
+                                        layout=self.layout, backend=self.backend))
+
+
+class FullMetrics(_Accumulator):
+    """Full-resolution (no reference) indexes accumulated over batches.
+
+    Parameters
+    ----------
+    sensor : str or Sensor
+        Required (its MTF drives D_lambda_K).
+    ratio, bits : int, optional
+        Default to the sensor's nominal values.
+    protocol : str, default "toolbox2020"
+    scale : float, default 1.0
+        Multiplier to DN of predictions, MS and PAN.
+    threshold : bool
+    nan_policy : {"raise", "omit", "propagate"}
+    indexes : sequence of str, optional
+        A subset of the protocol's table.
+    layout : {"NCHW", "NHWC"}, default "NCHW"
+        Layout of the prediction and MS batches; PAN as (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
+    backend : {"auto", "host", "torch"}
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> ms = rng.integers(100, 2000, (1, 4, 16, 16)).astype(float)
+    >>> pan = rng.integers(100, 2000, (1, 64, 64)).astype(float)
+    >>> m = FullMetrics(sensor="none", ratio=4, bits=11)
+    >>> _ = m.update(np.kron(ms, np.ones((1, 1, 4, 4))), ms, pan)
+    >>> round(m.compute()["D_lambda"], 6) >= 0
+    True
+    """
+
+    def __init__(self, *, sensor: Any, ratio: int | None = None, bits: int | None = None,
+                 protocol: str = "toolbox2020", scale: float = 1.0, threshold: bool = False, nan_policy: str = "raise",
+                 indexes: Sequence[str] | str | None = None, layout: str = "NCHW", backend: str = "auto") -> None:
+        super().__init__(full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
+                                       threshold=threshold, nan_policy=nan_policy, indexes=indexes), layout, backend)
+
+    def update(self, pred: object, ms: object, pan: object) -> dict[str, np.ndarray]:
+        """Evaluate one batch (fused, MS, PAN) and keep its per-image values.
+
+        Returns
+        -------
+        dict
+            This batch's values: index -> (N,) array.
+        """
+        return self._add(evaluate_batch(full_in_memory, self.settings, {"fused": pred, "ms": ms, "pan": pan},
+                                        layout=self.layout, backend=self.backend, pans=("pan",)))
