@@ -302,6 +302,9 @@ def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
 
     Built from :func:`d_lambda` and :func:`d_s`; ``alpha`` and ``beta`` weight the two terms, the
     other parameters are theirs.
+
+    Parameters
+    ----------
     layout : {"NCHW", "NHWC"}, optional
         The images are batches in this layout (arrays or framework tensors): the index of each
         image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are

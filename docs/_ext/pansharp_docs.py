@@ -55,19 +55,36 @@ def _public_names(module) -> list[str]:
 
 
 def module_page(modname: str, title: str) -> str:
+    """The page of one module: its docstring and every name of its ``__all__``. A name that the
+    top level exports too (the same object: ``pansharp_iqa.r_q2n`` is
+    ``pansharp_iqa.reprojected.r_q2n``) is documented once, under its top-level name, and linked
+    from here."""
+    import pansharp_iqa
+
     module = importlib.import_module(modname)
     heading = f"``{modname}``"
     lines = [heading, "=" * len(heading), "", title + ".", "",
              f".. automodule:: {modname}", "   :no-members:", "", f".. currentmodule:: {modname}", ""]
     groups: dict[str, list[str]] = {kind: [] for _, kind in _KINDS}
+    at_top: list[str] = []
+    top_names = set(_public_names(pansharp_iqa)) if modname != "pansharp_iqa" else set()
     for name in _public_names(module):
-        groups[_kind(getattr(module, name))].append(name)
+        obj = getattr(module, name)
+        if name in top_names and getattr(pansharp_iqa, name) is obj and _kind(obj) != "data":
+            at_top.append(name)
+        else:
+            groups[_kind(obj)].append(name)
     for section, kind in _KINDS:
         if not groups[kind]:
             continue
         lines += [section, "-" * len(section), "", ".. autosummary::", "   :toctree: .", "   :nosignatures:", ""]
         lines += [f"   {name}" for name in groups[kind]]
         lines.append("")
+    if at_top:
+        section = "Also at the top level"
+        refs = ", ".join(f":obj:`pansharp_iqa.{name}`" for name in at_top)
+        lines += [section, "-" * len(section), "",
+                  f"The same objects as ``pansharp_iqa.<name>``, documented there: {refs}.", ""]
     return "\n".join(lines)
 
 
