@@ -44,7 +44,7 @@ from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
 from .tensor.batch import evaluate_batch, needs_batch_path
 from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from .tiled.sources import is_lazy_input
+from .io.windows import is_lazy_input
 from .validation import (
     SensorMismatchError,
     SettingError,
@@ -82,6 +82,7 @@ def evaluate_reduced(
     indexes: Sequence[str] | str | None = None,
     layout: str | None = None,
     backend: str = "auto",
+    scale_mismatch: str = "raise",
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
 
@@ -129,6 +130,11 @@ def evaluate_reduced(
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
         and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
         tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
+    scale_mismatch : {"raise", "warn"}
+        A fused image on another scale than the reference (a band, or the whole image, off by a
+        bit-depth factor such as 2, or by more than 3 in mean and spread) is refused; ``"warn"``
+        scores it anyway with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning`, recorded in
+        the card (``"scale_mismatch"``). See ``docs/validation.md``.
 
     Returns
     -------
@@ -160,7 +166,8 @@ def evaluate_reduced(
     {'Q2n': 0.8825, 'Q': 0.858, 'SAM': 9.9209, 'ERGAS': 8.3875, 'SCC': 0.8649}
     """
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                indexes=indexes)
+                                indexes=indexes,
+                                scale_mismatch=scale_mismatch)
     inputs = {"fused": fused, "reference": reference}
     if needs_batch_path(inputs, layout, backend):
         return evaluate_batch(reduced_in_memory, settings, inputs, layout=layout, backend=backend)
@@ -228,6 +235,7 @@ def evaluate_full(
     indexes: Sequence[str] | str | None = None,
     layout: str | None = None,
     backend: str = "auto",
+    scale_mismatch: str = "raise",
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
 
@@ -273,6 +281,8 @@ def evaluate_full(
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
         and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
         tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
+    scale_mismatch : {"raise", "warn"}
+        As for :func:`evaluate_reduced` (the fused image against the MS).
 
     Returns
     -------
@@ -301,7 +311,8 @@ def evaluate_full(
     {'D_lambda': 0.048, 'D_s': 0.0672, 'QNR': 0.888, 'D_lambda_K': 0.2166, 'HQNR': 0.7307}
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy, indexes=indexes)
+                             threshold=threshold, nan_policy=nan_policy, indexes=indexes,
+                             scale_mismatch=scale_mismatch)
     inputs = {"fused": fused, "ms": ms, "pan": pan}
     if needs_batch_path(inputs, layout, backend):
         if ms_exp is not None:

@@ -1,22 +1,33 @@
-"""Band-parallel execution in threads.
+"""Where work runs: threads over bands and strips, worker processes, a Dask cluster.
 
-NumPy's element-wise kernels and OpenCV's filters release the GIL, so independent per-band work
-runs concurrently in threads. Each band's result is computed exactly as it would be serially, so
-results do not depend on the thread count. ``PANSHARP_THREADS`` sets the number of threads
-(default: the CPU count, at most 8; 1 disables threading).
+* Threads (:func:`parallel_map`, :func:`map_bands`): NumPy's element-wise kernels and OpenCV's
+  filters release the GIL, so independent per-band work runs concurrently. ``PANSHARP_THREADS``
+  sets the number of threads (default: the CPU count, at most 8; 1 disables threading).
+* Processes (:func:`process_pool`, :func:`finished`): spawned workers, one compute thread each
+  (:func:`limit_worker_threads`), so N workers use N cores; used for scenes (``pansharp-eval
+  --jobs``) and for tiles (:mod:`pansharp_iqa.tiled.executor`).
+* A Dask cluster (:func:`connect`, :func:`dask_client`, :func:`dask_finished`, :func:`in_worker`).
+
+Each unit of work is computed exactly as it would be serially, so results do not depend on the
+number of threads, processes or workers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from typing import Any, TypeVar
 
-__all__ = ["map_bands", "n_threads", "parallel_map", "chunks"]
+__all__ = [
+    "map_bands", "n_threads", "parallel_map", "chunks", "limit_worker_threads", "process_pool", "finished",
+    "connect", "dask_client", "dask_finished", "in_worker",
+]
 
 T = TypeVar("T")
+K = TypeVar("K")
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -86,3 +97,171 @@ def map_bands(fn: Callable[[int], T], n: int) -> list[T]:
         ``[fn(0), ..., fn(n-1)]``.
     """
     return parallel_map(fn, range(n))
+
+
+_WORKER_LIMITED = False
+#: Thread counts of BLAS/OpenMP (read once, when a library loads) and of the band threads.
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "PANSHARP_THREADS")
+
+
+def limit_worker_threads() -> None:
+    """In a worker process: one compute thread (OpenCV and the band/strip threads,
+    ``PANSHARP_THREADS``), so N workers use N cores without oversubscription, and freed buffers
+    kept for reuse (:func:`pansharp_iqa.allocator.keep_freed_memory`)."""
+    global _WORKER_LIMITED
+    if not _WORKER_LIMITED:
+        import cv2
+
+        from .allocator import keep_freed_memory
+
+        cv2.setNumThreads(1)
+        os.environ["PANSHARP_THREADS"] = "1"
+        keep_freed_memory()
+        _WORKER_LIMITED = True
+
+
+def _init_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    limit_worker_threads()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+@contextlib.contextmanager
+def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[Any, ...]], *,
+                 initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> Iterator[dict[Future, K]]:
+    """``fn(*args)`` for every ``key: args`` of ``calls``, on ``workers`` spawned processes.
+
+    Each worker is single-threaded (:func:`limit_worker_threads`, and BLAS/OpenMP through the
+    environment it starts with, set only while the work is submitted), then runs
+    ``initializer(*initargs)``. Spawned, not forked: fresh interpreters inherit no locks held by
+    this process's threads (GDAL, Dask, tqdm, the report threads) nor its open files; scripts need
+    the usual ``if __name__ == "__main__":`` guard, and ``fn`` must be importable.
+
+    Parameters
+    ----------
+    workers : int
+        Number of processes.
+    fn : callable
+        Module-level function.
+    calls : mapping
+        Key to the (picklable) arguments of one call.
+    initializer : callable, optional
+        Module-level function run once in each worker.
+    initargs : tuple
+        Its (picklable) arguments.
+
+    Yields
+    ------
+    dict of Future to key
+        Every call, submitted (see :func:`finished`); the pool shuts down when the block ends.
+
+    Examples
+    --------
+    >>> with process_pool(2, abs, {"a": (-2,), "b": (3,)}) as futures:  # doctest: +SKIP
+    ...     sorted(finished(futures))
+    [('a', 2), ('b', 3)]
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    saved = {k: os.environ.get(k) for k in _THREAD_VARS}
+    os.environ.update({k: "1" for k in _THREAD_VARS})
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_init_worker, initargs=(initializer, initargs)) as pool:
+        try:  # the workers start as the calls are submitted
+            futures = {pool.submit(fn, *args): key for key, args in calls.items()}
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        yield futures
+
+
+def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:
+    """``(key, result)`` of each future as it finishes, the exception it raised as its result;
+    cancelled futures are skipped.
+
+    Parameters
+    ----------
+    futures : mapping of Future to key
+        Futures of a :func:`process_pool` (or any ``concurrent.futures`` executor).
+
+    Yields
+    ------
+    (key, object)
+
+    Examples
+    --------
+    >>> with ThreadPoolExecutor(1) as pool:
+    ...     sorted(finished({pool.submit(int, "7"): "a", pool.submit(int, "x"): "b"}), key=str)
+    [('a', 7), ('b', ValueError("invalid literal for int() with base 10: 'x'"))]
+    """
+    for future in as_completed(futures):
+        if not future.cancelled():
+            error = future.exception()
+            yield futures[future], (future.result() if error is None else error)
+
+
+def connect(scheduler: str, *, timeout: float = 30.0) -> Any:
+    """Client of a running Dask scheduler.
+
+    Parameters
+    ----------
+    scheduler : str
+        Address, e.g. ``"tcp://10.0.0.5:8786"`` (printed by ``dask scheduler``).
+    timeout : float
+        Seconds to wait for the connection.
+
+    Returns
+    -------
+    distributed.Client
+        Close it when done (``client.close()``), or use it as a context manager.
+
+    Raises
+    ------
+    OSError
+        The scheduler cannot be reached (message names the address).
+    """
+    import distributed
+
+    try:
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise OSError(
+            f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); start one with 'dask scheduler' "
+            "and workers with 'dask worker tcp://HOST:8786', and check the address and firewall"
+        ) from None
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: Any) -> Iterator[Any]:
+    """``scheduler`` itself when it is a connected ``distributed.Client``; else a client of the
+    scheduler at that address (:func:`connect`), closed when the block ends."""
+    import distributed
+
+    if isinstance(scheduler, distributed.Client):
+        yield scheduler
+        return
+    client = connect(scheduler)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def dask_finished(client: Any, futures: Mapping[Any, K]) -> Iterator[tuple[K, Any]]:
+    """:func:`finished` for the ``distributed.Future`` objects of ``client``."""
+    import distributed
+
+    for future in distributed.as_completed(list(futures), loop=client.loop):
+        if not future.cancelled():
+            yield futures[future], (future.exception() if future.status == "error" else future.result())
+
+
+def in_worker(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a cluster worker, single-threaded as :func:`process_pool`'s workers are."""
+    limit_worker_threads()
+    return fn(*args)

@@ -19,7 +19,7 @@ from scipy import sparse
 from .parallel import map_bands
 from .validation import SettingError, ShapeError, check_ratio
 
-__all__ = ["interp23tap", "interp23tap_planes", "imresize", "EXP_HALF_TAPS"]
+__all__ = ["interp23tap", "interp23tap_planes", "imresize", "resize_matrix", "EXP_HALF_TAPS"]
 
 #: Half of the symmetric 23-tap EXP filter (centre first), as in the toolbox's ``interp23tap``.
 EXP_HALF_TAPS = 2.0 * np.array(
@@ -133,8 +133,27 @@ def _cubic(x: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _resize_matrix(in_len: int, scale: float) -> sparse.csr_matrix:
-    """Sparse (out_len, in_len) weight matrix of MATLAB's bicubic ``imresize`` along one axis."""
+def resize_matrix(in_len: int, scale: float) -> sparse.csr_matrix:
+    """Sparse (out_len, in_len) weight matrix of MATLAB's bicubic ``imresize`` along one axis
+    (antialiased when shrinking; samples outside mirrored, edge repeated; mirrored duplicates
+    summed). :func:`imresize` and the device backend apply it.
+
+    Parameters
+    ----------
+    in_len : int
+        Input length (samples).
+    scale : float
+        Scale factor (``1/4`` shrinks by 4).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (ceil(in_len * scale), in_len)
+
+    Examples
+    --------
+    >>> resize_matrix(8, 0.5).shape
+    (4, 8)
+    """
     out_len = int(np.ceil(in_len * scale))
     width = 4.0
     if scale < 1:
@@ -183,8 +202,8 @@ def imresize(image: np.ndarray, scale: float) -> np.ndarray:
         raise ShapeError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
     if not scale > 0:
         raise SettingError(f"scale must be positive, got {scale!r}")
-    rows = _resize_matrix(arr.shape[0], float(scale))
-    cols = _resize_matrix(arr.shape[1], float(scale))
+    rows = resize_matrix(arr.shape[0], float(scale))
+    cols = resize_matrix(arr.shape[1], float(scale))
     h, w = arr.shape[:2]
     rest = arr.shape[2:]
     tmp = rows @ arr.reshape(h, -1)  # rows first, as MATLAB (scales are equal)

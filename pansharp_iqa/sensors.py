@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from .validation import SensorMismatchError, SettingError
+from .validation import SensorMismatchError, SettingError, check_band_names
 
 __all__ = ["Sensor", "UnknownSensorError", "get_sensor", "list_sensors", "resolve_sensor"]
 
@@ -166,8 +166,8 @@ class Sensor:
             names = self.subsets[key]
             label = key
         else:
-            names = tuple(bands)
-            label = ",".join(names)
+            names = check_band_names(self, bands, what="the selection")  # no typos, no band twice
+            label = ",".join(bands)
         lookup = {b.lower(): i for i, b in enumerate(self.band_names)}
         idx = []
         for b in names:

@@ -22,6 +22,7 @@ from .indexes.catalog import get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
 from .sensors import Sensor, resolve_sensor
 from .validation import (
+    SCALE_MISMATCH_POLICIES,
     ImageFacts,
     SettingError,
     ShapeError,
@@ -43,6 +44,9 @@ NAN_POLICIES = ("raise", "omit", "propagate")
 #: How the toolbox's Q2n turns DN into integers (recorded in cards).
 Q2N_CAST = "uint16 (MATLAB: round half away from zero, saturate to [0, 65535]) before Q2n"
 _DN_WHAT = "this protocol (Q2n and D_lambda_K)"
+#: How to score a fused image whose scale factor is real, named in the refusals.
+_OVERRIDE = ("pass scale_mismatch='warn' (pansharp-eval --scale-mismatch warn) to score it with a warning "
+             "recorded in the card")
 
 
 def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
@@ -95,6 +99,9 @@ class EvaluationSettings:
     requested : tuple of str or None
         The indexes asked for with ``indexes=`` (validated against the protocol), or None for the
         protocol's table.
+    scale_mismatch : {"raise", "warn"}
+        A fused image on another scale than its reference (e.g. a bit-depth factor of 2): refused, or
+        scored with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning` (recorded in the card).
     """
 
     protocol: Protocol
@@ -102,7 +109,14 @@ class EvaluationSettings:
     bits: int
     scale: float = 1.0
     threshold: bool = False
+    scale_mismatch: str = "raise"
     requested: tuple[str, ...] | None = None
+
+    def override_card(self) -> dict[str, Any]:
+        """The card entry of the scale-mismatch override (none when scale mismatches are refused)."""
+        if self.scale_mismatch == "raise":
+            return {}
+        return {"scale_mismatch": "warn: a fused image on another scale than its reference is scored"}
 
     @property
     def clip_max(self) -> float | None:
@@ -158,9 +172,12 @@ class ReducedSettings(EvaluationSettings):
         return lead, trail
 
     def check_values(self, fused: ImageFacts, reference: ImageFacts) -> None:
-        """The value rules (:func:`pansharp_iqa.validation.check_values`) on the two images."""
-        check_values(test=fused, reference=reference, bits=self.bits, dn_what=_DN_WHAT,
-                     scaled=self.scale != 1.0)
+        """The value rules (:func:`pansharp_iqa.validation.check_values`) on the two images.
+
+        The reference (an original product) must lie within ``bits``; Q2n casts both to uint16.
+        """
+        check_values(test=fused, reference=reference, bits=self.bits, dn_what=_DN_WHAT, scale=self.scale,
+                     scale_mismatch=self.scale_mismatch, override=_OVERRIDE)
 
     def card(self, *, image_shape: list[int], evaluated_shape: list[int], **extra: Any) -> dict[str, Any]:
         """Provenance card of a result computed with these settings."""
@@ -177,6 +194,7 @@ class ReducedSettings(EvaluationSettings):
             sam_units="degrees",
             image_shape=list(image_shape),
             evaluated_shape=list(evaluated_shape),
+            **self.override_card(),
             **self.index_card(),
             **extra,
         )
@@ -184,7 +202,8 @@ class ReducedSettings(EvaluationSettings):
 
 def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object, bits: object,
                      scale: object = 1.0, threshold: bool = False,
-                     indexes: Sequence[str] | str | None = None) -> ReducedSettings:
+                     indexes: Sequence[str] | str | None = None,
+                     scale_mismatch: str = "raise") -> ReducedSettings:
     """Validate the settings of a reduced-resolution evaluation.
 
     Parameters
@@ -201,6 +220,8 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     indexes : sequence of str or str, optional
         Which indexes to compute: names from the protocol's table and the catalogue's extras
         (``"PSNR"``, ``"CC"``); ``"default"`` stands for the protocol's table. None: the table.
+    scale_mismatch : {"raise", "warn"}
+        See :class:`EvaluationSettings`.
 
     Returns
     -------
@@ -223,6 +244,7 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
         )
     return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=check_bits(bits),
                            scale=check_scale(scale), threshold=bool(threshold),
+                           scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                            requested=_requested(indexes, proto, "reduced"))
 
 
@@ -276,10 +298,17 @@ class FullSettings(EvaluationSettings):
         """The sensor's PAN GNyq under this protocol."""
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
 
-    def check_values(self, fused: ImageFacts, ms: ImageFacts, pan: ImageFacts) -> None:
-        """The value rules on the three images (fused vs MS, PAN vs MS, ranges, [0, 1] data)."""
-        check_values(test=fused, reference=ms, pan=pan, bits=self.bits, dn_what=_DN_WHAT,
-                     scaled=self.scale != 1.0)
+    def check_values(self, fused: ImageFacts | None, ms: ImageFacts, pan: ImageFacts) -> None:
+        """The value rules on the three images (fused vs MS per band, PAN vs MS, the MS's bands
+        against each other where the sensor is known, unit-scale data, offset data).
+
+        No full-resolution index depends on ``bits`` unless ``threshold`` clips the fused image at
+        ``2**bits``: only then must the MS lie within it (a resampled PAN, e.g. the library's own
+        Wald degradation, overshoots it legitimately). ``fused`` may be None (the inputs alone).
+        """
+        check_values(test=fused, reference=ms, pan=pan, bits=self.bits, dn_what=_DN_WHAT, scale=self.scale,
+                     bits_range=self.threshold, bands_agree=not self.sensor.is_generic,
+                     scale_mismatch=self.scale_mismatch, override=_OVERRIDE)
 
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""
@@ -292,6 +321,7 @@ class FullSettings(EvaluationSettings):
             scale=self.scale,
             threshold=bool(self.threshold),
             image_shape=list(image_shape),
+            **self.override_card(),
         )
 
     def card(self, ms_gnyq: tuple[float, ...], image_shape: list[int], **extra: Any) -> dict[str, Any]:
@@ -313,7 +343,8 @@ class FullSettings(EvaluationSettings):
 
 def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
                   protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
-                  nan_policy: str = "raise", indexes: Sequence[str] | str | None = None) -> FullSettings:
+                  nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
+                  scale_mismatch: str = "raise") -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
     Parameters
@@ -328,6 +359,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     nan_policy : {"raise", "omit", "propagate"}
     indexes : sequence of str or str, optional
         Which of the protocol's full-resolution indexes to compute (``"default"``: its table).
+    scale_mismatch : {"raise", "warn"}
+        See :class:`EvaluationSettings`.
 
     Returns
     -------
@@ -356,4 +389,5 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     return FullSettings(protocol=proto, sensor=s, ratio=check_ratio(ratio, exp=proto.uses_exp),
                         bits=check_bits(bits), scale=check_scale(scale), threshold=bool(threshold),
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
+                        scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                         requested=_requested(indexes, proto, "full"))

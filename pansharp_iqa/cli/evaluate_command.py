@@ -51,6 +51,7 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
         "protocol": getattr(ns, "protocol", None),
         "scale": getattr(ns, "input_scale", None),
         "result_scale": getattr(ns, "result_scale", None),
+        "scale_mismatch": getattr(ns, "scale_mismatch", None),
     }
     try:
         return load_settings(ns.dataset, overrides)

@@ -68,10 +68,13 @@ def parse_formats(text: str) -> list[str]:
 def _add_settings_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("dataset settings (override dataset.toml)")
     group.add_argument("--sensor", help="sensor name from the registry, or 'none' for the generic MTF")
-    group.add_argument("--ratio", type=_positive_int, help="PAN/MS resolution ratio")
-    group.add_argument("--bits", type=_positive_int, help="radiometric resolution of the inputs (bits)")
+    # integers: the package's one rule (validation.check_ratio/check_bits, in load_settings): 4 = 4.0 = "4"
+    group.add_argument("--ratio", help="PAN/MS resolution ratio")
+    group.add_argument("--bits", help="radiometric resolution of the inputs (bits)")
     group.add_argument("--resolution", choices=("reduced", "full"), help="reduced (with GT) or full resolution")
     group.add_argument("--input-scale", dest="input_scale", help="inputs' scale: dn, unit or a multiplier")
+    group.add_argument("--scale-mismatch", dest="scale_mismatch", help="raise (default) or warn: score results on "
+                       "another scale than their reference (e.g. a bit-depth factor of 2), recorded in the card")
 
 
 def _add_run_flags(parser: argparse.ArgumentParser, *, default_out: str,

@@ -1,52 +1,26 @@
-"""Running scene tasks serially or in worker processes, with a progress bar.
+"""Running scene tasks here, in worker processes or on a Dask cluster (:mod:`pansharp_iqa.parallel`),
+with a progress bar.
 
-Results do not depend on the number of processes: each task is computed independently by
+Results do not depend on where they ran: each task is computed independently by
 :func:`~.scene_eval.evaluate_scene` and the outcomes are returned in task order.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
+import contextlib
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from ..parallel import connect, dask_client, dask_finished, finished, in_worker, process_pool
 from .errors import UsageError
 from .scene_eval import SceneOutcome, SceneTask, evaluate_scene
 
-__all__ = ["SCHEDULER_TIMEOUT", "connect_scheduler", "pool_context", "run_tasks"]
+__all__ = ["SCHEDULER_TIMEOUT", "connect_scheduler", "run_tasks"]
 
 #: Seconds ``--scheduler`` waits for the Dask scheduler to answer.
 SCHEDULER_TIMEOUT = 30.0
-
-
-def _worker_init() -> None:
-    # One OpenCV thread per worker: the processes already use the cores, and oversubscription
-    # only slows them down (results do not depend on the thread count).
-    try:
-        import cv2
-
-        cv2.setNumThreads(1)
-    except Exception:  # noqa: BLE001 - optional tuning
-        pass
-    from pansharp_iqa.allocator import keep_freed_memory
-
-    keep_freed_memory()
-
-
-def pool_context() -> multiprocessing.context.BaseContext:
-    """Start method of the CLI's worker processes: ``fork`` on POSIX where available (the workers
-    inherit the loaded modules), else ``spawn``.
-
-    Examples
-    --------
-    >>> pool_context().get_start_method() in ("fork", "spawn")
-    True
-    """
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix" else "spawn")
 
 
 def connect_scheduler(address: str) -> Any:
@@ -76,8 +50,6 @@ def connect_scheduler(address: str) -> Any:
     """
     try:
         from distributed.comm import get_address_host_port, parse_address
-
-        from pansharp_iqa.tiled.distributed import connect
     except ImportError:
         raise UsageError("--scheduler needs the Dask distributed package: pip install 'pansharp_iqa[scale]'") from None
     try:
@@ -131,41 +103,33 @@ def run_tasks(
         return []
     bar = tqdm(total=len(tasks), desc=desc, unit="eval", disable=(None if progress is None else not progress))
     try:
-        if scheduler:
-            from pansharp_iqa.tiled.distributed import map_scenes
-
-            results = map_scenes(evaluate_scene, list(tasks), scheduler=scheduler)
-            for i, (task, res) in enumerate(zip(tasks, results)):
-                if not isinstance(res, SceneOutcome):
-                    res = SceneOutcome(task.scene.name, task.method, "failed", {}, None,
-                                       f"cluster task failed: {type(res).__name__}: {res}")
-                outcomes[i] = res
-                if on_done:
-                    on_done(i, res)
-                bar.update(1)
-        elif jobs <= 1 or len(tasks) == 1:
+        if not scheduler and (jobs <= 1 or len(tasks) == 1):
             _run_here(tasks, outcomes, on_done, bar)
         else:
-            with ProcessPoolExecutor(
-                max_workers=min(jobs, len(tasks)), mp_context=pool_context(), initializer=_worker_init
-            ) as pool:
-                futures = {pool.submit(evaluate_scene, task): i for i, task in enumerate(tasks)}
-                for future in as_completed(futures):
-                    i = futures[future]
-                    try:
-                        outcome = future.result()
-                    except Exception as exc:  # noqa: BLE001 - a worker died (e.g. out of memory)
-                        outcome = SceneOutcome(
-                            tasks[i].scene.name, tasks[i].method, "failed", {}, None,
-                            f"worker process failed: {type(exc).__name__}: {exc}",
-                        )
-                    outcomes[i] = outcome
-                    if on_done:
-                        on_done(i, outcome)
-                    bar.update(1)
+            _run_elsewhere(tasks, jobs, scheduler, outcomes, on_done, bar)
     finally:
         bar.close()
     return [o for o in outcomes if o is not None]
+
+
+def _run_elsewhere(tasks: Sequence[SceneTask], jobs: int, scheduler: Any, outcomes: list[SceneOutcome | None],
+                   on_done: Callable[[int, SceneOutcome], None] | None, bar: Any) -> None:
+    """Evaluate the tasks on the Dask cluster ``scheduler`` or, without one, in ``jobs`` worker
+    processes; each outcome is reported as it arrives."""
+    where = "cluster task" if scheduler else "worker process"
+    with contextlib.ExitStack() as stack:
+        if scheduler:
+            client = stack.enter_context(dask_client(scheduler))
+            events = dask_finished(client, {client.submit(in_worker, evaluate_scene, task, pure=False): i
+                                            for i, task in enumerate(tasks)})
+        else:
+            calls = {i: (task,) for i, task in enumerate(tasks)}
+            events = finished(stack.enter_context(process_pool(min(jobs, len(tasks)), evaluate_scene, calls)))
+        for i, outcome in events:
+            if not isinstance(outcome, SceneOutcome):  # e.g. a worker died (out of memory)
+                outcome = SceneOutcome(tasks[i].scene.name, tasks[i].method, "failed", {}, None,
+                                       f"{where} failed: {type(outcome).__name__}: {outcome}")
+            _settle(i, outcome, outcomes, on_done, bar)
 
 
 #: Pairs whose display images may still be in the making while the next pair is evaluated.

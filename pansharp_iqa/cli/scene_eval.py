@@ -23,7 +23,7 @@ from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
-from pansharp_iqa.io.results import load_result
+from pansharp_iqa.io.results import check_result_georeference, load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.settings import DatasetSettings
@@ -138,7 +138,8 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
     from pansharp_iqa import evaluate_full, evaluate_reduced
 
     if settings.resolution == "reduced":
-        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol)
+        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+                                scale_mismatch=settings.scale_mismatch)
     return evaluate_full(
         fused,
         inputs["ms"],
@@ -147,6 +148,7 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
         ratio=settings.ratio,
         bits=settings.bits,
         protocol=settings.protocol,
+        scale_mismatch=settings.scale_mismatch,
     )
 
 
@@ -232,6 +234,7 @@ def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> 
                                              "bits": settings.bits, "scale": settings.input_scale},
                        settings.sources)
     check_geometry(task.scene, settings, scene_shapes(task.scene, settings, cache=bundles))
+    check_result_georeference(task.result_file, task.scene, settings.resolution)
 
 
 def _reference_label(task: SceneTask) -> str:
@@ -246,10 +249,11 @@ def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSe
     for role, img in images.items():
         facts[role] = window_stats(img).facts(Path(img.path).name)
         if role != "fused":
-            check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits)
+            check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits, role=role)
     reference = facts["gt"] if settings.resolution == "reduced" else facts["ms"]
     check_result_values(facts["fused"], reference, label=str(settings.result_scale_label),
-                        multiplier=float(settings.result_scale or 1.0), bits=settings.bits)
+                        multiplier=float(settings.result_scale or 1.0), bits=settings.bits,
+                        scale_mismatch=settings.scale_mismatch)
 
 
 def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings) -> dict[str, Any]:
@@ -258,11 +262,12 @@ def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettin
     _check_windowed_values(images, settings)
     if settings.resolution == "reduced":
         result = evaluate_reduced_tiled(images["fused"], images["gt"], ratio=settings.ratio, bits=settings.bits,
-                                        protocol=settings.protocol, tile_size=TILE_SIZE)
+                                        protocol=settings.protocol, tile_size=TILE_SIZE,
+                                        scale_mismatch=settings.scale_mismatch)
     else:
         result = evaluate_full_tiled(images["fused"], images["ms"], images["pan"], sensor=settings.resolved_sensor(),
                                      ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                                     tile_size=TILE_SIZE)
+                                     tile_size=TILE_SIZE, scale_mismatch=settings.scale_mismatch)
     tiling = (result.get("protocol") or {}).get("tiling")
     if isinstance(tiling, dict):
         tiling["readers"] = {role: img.describe() for role, img in images.items()}
@@ -347,7 +352,8 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
             return _display_outcome(task, _display(task, fused=fused, inputs=inputs, defer=defer_display))
         check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
                             input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
-                            multiplier=float(settings.result_scale), bits=settings.bits)
+                            multiplier=float(settings.result_scale), bits=settings.bits,
+                            scale_mismatch=settings.scale_mismatch)
         result = evaluate_arrays(fused, inputs, settings)
         maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
         return _outcome(task, result, choice, maps=maps,

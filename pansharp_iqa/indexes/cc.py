@@ -116,7 +116,7 @@ def cc(reference: np.ndarray, fused: np.ndarray, layout: Layout | None = None) -
     Examples
     --------
     >>> ref = np.random.default_rng(0).integers(1, 2048, (16, 16, 3)).astype(float)
-    >>> round(cc(ref, 2 * ref + 5), 12)
+    >>> round(cc(ref, 1.5 * ref + 5), 12)
     1.0
     """
     ref, fus = checked_pair(reference, fused)

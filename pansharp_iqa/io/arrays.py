@@ -96,7 +96,9 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
 
 
 def h5_dataset_shapes(path: str | os.PathLike[str]) -> dict[str, tuple[int, ...]]:
-    """Shapes of the top-level numeric datasets of an HDF5 file (nothing is loaded).
+    """Shapes of the numeric datasets of an HDF5 file, at any depth (nothing is loaded).
+
+    Keys are the datasets' paths (``"gt"`` at the top level, ``"results/fused"`` in a group).
 
     Raises
     ------
@@ -105,15 +107,18 @@ def h5_dataset_shapes(path: str | os.PathLike[str]) -> dict[str, tuple[int, ...]
     """
     import h5py
 
+    found: dict[str, tuple[int, ...]] = {}
+
+    def visit(name: str, item: object) -> None:
+        if isinstance(item, h5py.Dataset) and item.dtype.kind in "biuf":
+            found[name] = tuple(item.shape)
+
     try:
         with h5py.File(os.fspath(path), "r") as handle:
-            return {
-                k: tuple(v.shape)
-                for k, v in handle.items()
-                if isinstance(v, h5py.Dataset) and v.dtype.kind in "biuf"
-            }
+            handle.visititems(visit)
     except Exception as exc:  # noqa: BLE001
         raise DataError(f"cannot read HDF5 file {os.fspath(path)}: {type(exc).__name__}: {exc}") from None
+    return found
 
 
 def read_h5_item(path: str | os.PathLike[str], key: str, index: int | None = None) -> np.ndarray:

@@ -1,7 +1,9 @@
-"""Locating and loading a method's fused image for a scene (``<method>/<scene>.<ext>``)."""
+"""Locating and loading a method's fused image for a scene (``<method>/<scene>.<ext>``), and
+holding a GeoTIFF result's georeference against its scene's."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,11 +12,12 @@ import numpy as np
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .discovery import SceneSource
 from .errors import DataError
-from .geotiff import read_geotiff
+from .geotiff import check_same_grid, read_geoinfo, read_geotiff
 from .orientation import match_expected_shape
 from .scale import check_finite
 
-__all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "find_result_file", "load_result"]
+__all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "check_result_georeference", "find_result_file", "load_result",
+           "result_key"]
 
 RESULT_EXTENSIONS = (".mat", ".tif", ".tiff", ".npy", ".npz", ".h5", ".hdf5")
 #: Variable names tried, in order, when a container holds more than one array.
@@ -43,7 +46,12 @@ def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path,
         If several files claim the scene.
     """
     method_dir = Path(method_dir)
-    found = [method_dir / f"{source.name}{ext}" for ext in RESULT_EXTENSIONS]
+    try:  # the scene's name exactly, the extension in any case (B.NPY is B's result)
+        names = sorted(os.listdir(method_dir))
+    except OSError:
+        names = []
+    found = [method_dir / n for n in names
+             if Path(n).stem == source.name and Path(n).suffix.lower() in RESULT_EXTENSIONS]
     found = [p for p in found if p.is_file()]
     if len(found) > 1:
         raise DataError(
@@ -60,15 +68,34 @@ def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path,
     return None
 
 
-def _only_or_named(arrays: dict[str, object], path: Path) -> str:
-    if len(arrays) == 1:
-        return next(iter(arrays))
-    lower = {k.lower(): k for k in arrays}
+def result_key(names: Sequence[str], path: str | os.PathLike[str]) -> str:
+    """The array of a container that holds the fused image: the only one, or the one named like
+    :data:`RESULT_KEYS` (the last component of an HDF5 path: ``results/fused`` is ``fused``).
+
+    Raises
+    ------
+    DataError
+        No array, or several and none (or more than one) named as a result.
+
+    Examples
+    --------
+    >>> result_key(["results/fused", "results/ms"], "a.h5")
+    'results/fused'
+    """
+    names = list(names)
+    name = Path(path).name
+    if not names:
+        raise DataError(f"{name}: holds no numeric array (looked at every dataset and variable)")
+    if len(names) == 1:
+        return names[0]
     for key in RESULT_KEYS:
-        if key.lower() in lower:
-            return lower[key.lower()]
+        hits = [n for n in names if n.rsplit("/", 1)[-1].lower() == key.lower()]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise DataError(f"{name}: several arrays are named {key!r} ({', '.join(hits)}); keep one result per file")
     raise DataError(
-        f"{path.name}: holds several arrays ({', '.join(sorted(arrays))}); name the fused one "
+        f"{name}: holds several arrays ({', '.join(sorted(names))}); name the fused one "
         f"{' or '.join(RESULT_KEYS)}"
     )
 
@@ -100,23 +127,19 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     ext = path.suffix.lower()
     if ext == ".mat":
         arrays = read_mat(path)
-        raw = arrays[_only_or_named(arrays, path)] if arrays else None
+        raw = arrays[result_key(list(arrays), path)]
     elif ext == ".npz":
         arrays = read_npz(path)
-        raw = arrays[_only_or_named(arrays, path)] if arrays else None
+        raw = arrays[result_key(list(arrays), path)]
     elif ext == ".npy":
         raw = read_npy(path)
     elif ext in (".tif", ".tiff"):
         raw = read_geotiff(path)
     elif ext in (".h5", ".hdf5"):
-        shapes = h5_dataset_shapes(path)
-        key = _only_or_named(shapes, path) if shapes else None
-        raw = read_h5_item(path, key, index) if key is not None else None
+        raw = read_h5_item(path, result_key(list(h5_dataset_shapes(path)), path), index)
         index = None
     else:
         raise DataError(f"{path.name}: unsupported result format {ext!r}")
-    if raw is None:
-        raise DataError(f"{path.name}: holds no numeric array")
     if index is not None:
         raw = raw[index]
     if raw.dtype.kind not in "biuf":
@@ -124,3 +147,39 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     arr = match_expected_shape(raw, expected_shape, name=path.name)
     check_finite(arr, name=path.name)
     return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def check_result_georeference(result_file: str | os.PathLike[str], scene: SceneSource, resolution: str) -> None:
+    """A GeoTIFF result must be on its scene's grid when both are georeferenced.
+
+    The scene's grid is its ground truth's at reduced resolution and its PAN's at full resolution
+    (the fused image's grid); read from the tags only (:func:`.geotiff.read_geoinfo`), for the
+    in-memory and tile-wise paths alike. Scenes and results without georeference pass.
+
+    Parameters
+    ----------
+    result_file : path-like
+    scene : SceneSource
+    resolution : {"reduced", "full"}
+
+    Raises
+    ------
+    DataError
+        Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
+
+    Examples
+    --------
+    >>> scene = SceneSource("s", "mat", (("bundle", "s.mat"),))
+    >>> check_result_georeference("GSA/s.tif", scene, "reduced")  # a .mat scene has no georeference
+    """
+    grid = scene.file_for("gt" if resolution == "reduced" else "pan")
+    if grid is None or scene.kind != "split":
+        return
+    try:
+        result, scene_grid = read_geoinfo(result_file), read_geoinfo(grid)
+    except DataError:
+        return  # unreadable: the reader names the trouble
+    if result.transform is None and result.crs is None:
+        return
+    check_same_grid(result, scene_grid, result_name=f"{Path(result_file).parent.name}/{Path(result_file).name}",
+                    scene_name=Path(grid).name)

@@ -100,7 +100,7 @@ def load_scene(
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
         check_input_values(input_facts(label, arr, settings.input_scale), label=settings.input_scale_label,
-                           bits=settings.bits)
+                           bits=settings.bits, role=role)
         out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
     check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})
     return out

@@ -16,11 +16,19 @@ resolution : ``"reduced"`` or ``"full"`` (required)
     Reduced: each scene has a ground truth ``gt`` at PAN scale (Wald protocol). Full: no GT.
 protocol : str (optional, default ``"toolbox2020"``, always recorded in the results)
 band_names : list of str (optional)
-    Band order of the MS; with a named sensor whose band count differs, selects those bands.
+    Band order of the MS, as the files store the bands: with a named sensor every name must be one
+    of its bands, none twice, and each band gets its own MTF (a subset, or another order, is
+    applied); with the generic sensor, distinct labels.
 scale : ``"dn"``, ``"unit"`` or a number (optional, default ``"dn"``)
     Multiplier that brings the stored inputs to digital numbers (``"unit"`` = ``2**bits - 1``).
 result_scale : ``"dn"``, ``"unit"`` or a number
     The same for the fused results; required by the evaluation (or ``--result-scale``).
+scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
+    A result on another scale than its reference (e.g. a bit-depth factor of 2) fails its pair, or
+    is scored with a warning recorded in its card (``--scale-mismatch``).
+
+Integer settings (``ratio``, ``bits``) follow the package's one rule
+(:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
 """
 
 from __future__ import annotations
@@ -32,7 +40,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..validation import InputError, check_bits, check_ratio
+from ..validation import (
+    SCALE_MISMATCH_POLICIES,
+    InputError,
+    check_band_names,
+    check_bits,
+    check_choice,
+    check_ratio,
+)
 from .errors import SettingsError
 
 if sys.version_info >= (3, 11):
@@ -45,12 +60,13 @@ __all__ = ["DEFAULT_PROTOCOL", "DatasetSettings", "load_settings", "parse_scale"
 DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
 _KNOWN = set(_REQUIRED) | {
-    "protocol", "band_names", "scale", "result_scale", "name", "description", "notes", "source",
+    "protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description", "notes", "source",
     "license", "attribution",
 }
 _FLAG = {
     "sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "resolution": "--resolution",
     "protocol": "--protocol", "scale": "--input-scale", "result_scale": "--result-scale",
+    "scale_mismatch": "--scale-mismatch",
 }
 
 
@@ -83,7 +99,7 @@ class DatasetSettings:
     result_scale_label : str or None
         As given.
     band_names : tuple of str or None
-        MS band order, when declared.
+        MS band order, when declared (spelled as the sensor spells them).
     sources : dict
         For each setting, where it came from (``"dataset.toml"``, ``"flag"`` or ``"default"``).
     """
@@ -101,6 +117,7 @@ class DatasetSettings:
     result_scale_label: str | None
     band_names: tuple[str, ...] | None
     sources: Mapping[str, str]
+    scale_mismatch: str = "raise"
 
     @property
     def peak(self) -> int:
@@ -115,17 +132,16 @@ class DatasetSettings:
         return out
 
     def resolved_sensor(self) -> Any:
-        """The :class:`pansharp_iqa.sensors.Sensor`, band-selected when ``band_names`` asks for it."""
+        """The :class:`pansharp_iqa.sensors.Sensor`, its bands in the ``band_names`` order (a subset or
+        another order gets each named band's own MTF; the sensor's own order leaves it as it is)."""
         from pansharp_iqa.sensors import get_sensor
 
         sensor = get_sensor(self.sensor)
-        if (
-            self.band_names is not None
-            and not sensor.is_generic
-            and sensor.n_bands != len(self.band_names)
-        ):
-            sensor = sensor.select_bands(list(self.band_names))
-        return sensor
+        if self.band_names is None or sensor.is_generic:
+            return sensor
+        if tuple(b.lower() for b in self.band_names) == tuple(b.lower() for b in sensor.band_names or ()):
+            return sensor
+        return sensor.select_bands(list(self.band_names))
 
 
 def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[float, str]:
@@ -215,18 +231,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _as_int(name: str, value: Any, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SettingsError(f"{name} must be an integer, got {value!r}")
-    try:
-        number = int(value)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, got {value!r}") from None
-    if not lo <= number <= hi:
-        raise SettingsError(f"{name} must be between {lo} and {hi}, got {number}")
-    return number
-
-
 def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = None) -> DatasetSettings:
     """Read ``dataset.toml`` (if any) and apply command-line overrides.
 
@@ -277,16 +281,15 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         sensor = get_sensor(sensor_name)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
-    try:  # the package's one bits rule (1..16)
-        bits = check_bits(_as_int("bits", merged["bits"], 1, 32))
+    try:  # the package's one bits rule (1..16; 11, 11.0 and "11" alike)
+        bits = check_bits(merged["bits"])
     except InputError as exc:
         raise SettingsError(f"{exc} ({_FLAG['bits']} or dataset.toml 'bits')") from None
     resolution = str(merged["resolution"]).strip().lower()
     if resolution not in ("reduced", "full"):
         raise SettingsError(f"resolution must be 'reduced' or 'full', got {merged['resolution']!r}")
-    ratio = _as_int("ratio", merged["ratio"], 2, 64)
     try:  # the package's one ratio rule: a power of two where the 23-tap EXP runs (full resolution)
-        ratio = check_ratio(ratio, exp=resolution == "full")
+        ratio = check_ratio(merged["ratio"], exp=resolution == "full")
     except InputError as exc:
         raise SettingsError(f"{exc} ({_FLAG['ratio']} or dataset.toml 'ratio')") from None
     protocol = str(merged.get("protocol", DEFAULT_PROTOCOL))
@@ -299,14 +302,14 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         result_scale, result_label = None, None
     band_names = merged.get("band_names")
     if band_names is not None:
-        if not isinstance(band_names, (list, tuple)) or not all(isinstance(b, str) for b in band_names):
-            raise SettingsError(f"band_names must be a list of strings, got {band_names!r}")
-        band_names = tuple(band_names)
-        if not sensor.is_generic and sensor.n_bands != len(band_names):
-            try:
-                sensor.select_bands(list(band_names))
-            except ValueError as exc:
-                raise SettingsError(str(exc)) from None
+        try:  # every name one of the sensor's bands, none twice: each band gets its own MTF
+            band_names = check_band_names(sensor, band_names, what="dataset.toml band_names")
+        except InputError as exc:
+            raise SettingsError(str(exc)) from None
+    try:
+        scale_mismatch = check_choice("scale_mismatch", merged.get("scale_mismatch", "raise"), SCALE_MISMATCH_POLICIES)
+    except InputError as exc:
+        raise SettingsError(f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
     name = str(data.get("name") or (path.name if path.is_dir() else path.stem))
     return DatasetSettings(
         name=name,
@@ -322,4 +325,5 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         result_scale_label=result_label,
         band_names=band_names,
         sources=sources,
+        scale_mismatch=scale_mismatch,
     )

@@ -1,299 +1,607 @@
-"""Images read window by window, never whole: ``.npy``, HDF5 and GeoTIFF files.
+"""Images read window by window: one reader per kind of input, windows in the stored data type.
 
-:func:`open_windowed` reads only a file's header (shape, data type, band layout) and returns a
-:class:`WindowedImage`: an ``(H, W, B)`` (or ``(H, W)`` for a PAN) array-like whose slices
-``img[r0:r1, c0:c1]`` read that window from disk and return it as float64 in digital numbers
-(stored values times the declared scale, exactly as the in-memory readers of :mod:`.scenes` and
-:mod:`.results` do). The tile-wise engine (:mod:`pansharp_iqa.tiled`) accepts such array-likes,
-so a scene of any size is evaluated with memory bounded by the tile size.
+A :class:`Source` is an ``(H, W, B)`` image; ``read(r0, r1, c0, c1)`` returns the window
+``[r0:r1, c0:c1]`` as ``(h, w, B)`` in the stored dtype. :class:`MemmapSource` maps an array file
+(``.npy``, ``np.memmap``, an uncompressed TIFF without rasterio) for one read at a time, so what was
+read leaves the process; :class:`H5Source` slices an HDF5 dataset; :class:`RasterioSource` reads
+GeoTIFF (any GDAL raster) windows; :class:`ArraySource` slices arrays and array-likes. Where rows,
+columns and bands lie in the stored array (``B x H x W``, Fortran order, singleton axes) is a
+:class:`Layout`. Readers are picklable and hold no open file, so they go to process pools and Dask
+workers; whichever process reads opens the file.
 
-* ``.npy``: memory-mapped for the duration of one read only (the pages leave the process when
-  the window is copied), any band layout (``H x W x B`` or ``B x H x W``), C or Fortran order;
-* HDF5 (``.h5``/``.hdf5``, results only): one dataset, sliced with h5py;
-* GeoTIFF: through :func:`pansharp_iqa.tiled.open_source` (rasterio, extra ``scale``); one
-  multi-band image, not a page stack.
-
-:func:`window_stats` streams a file once in strips for the value checks of :mod:`.scale`.
+:func:`open_source` takes the tile engine's inputs as stored (``(H, W)`` or ``(H, W, B)``).
+:func:`open_windowed` opens ``pansharp-eval``'s files with the in-memory readers' band-layout rules
+(:mod:`.orientation`), checks the shape from the header and returns a :class:`WindowedImage`: the
+same windows as float64 digital numbers (stored values times the declared scale, as :mod:`.scenes`
+and :mod:`.results` load them whole). :func:`window_stats` streams one for the value checks.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import mmap
 import os
+import threading
 import warnings
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from ..validation import ImageFacts, facts_from_sums, sample_step
-
-from .errors import DataError
-from .geotiff import quiet_tifffile
+from ..validation import ImageFacts, InputError, check_image_shape, facts_from_sums, grid_band_sums, sample_step
+from .errors import DataError, NotWindowed, SceneReadError
+from .geotiff import check_nodata_count, quiet_tifffile, read_geoinfo
 from .orientation import as_hw, as_hwb, match_expected_shape
 
-__all__ = ["NotWindowed", "WindowStats", "WindowedImage", "open_windowed", "window_stats"]
+__all__ = [
+    "Layout", "Source", "ArraySource", "MemmapSource", "H5Source", "RasterioSource", "open_source",
+    "is_lazy_input", "NotWindowed", "WindowedImage", "open_windowed", "WindowStats", "window_stats",
+]
 
 _TIFF = (".tif", ".tiff")
 _H5 = (".h5", ".hdf5")
 
 
-class NotWindowed(Exception):
-    """The file cannot be read window by window (its reason is the message); read it whole."""
-
-
 @dataclasses.dataclass(frozen=True)
-class _Layout:
-    """Where the rows, columns and bands of the image are in the stored array."""
-
-    stored_shape: tuple[int, ...]
-    #: stored axes holding (rows, columns, bands); bands None for a 2-D image
-    axes: tuple[int, int, int | None]
-
-
-def _kept_axes(stored: tuple[int, ...]) -> list[int]:
-    """Stored axes left by :mod:`.orientation`'s squeeze of singleton axes beyond 3-D."""
-    axes = list(range(len(stored)))
-    while len(axes) > 3 and stored[axes[0]] == 1:
-        axes.pop(0)
-    while len(axes) > 3 and stored[axes[-1]] == 1:
-        axes.pop()
-    return axes
-
-
-def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str) -> _Layout:
-    """The band layout the in-memory readers would give, found on a zero-stride stand-in array.
-
-    The in-memory readers' own rules (:mod:`.orientation`) decide, so both paths accept the same
-    files, with the same messages for the ones they refuse.
-    """
-    probe = np.broadcast_to(np.zeros((), dtype=np.uint8), stored)  # no memory, any shape
-    if role == "pan":
-        as_hw(probe, name=name)
-        kept = [i for i, n in enumerate(stored) if n != 1]
-        if len(kept) != 2:
-            raise NotWindowed(f"{name}: stored shape {stored} is read whole")
-        return _Layout(stored, (kept[0], kept[1], None))
-    out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
-    kept = _kept_axes(stored)
-    if len(kept) == 2:
-        return _Layout(stored, (kept[0], kept[1], None))
-    if len(kept) != 3:
-        raise NotWindowed(f"{name}: stored shape {stored} is read whole")
-    if out.shape == tuple(stored[i] for i in kept):
-        return _Layout(stored, (kept[0], kept[1], kept[2]))
-    return _Layout(stored, (kept[1], kept[2], kept[0]))  # stored band-first
-
-
-@dataclasses.dataclass
-class WindowedImage:
-    """An image file read window by window, in digital numbers.
-
-    Use :func:`open_windowed` to make one. ``img[r0:r1, c0:c1]`` (steps of 1) reads rows
-    ``r0:r1`` and columns ``c0:c1`` from the file and returns them as float64 DN, shape
-    ``(r1-r0, c1-c0, B)`` (``(r1-r0, c1-c0)`` for a 2-D image). Picklable: open handles are
-    dropped and reopened by whichever process reads.
+class Layout:
+    """Where the rows, columns and bands of an image lie in its stored array.
 
     Attributes
     ----------
-    path : str
-        The file.
-    fmt : str
-        ``"npy"``, ``"h5"`` or ``"tiff"``.
-    shape : tuple of int
-        ``(H, W, B)``, or ``(H, W)`` for a PAN.
-    stored_dtype : numpy.dtype
-        Data type in the file.
-    multiplier : float
-        Stored value to DN (the declared scale).
-    key : str or None
-        HDF5 dataset name.
+    stored_shape : tuple of int
+    axes : (int, int, int or None)
+        Stored axes of the rows, columns and bands (None: one band). Other axes have length 1.
+
+    Examples
+    --------
+    >>> band_first = Layout((3, 4, 5), (1, 2, 0))
+    >>> band_first.shape, band_first.index(slice(0, 2), slice(1, 5))
+    ((4, 5, 3), (slice(None, None, None), slice(0, 2, None), slice(1, 5, None)))
     """
 
-    path: str
-    fmt: str
-    shape: tuple[int, ...]
-    stored_dtype: np.dtype
-    multiplier: float
-    layout: _Layout
-    key: str | None = None
-    fortran: bool = False
-    offset: int = 0
-    _handle: Any = dataclasses.field(default=None, repr=False, compare=False)
-
-    #: values are returned as float64 DN
-    dtype = np.dtype(np.float64)
+    stored_shape: tuple[int, ...]
+    axes: tuple[int, int, int | None]
 
     @property
-    def ndim(self) -> int:
-        """2 for a PAN, else 3."""
-        return len(self.shape)
+    def shape(self) -> tuple[int, int, int]:
+        """``(H, W, B)``."""
+        r, c, b = self.axes
+        return self.stored_shape[r], self.stored_shape[c], 1 if b is None else self.stored_shape[b]
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_handle"] = None
-        return state
-
-    def describe(self) -> str:
-        """``"<fmt>:<path>"`` plus the multiplier when it is not 1."""
-        scale = "" if self.multiplier == 1.0 else f" x {self.multiplier:g}"
-        return f"{self.fmt}:{self.path}{scale}"
-
-    def read_stored(self, key: Any) -> np.ndarray:
-        """The window ``img.read_stored[r0:r1, c0:c1]``-style, in the stored dtype and units.
-
-        Parameters
-        ----------
-        key : tuple of slice
-            ``(slice(r0, r1), slice(c0, c1))``.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``(h, w[, B])`` as stored (no scale applied).
-        """
-        rows, cols = _window_slices(key, self.shape)
-        raw = np.asarray(self._read(rows, cols))
-        return raw[:, :, None] if raw.ndim < len(self.shape) else raw
-
-    def __getitem__(self, key: Any) -> np.ndarray:
-        raw = self.read_stored(key)
-        out = np.asarray(raw, dtype=np.float64)
-        if self.multiplier != 1.0:
-            out = out * self.multiplier
-        return np.ascontiguousarray(out)
-
-    def _stored_index(self, rows: slice, cols: slice) -> tuple[slice | int, ...]:
-        r_ax, c_ax, b_ax = self.layout.axes
-        idx: list[slice | int] = [0] * len(self.layout.stored_shape)  # dropped singleton axes
-        idx[r_ax], idx[c_ax] = rows, cols
-        if b_ax is not None:
-            idx[b_ax] = slice(None)
+    def index(self, rows: slice, cols: slice) -> tuple[slice | int, ...]:
+        """The stored array's index of the window ``[rows, cols]``."""
+        r, c, b = self.axes
+        idx: list[slice | int] = [0] * len(self.stored_shape)
+        idx[r], idx[c] = rows, cols
+        if b is not None:
+            idx[b] = slice(None)
         return tuple(idx)
 
-    def _to_hwb(self, window: np.ndarray) -> np.ndarray:
-        """Stored-order window (dropped axes indexed away) to (rows, cols[, bands])."""
-        present = sorted(a for a in self.layout.axes if a is not None)
-        order = [present.index(a) for a in self.layout.axes if a is not None]
-        return np.transpose(window, order)
+    def to_hwb(self, window: np.ndarray) -> np.ndarray:
+        """A window indexed by :meth:`index` as ``(h, w, B)`` (a view)."""
+        kept = [a for a in self.axes if a is not None]
+        out = np.transpose(window, [sorted(kept).index(a) for a in kept])
+        return out if self.axes[2] is not None else out[:, :, None]
 
-    def _read(self, rows: slice, cols: slice) -> np.ndarray:
-        if self.fmt == "npy":
-            mapped = np.memmap(self.path, dtype=self.stored_dtype, mode="r", offset=self.offset,
-                               shape=self.layout.stored_shape, order="F" if self.fortran else "C")
-            try:
-                return np.array(self._to_hwb(mapped[self._stored_index(rows, cols)]))
-            finally:
-                mm = getattr(mapped, "_mmap", None)
-                del mapped
-                if mm is not None:
-                    mm.close()  # unmap now: the pages leave this process's memory
-        if self.fmt == "h5":
-            if self._handle is None:
-                import h5py
 
-                self._handle = h5py.File(self.path, "r")
-            return self._to_hwb(np.asarray(self._handle[self.key][self._stored_index(rows, cols)]))
+class Source:
+    """Base class: a readable ``(H, W, B)`` image.
+
+    Attributes
+    ----------
+    name : str
+        Role of the image (``"fused"``, ``"ms"``, ...), used in error messages.
+    shape : tuple of int
+        ``(H, W, B)`` in pixels and bands.
+    dtype : numpy.dtype
+        Stored data type.
+    path : str or None
+        The file, for file readers.
+    stored_ndim : int
+        2 for an image stored as ``(H, W)``, else 3.
+    """
+
+    name: str = "image"
+    shape: tuple[int, int, int]
+    dtype: np.dtype
+    kind: str = "source"
+    path: str | None = None
+    stored_ndim: int = 3
+
+    def read(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """Window ``[r0:r1, c0:c1]`` (half-open pixel ranges inside the image) as an
+        ``(r1-r0, c1-c0, B)`` array in the stored dtype."""
+        h, w, b = self.shape
+        if not (0 <= r0 <= r1 <= h and 0 <= c0 <= c1 <= w):
+            raise ValueError(f"{self.name}: window rows [{r0}, {r1}) cols [{c0}, {c1}) outside {h}x{w}")
+        if r0 == r1 or c0 == c1:
+            return np.zeros((r1 - r0, c1 - c0, b), dtype=self.dtype)
+        return self._window(slice(r0, r1), slice(c0, c1))
+
+    def _window(self, rows: slice, cols: slice) -> np.ndarray:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """Short description for cards and messages (reader kind and file, if any)."""
+        return self.kind if self.path is None else f"{self.kind}:{self.path}"
+
+    def _set_layout(self, layout: Layout | None, shape: Sequence[int]) -> None:
+        """The stored ``shape`` read as ``layout`` (default: the stored array is ``(H, W[, B])``)."""
+        if layout is None:
+            shape = tuple(int(n) for n in shape)
+            check_image_shape(self.name, shape)
+            layout = Layout(shape, (0, 1, 2 if len(shape) == 3 else None))
+        self.layout = layout
+        self.shape = layout.shape
+        self.stored_ndim = 2 if layout.axes[2] is None else 3
+
+
+class ArraySource(Source):
+    """An ``ndarray`` (pickled whole: fine for tests and small scenes), or any object with ``.shape``
+    (2-D or 3-D) and NumPy slicing (h5py, zarr, ...; picklable to run in other processes).
+
+    Parameters
+    ----------
+    array : ndarray or array-like, shape (H, W) or (H, W, B)
+    name : str
+    """
+
+    def __init__(self, array: Any, name: str = "image") -> None:
+        self.name, self.array = name, array
+        self.kind = "array" if isinstance(array, np.ndarray) else "array-like"
+        self.stored_ndim = len(array.shape)
+        self.shape = check_image_shape(name, tuple(array.shape))
+        self.dtype = np.dtype(getattr(array, "dtype", np.float64))
+
+    def _window(self, rows: slice, cols: slice) -> np.ndarray:
+        window = np.asarray(self.array[rows, cols])
+        if window.ndim not in (2, 3):
+            raise InputError(f"{self.name}: expected an (H, W) or (H, W, B) image, got shape {window.shape}")
+        return window if window.ndim == 3 else window[:, :, None]
+
+
+class MemmapSource(Source):
+    """An array stored raw in a file; each read maps the file, copies the window out and unmaps.
+
+    Parameters
+    ----------
+    path : path-like
+    dtype : numpy dtype
+        Stored data type (with its byte order).
+    shape : tuple of int
+        Stored shape.
+    offset : int
+        Byte offset of the data in the file.
+    name : str
+    order : {"C", "F"}
+    layout : Layout, optional
+        Default: the stored array is ``(H, W[, B])``.
+    """
+
+    kind = "memmap"
+    path: str
+
+    def __init__(self, path: str | os.PathLike[str], dtype: Any, shape: Sequence[int], offset: int = 0,
+                 name: str = "image", *, order: Literal["C", "F"] = "C", layout: Layout | None = None) -> None:
+        self.name, self.path = name, os.fspath(path)
+        self.dtype, self.offset, self.order = np.dtype(dtype), int(offset), order
+        self._set_layout(layout, shape)
+
+    def _window(self, rows: slice, cols: slice) -> np.ndarray:
+        try:
+            mapped = np.memmap(self.path, dtype=self.dtype, mode="r", offset=self.offset,
+                               shape=self.layout.stored_shape, order=self.order)
+        except (OSError, ValueError) as exc:
+            raise SceneReadError(f"{self.name}: cannot map {self.path}: {exc}") from None
+        mm = getattr(mapped, "_mmap", None)
+        try:
+            return np.array(self.layout.to_hwb(mapped[self.layout.index(rows, cols)]))
+        finally:
+            del mapped
+            if mm is not None:
+                mm.close()  # unmap now: the pages leave this process's memory
+
+
+class H5Source(Source):
+    """One dataset of an HDF5 file, sliced with h5py.
+
+    Parameters
+    ----------
+    path : path-like
+    key : str
+        The dataset.
+    shape : tuple of int
+        Its stored shape.
+    dtype : numpy dtype
+    name : str
+    layout : Layout, optional
+        Default: the stored array is ``(H, W[, B])``.
+    """
+
+    kind = "h5"
+
+    def __init__(self, path: str | os.PathLike[str], key: str, shape: Sequence[int], dtype: Any,
+                 name: str = "image", *, layout: Layout | None = None) -> None:
+        self.name, self.path, self.key, self.dtype = name, os.fspath(path), key, np.dtype(dtype)
+        self._handle: Any = None
+        self._set_layout(layout, shape)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_handle": None}
+
+    def _window(self, rows: slice, cols: slice) -> np.ndarray:
+        if self._handle is None:
+            import h5py
+
+            self._handle = h5py.File(self.path, "r")
+        return self.layout.to_hwb(np.asarray(self._handle[self.key][self.layout.index(rows, cols)]))
+
+
+# Open rasterio datasets, per thread (GDAL handles are not thread-safe), least recently used first.
+_LOCAL = threading.local()
+_MAX_OPEN = 16
+#: GDAL block cache per process (MB), unless GDAL_CACHEMAX is set: GDAL's default is 5% of the
+#: machine's memory per process, which would dominate a worker's footprint on big machines.
+GDAL_CACHE_MB = 256
+
+
+def _forget_open_datasets() -> None:
+    # a forked child never shares the parent's file offsets; the parent's files stay open there
+    _LOCAL.datasets = OrderedDict()
+
+
+os.register_at_fork(after_in_child=_forget_open_datasets)
+
+
+def _open_dataset(path: str) -> Any:
+    cache: OrderedDict[str, Any] = getattr(_LOCAL, "datasets", None) or OrderedDict()
+    _LOCAL.datasets = cache
+    ds = cache.get(path)
+    if ds is not None and not ds.closed:
+        cache.move_to_end(path)
+        return ds
+    import rasterio
+    from rasterio.env import set_gdal_config
+
+    if "GDAL_CACHEMAX" not in os.environ:
+        set_gdal_config("GDAL_CACHEMAX", GDAL_CACHE_MB)
+    message = None
+    try:
         with warnings.catch_warnings():  # plain TIFFs have no georeference: nothing to say about it
             warnings.filterwarnings("ignore", message=".*geotransform.*")
-            if self._handle is None:
-                from pansharp_iqa.tiled import open_source
-
-                self._handle = open_source(self.path, name=Path(self.path).name)
-            window = self._handle.read(rows.start, rows.stop, cols.start, cols.stop)
-        return window[:, :, 0] if len(self.shape) == 2 else window
-
-
-def _window_slices(key: Any, shape: tuple[int, ...]) -> tuple[slice, slice]:
-    if not isinstance(key, tuple):
-        key = (key,)
-    if len(key) > 2 or not all(isinstance(k, slice) for k in key):
-        raise TypeError("windowed images support img[r0:r1, c0:c1] only")
-    key = key + (slice(None),) * (2 - len(key))
-    out = []
-    for k, n in zip(key, shape[:2]):
-        start, stop, step = k.indices(n)
-        if step != 1:
-            raise TypeError("windowed images support steps of 1 only")
-        out.append(slice(start, max(start, stop)))
-    return out[0], out[1]
+            ds = rasterio.open(path)
+    except Exception as exc:  # noqa: BLE001 - any GDAL failure is this scene's read error
+        message = (f"cannot open {path} as a GeoTIFF: {type(exc).__name__}: {str(exc).rstrip('.')}. The file "
+                   "is missing, corrupt or not a raster; re-export or re-download it")
+    if message is not None:  # raised outside the handler: no unpicklable GDAL exception as context
+        raise SceneReadError(message)
+    cache[path] = ds
+    while len(cache) > _MAX_OPEN:
+        cache.popitem(last=False)[1].close()
+    return ds
 
 
-def _npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
+class RasterioSource(Source):
+    """A GeoTIFF (or any GDAL raster) read window by window with rasterio.
+
+    Parameters
+    ----------
+    path : path-like
+        Raster file; bands are GDAL bands (stored ``(B, H, W)``, returned ``(h, w, B)``).
+    name : str
+
+    Raises
+    ------
+    SceneReadError
+        The file cannot be opened.
+    """
+
+    kind = "rasterio"
+
+    def __init__(self, path: str | os.PathLike[str], name: str = "image") -> None:
+        self.name, self.path = name, os.fspath(path)
+        ds = _open_dataset(self.path)
+        if ds.subdatasets:
+            # a multi-page TIFF (e.g. tifffile's default for a (B, H, W) stack): GDAL shows page 1 only
+            raise SceneReadError(
+                f"{name}: {self.path} is a multi-page TIFF ({len(ds.subdatasets)} pages); tile-wise reading "
+                "needs one multi-band image (GeoTIFF bands, e.g. tifffile.imwrite(..., "
+                "planarconfig='separate') or gdal_translate), or evaluate it in memory"
+            )
+        self.shape = check_image_shape(name, (ds.height, ds.width, ds.count))
+        if len(set(ds.dtypes)) != 1:
+            raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
+                                 "convert it to one type (e.g. gdal_translate -ot UInt16)")
+        self.dtype = np.dtype(ds.dtypes[0])
+
+    def _window(self, rows: slice, cols: slice) -> np.ndarray:
+        from rasterio.windows import Window
+
+        message = None
+        try:
+            data = _open_dataset(str(self.path)).read(
+                window=Window(cols.start, rows.start, cols.stop - cols.start, rows.stop - rows.start))
+        except Exception as exc:  # noqa: BLE001 - truncated/corrupt blocks
+            cause = f" ({exc.__cause__})" if exc.__cause__ is not None else ""
+            message = (f"{self.name}: cannot read {self.path} (rows {rows.start}:{rows.stop}, cols "
+                       f"{cols.start}:{cols.stop}): {type(exc).__name__}: {str(exc).rstrip('.')}{cause}. The file "
+                       "is corrupt or truncated; re-export or re-download it")
+        if message is not None:  # outside the handler: picklable for Dask (no GDAL context)
+            raise SceneReadError(message)
+        return np.moveaxis(data, 0, 2)
+
+
+_LayoutRule = Callable[[tuple[int, ...]], Layout]
+
+
+def _npy_source(path: str, name: str, layout_of: _LayoutRule | None) -> MemmapSource:
+    """A ``.npy`` file's reader, from its header (numpy's own parser; no data are read)."""
     try:
-        with open(path, "rb") as handle:
-            version = np.lib.format.read_magic(handle)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
-            else:
-                raise NotWindowed(f"{path}: .npy format version {version} is read whole")
-            offset = handle.tell()
-        size = os.path.getsize(path)
-    except NotWindowed:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a broken header is the scene's failure
-        raise DataError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
-    dtype = np.dtype(dtype)
-    if dtype.hasobject or dtype.kind not in "biuf":
-        raise DataError(f"{Path(path).name}: non-numeric data (dtype {dtype})")
-    if offset + int(np.prod(shape)) * dtype.itemsize > size:
-        raise DataError(f"cannot read {path}: the file is truncated ({size} bytes for shape {shape}, {dtype})")
-    return tuple(int(n) for n in shape), dtype, bool(fortran), int(offset)
+        header = np.lib.format.open_memmap(path, mode="r")
+    except Exception as exc:  # noqa: BLE001 - a broken header is this scene's failure
+        raise SceneReadError(f"{name}: cannot read {path} as .npy: {type(exc).__name__}: {exc}") from None
+    stored, dtype, offset = tuple(header.shape), header.dtype, header.offset
+    order: Literal["C", "F"] = "F" if header.flags.f_contiguous and not header.flags.c_contiguous else "C"
+    mm = getattr(header, "_mmap", None)
+    del header
+    if mm is not None:
+        mm.close()
+    if dtype.kind not in "biuf":
+        raise DataError(f"{name}: non-numeric data (dtype {dtype})")
+    return MemmapSource(path, dtype, stored, offset, name, order=order, layout=layout_of and layout_of(stored))
 
 
-def _h5_dataset(path: str, key: str | None) -> tuple[str, tuple[int, ...], np.dtype]:
-    from .arrays import h5_dataset_shapes
-    from .results import RESULT_KEYS
-
-    shapes = h5_dataset_shapes(path)
-    if key is None:
-        if len(shapes) == 1:
-            key = next(iter(shapes))
-        else:
-            lower = {k.lower(): k for k in shapes}
-            key = next((lower[k.lower()] for k in RESULT_KEYS if k.lower() in lower), None)
-    if key is None or key not in shapes:
-        raise NotWindowed(f"{Path(path).name}: no single image dataset to read window by window")
+def _h5_source(path: str, name: str, layout_of: _LayoutRule | None) -> H5Source:
+    """The one image dataset of an HDF5 file, or the one named as a result (``.results.result_key``)."""
     import h5py
 
+    from .arrays import h5_dataset_shapes
+    from .results import result_key
+
+    shapes = h5_dataset_shapes(path)
+    try:  # the in-memory reader's own choice (one dataset, or a result key; groups included: results/fused)
+        key: str | None = next(iter(shapes)) if len(shapes) == 1 else result_key(list(shapes), path)
+    except DataError:
+        key = None
+    if key is None or key not in shapes:
+        raise NotWindowed(f"{name}: no single image dataset to read window by window")
     with h5py.File(path, "r") as handle:
         dtype = np.dtype(handle[key].dtype)
-    return key, shapes[key], dtype
+    return H5Source(path, key, shapes[key], dtype, name, layout=layout_of and layout_of(shapes[key]))
 
 
-def _tiff_header(path: str) -> tuple[tuple[int, ...], np.dtype]:
-    """(H, W[, B]) and data type of a one-image TIFF, as GDAL shows it (bands = samples)."""
-    try:
-        import rasterio  # noqa: F401 - the windows are read with it
-    except ImportError:
-        raise NotWindowed("reading GeoTIFF windows needs rasterio (pip install 'pansharp_iqa[scale]')") from None
+def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | None]:
+    """A one-image TIFF's shape as GDAL shows it (bands = samples), and its data mapped when they
+    lie uncompressed in one piece."""
     import tifffile
 
     try:
         with quiet_tifffile(), tifffile.TiffFile(path) as tif:
             images = [p for p in tif.pages if not getattr(p, "is_reduced", False)]  # overviews aside
             if len(images) != 1:
-                raise NotWindowed(f"{Path(path).name} is a multi-page TIFF ({len(images)} pages, a page stack); "
+                raise NotWindowed(f"{name} is a multi-page TIFF ({len(images)} pages, a page stack); "
                                   "tile-wise reading needs one multi-band image")
             page = images[0]
             h, w, b = int(page.imagelength), int(page.imagewidth), int(page.samplesperpixel)
-            dtype = np.dtype(page.dtype) if page.dtype is not None else None
             series = tuple(int(n) for n in tif.series[0].shape) if tif.series else ()
             if series not in {(h, w), (h, w, b), (b, h, w)}:
-                raise NotWindowed(f"{Path(path).name}: its series {series} is not its one page {(h, w, b)}")
+                raise NotWindowed(f"{name}: its series {series} is not its one page {(h, w, b)}")
             end = max((o + c for o, c in zip(page.dataoffsets, page.databytecounts)), default=0)
             if end > os.path.getsize(path):
                 raise DataError(f"cannot read TIFF {path}: the file is truncated (image data up to byte {end})")
+            if page.dtype is None or page.dtype.kind not in "biuf":
+                raise NotWindowed(f"{name}: TIFF sample format is read whole")
+            shaped = tuple(int(n) for n in page.shaped)  # (separate samples, depth, rows, columns, samples)
+            layout = Layout(shaped, (2, 3, None if b == 1 else 0 if shaped[0] == b else 4))
+            mapped = MemmapSource(path, tif.byteorder + page.dtype.char, shaped, page.dataoffsets[0], name,
+                                  layout=layout) if page.is_memmappable and shaped[1] == 1 else None
     except (NotWindowed, DataError):
         raise
     except Exception as exc:  # noqa: BLE001
         raise DataError(f"cannot read TIFF {path}: {type(exc).__name__}: {exc}") from None
-    if dtype is None or dtype.kind not in "biuf":
-        raise NotWindowed(f"{Path(path).name}: TIFF sample format is read whole")
-    return ((h, w) if b == 1 else (h, w, b)), dtype
+    return ((h, w) if b == 1 else (h, w, b)), mapped
+
+
+def _tiff_source(path: str, name: str, layout_of: _LayoutRule | None) -> Source:
+    """rasterio's reader (with no layout rule: of any GDAL raster, unchecked), or without rasterio
+    the TIFF's data mapped when they are uncompressed."""
+    rasterio = importlib.util.find_spec("rasterio") is not None
+    if rasterio and layout_of is None:
+        return RasterioSource(path, name)
+    shape, mapped = _tiff_header(path, name)
+    if layout_of is not None and layout_of(shape).axes[2] not in (None, 2):
+        raise NotWindowed(f"{name}: TIFF layout {shape} is read whole")
+    if rasterio:
+        return RasterioSource(path, name)
+    if mapped is None:
+        raise NotWindowed(f"{name}: reading compressed TIFF windows needs rasterio (pip install 'pansharp_iqa[scale]')")
+    return mapped
+
+
+def _file_source(path: str, name: str, layout_of: _LayoutRule | None) -> Source:
+    ext = Path(path).suffix.lower()
+    if ext == ".npy":
+        return _npy_source(path, name, layout_of)
+    if ext in _H5:
+        return _h5_source(path, name, layout_of)
+    return _tiff_source(path, name, layout_of)
+
+
+def _is_rasterio_dataset(x: Any) -> bool:
+    return (type(x).__module__ or "").startswith("rasterio") and hasattr(x, "read") and hasattr(x, "count")
+
+
+def open_source(x: Any, name: str = "image") -> Source:
+    """Wrap an input in a window reader.
+
+    Parameters
+    ----------
+    x : path-like, rasterio dataset, ndarray, np.memmap, array-like or Source
+        ``.npy`` paths are memory-mapped, ``.h5``/``.hdf5`` paths read their one image dataset,
+        other paths are opened with rasterio (GeoTIFF and any GDAL raster; without rasterio,
+        uncompressed TIFFs are memory-mapped). Stored arrays are ``(H, W)`` or ``(H, W, B)``.
+    name : str
+        Role of the image for error messages.
+
+    Returns
+    -------
+    Source
+
+    Raises
+    ------
+    SceneReadError
+        A file that cannot be opened.
+    InputError
+        An object that is not an image.
+
+    Examples
+    --------
+    >>> src = open_source(np.zeros((64, 48, 4), dtype=np.uint16), "fused")
+    >>> src.shape, src.dtype, src.describe(), src.read(0, 2, 0, 3).shape
+    ((64, 48, 4), dtype('uint16'), 'array', (2, 3, 4))
+    """
+    if isinstance(x, Source):
+        x.name = name
+        return x
+    if isinstance(x, (str, os.PathLike)):
+        try:
+            return _file_source(os.fspath(x), name, None)
+        except NotWindowed as exc:
+            raise SceneReadError(str(exc)) from None
+    if _is_rasterio_dataset(x):
+        return RasterioSource(x.name, name)
+    if isinstance(x, np.memmap) and getattr(x, "filename", None) and isinstance(x.base, mmap.mmap) \
+            and x.flags.c_contiguous:  # a whole mapped file, not a view of one
+        return MemmapSource(x.filename, x.dtype, x.shape, x.offset, name)  # type: ignore[arg-type]
+    if isinstance(x, np.ndarray) or (hasattr(x, "shape") and hasattr(x, "__getitem__")):
+        return ArraySource(x, name)
+    try:
+        return ArraySource(np.asarray(x), name)
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(f"{name}: cannot use {type(x).__name__} as an image ({exc})") from None
+
+
+def is_lazy_input(x: Any) -> bool:
+    """Whether an input should be evaluated tile-wise rather than loaded whole.
+
+    Parameters
+    ----------
+    x : object
+        An image argument of ``evaluate_reduced`` / ``evaluate_full``.
+
+    Returns
+    -------
+    bool
+        True for paths (``str``/``os.PathLike``), rasterio datasets, :class:`Source` readers and
+        non-``ndarray`` array-likes with ``.shape`` and slicing (h5py/zarr datasets...); False for
+        NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and
+        scalars.
+
+    Examples
+    --------
+    >>> is_lazy_input("scene.tif"), is_lazy_input(np.zeros((4, 4)))
+    (True, False)
+    """
+    if isinstance(x, (Source, str, os.PathLike)):
+        return True
+    if isinstance(x, np.ndarray):
+        return False
+    return _is_rasterio_dataset(x) or (hasattr(x, "__getitem__") and len(getattr(x, "shape", ())) in (2, 3))
+
+
+def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str) -> Layout:
+    """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths
+    accept the same files, with the same messages for the ones they refuse.
+
+    They decide on a stand-in array whose axes have distinct strides (singleton axes 0): the
+    strides of the ``(H, W[, B])`` view they return say which stored axis went where.
+    """
+    strides = [0 if n == 1 else 1 << i for i, n in enumerate(stored)]
+    buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides)), dtype=np.uint8)
+    probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
+    if role == "pan":
+        out = as_hw(probe, name=name)
+    else:
+        out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
+    axis = {s: i for i, s in enumerate(strides) if s}
+    r, c, *b = (axis.get(s) for s in out.strides)
+    if r is None or c is None:
+        raise NotWindowed(f"{name}: stored shape {stored} is read whole")
+    return Layout(stored, (r, c, b[0] if b else None))
+
+
+@dataclasses.dataclass
+class WindowedImage:
+    """An image file read window by window, in digital numbers (made by :func:`open_windowed`).
+
+    ``img[r0:r1, c0:c1]`` (steps of 1) reads that window and returns it as float64 DN, shape
+    ``(r1-r0, c1-c0, B)`` (``(r1-r0, c1-c0)`` for a PAN). Picklable, as its reader is.
+
+    Attributes
+    ----------
+    source : Source
+        The file's reader (stored dtype and units).
+    multiplier : float
+        Stored value to DN (the declared scale).
+    two_d : bool
+        A PAN: ``shape`` is ``(H, W)`` and windows are 2-D.
+    """
+
+    source: Source
+    multiplier: float = 1.0
+    two_d: bool = False
+
+    #: values are returned as float64 DN
+    dtype = np.dtype(np.float64)
+
+    @property
+    def path(self) -> str:
+        """The file."""
+        return str(self.source.path)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """``(H, W, B)``, or ``(H, W)`` for a PAN."""
+        return self.source.shape[:2] if self.two_d else self.source.shape
+
+    @property
+    def stored_dtype(self) -> np.dtype:
+        """Data type in the file."""
+        return self.source.dtype
+
+    @property
+    def ndim(self) -> int:
+        """2 for a PAN, else 3."""
+        return len(self.shape)
+
+    def describe(self) -> str:
+        """``"<npy|h5|tiff>:<path>"`` plus the multiplier when it is not 1."""
+        ext = Path(self.path).suffix.lower()
+        fmt = "tiff" if ext in _TIFF else ext.lstrip(".").replace("hdf5", "h5")
+        return f"{fmt}:{self.path}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
+
+    def read_stored(self, key: Any) -> np.ndarray:
+        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as stored:
+        ``(h, w[, B])``, stored dtype, no scale applied."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) > 2 or not all(isinstance(k, slice) for k in key):
+            raise TypeError("windowed images support img[r0:r1, c0:c1] only")
+        (r0, r1, rstep), (c0, c1, cstep) = (k.indices(n) for k, n in zip(key + (slice(None),) * (2 - len(key)),
+                                                                          self.shape))
+        if rstep != 1 or cstep != 1:
+            raise TypeError("windowed images support steps of 1 only")
+        window = self.source.read(r0, max(r0, r1), c0, max(c0, c1))
+        return window[:, :, 0] if self.two_d else window
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        out = np.asarray(self.read_stored(key), dtype=np.float64)
+        if self.multiplier != 1.0:
+            out = out * self.multiplier
+        return np.ascontiguousarray(out)
 
 
 def open_windowed(
@@ -308,7 +616,7 @@ def open_windowed(
     Parameters
     ----------
     path : path-like
-        ``.npy``, ``.h5``/``.hdf5`` or GeoTIFF.
+        ``.npy``, ``.h5``/``.hdf5`` or GeoTIFF (one multi-band image, not a page stack).
     role : str
         ``"pan"`` (a 2-D image; singleton axes dropped), or any other role for a multi-band image
         (band axis recognised as :func:`.orientation.as_hwb` does).
@@ -325,15 +633,15 @@ def open_windowed(
     Raises
     ------
     NotWindowed
-        The file can only be read whole (``.mat``, ``.npz``, page stacks, no rasterio, ...).
+        The file can only be read whole (``.mat``, ``.npz``, page stacks, compressed TIFFs without
+        rasterio, ...).
     DataError
         Unreadable header, truncated file, non-numeric data, or a shape the in-memory readers
         would refuse (same message).
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os
-    >>> from pansharp_iqa.io.windows import open_windowed
+    >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "gt.npy")
     >>> np.save(path, np.arange(2 * 64 * 64, dtype=np.uint16).reshape(2, 64, 64))
     >>> img = open_windowed(path, role="gt")
@@ -341,30 +649,11 @@ def open_windowed(
     ((64, 64, 2), [[4096.0, 4097.0, 4098.0], [4160.0, 4161.0, 4162.0]])
     """
     path = os.fspath(path)
-    name = Path(path).name
-    ext = Path(path).suffix.lower()
-    key = None
-    fortran, offset = False, 0
-    if ext == ".npy":
-        stored, dtype, fortran, offset = _npy_header(path)
-        fmt = "npy"
-    elif ext in _H5:
-        key, stored, dtype = _h5_dataset(path, None)
-        fmt = "h5"
-    elif ext in _TIFF:
-        stored, dtype = _tiff_header(path)
-        fmt = "tiff"
-    else:
+    name, ext = Path(path).name, Path(path).suffix.lower()
+    if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
-    if dtype.kind not in "biuf":
-        raise DataError(f"{name}: non-numeric data (dtype {dtype})")
-    layout = _layout(stored, role=role, expected=expected, name=name)
-    if fmt == "tiff" and layout.axes[2] not in (None, 2):
-        raise NotWindowed(f"{name}: TIFF layout {stored} is read whole")
-    r_ax, c_ax, b_ax = layout.axes
-    shape = (stored[r_ax], stored[c_ax]) if b_ax is None and role == "pan" else (
-        stored[r_ax], stored[c_ax], 1 if b_ax is None else stored[b_ax])
-    return WindowedImage(path, fmt, shape, dtype, float(multiplier), layout, key, fortran, offset)
+    source = _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))
+    return WindowedImage(source, float(multiplier), two_d=role == "pan")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -392,11 +681,24 @@ class WindowStats:
     grid: tuple[float, float, float] = (0.0, 0.0, 0.0)
     shape: tuple[int, ...] = ()
     dtype: str = "float64"
+    #: per band: sum, sum of squares, minimum and maximum on the sample grid (the per-band rules)
+    bands: tuple[tuple[float, ...], ...] = ()
+    #: a GeoTIFF's declared no-data value and how many pixels hold it
+    nodata: tuple[float, int] | None = None
 
     def facts(self, name: str) -> ImageFacts:
-        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on."""
+        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on.
+
+        Raises
+        ------
+        DataError
+            Pixels hold the file's declared no-data value (as :func:`.geotiff.read_geotiff` refuses).
+        """
+        if self.nodata is not None:
+            check_nodata_count(self.nodata[1], self.nodata[0], name=name)
+        per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands))
         return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
-                               total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite)
+                               total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite, **per)
 
 
 def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
@@ -416,8 +718,7 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os
-    >>> from pansharp_iqa.io.windows import open_windowed, window_stats
+    >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "pan.npy"); np.save(path, np.arange(12.0).reshape(3, 4))
     >>> s = window_stats(open_windowed(path, role="pan", multiplier=2.0))
     >>> s.minimum, s.maximum, s.nonfinite
@@ -430,19 +731,28 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     lo, hi, bad = np.inf, -np.inf, 0
     step = sample_step(h, w)
     g_n, g_sum, g_sq = 0.0, 0.0, 0.0
+    b_sum, b_sq, b_lo, b_hi = np.zeros(bands), np.zeros(bands), np.full(bands, np.inf), np.full(bands, -np.inf)
     m = image.multiplier
+    nodata = read_geoinfo(image.path).nodata if str(image.path).lower().endswith((".tif", ".tiff")) else None
+    n_nodata = 0
     for r0 in range(0, h, rows):
         strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
         grid = np.asarray(strip[(-r0) % step :: step, ::step], dtype=np.float64) * m
         if np.isfinite(grid).all():
             g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
+            _, s1, s2, lo_b, hi_b = grid_band_sums(grid)
+            b_sum, b_sq, b_lo, b_hi = b_sum + s1, b_sq + s2, np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
         finite = np.isfinite(strip) if floating else None
         n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0
         values = strip[finite] if n_bad else strip
         bad += n_bad
+        if nodata is not None and not np.isnan(nodata):
+            n_nodata += int(np.count_nonzero(strip == nodata))
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
     if not np.isfinite(lo):
         lo = hi = 0.0
     shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
-    return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype))
+    per_band = tuple(tuple(float(v) for v in a) for a in (b_sum, b_sq, b_lo, b_hi))
+    return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype), per_band,
+                       None if nodata is None else (nodata, n_nodata))

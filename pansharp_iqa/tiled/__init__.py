@@ -6,15 +6,15 @@ windows (rasterio), ``.npy``/memmap files or array-likes tile by tile with the h
 needs, and accumulating block/window sums. See ``docs/scale.md``.
 """
 
+from ..io.errors import SceneReadError
+from ..io.windows import is_lazy_input, open_source
 from .api import evaluate_full_tiled, evaluate_reduced_tiled, prepare_full, prepare_reduced
-from .distributed import Scene, connect, evaluate_scenes, map_scenes
-from .errors import SceneReadError
+from .distributed import Scene, connect, evaluate_scenes
 from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
-from .sources import is_lazy_input, open_source
 
 __all__ = [
     "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",
     "is_lazy_input", "open_source", "SceneReadError", "run_jobs", "TiledJob", "JobOutcome",
-    "DEFAULT_TILE_SIZE", "Scene", "evaluate_scenes", "map_scenes", "connect",
+    "DEFAULT_TILE_SIZE", "Scene", "evaluate_scenes", "connect",
 ]

@@ -20,17 +20,18 @@ import numpy as np
 from ..indexes import catalog
 from ..indexes.full_resolution import NanPolicy, low_res_block
 from ..indexes.strips import check_block_fits
+from ..io.inputs import check_image_path, check_path_grid
 from ..protocols import Protocol
 from ..sensors import Sensor
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from ..validation import ShapeError, check_multiple_of, check_pan_ratio, check_same_shape, check_values
+from ..validation import ShapeError, check_multiple_of, check_not_masked, check_pan_ratio, check_same_shape
 from .accumulate import Partial
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
 from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
 from .reduced import ReducedContext, reduced_sums_of, reduced_tile
-from .sources import Source, open_source
+from ..io.windows import Source, open_source
 
 __all__ = [
     "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",
@@ -39,7 +40,7 @@ __all__ = [
 
 
 def _image_source(x: Any, name: str) -> Source:
-    src = open_source(x, name)
+    src = open_source(check_image_path(name, check_not_masked(name, x)), name)
     if src.stored_ndim == 2 and name != "pan":
         raise ShapeError(
             f"{name}: expected a 3-D (H, W, B) image, got a 2-D array of shape {src.shape[:2]}; "
@@ -80,6 +81,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
+    check_path_grid(fused, reference)
     lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
     ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w))
@@ -122,6 +124,7 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
     if pan_src.shape[2] != 1:
         raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
     check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
+    check_path_grid(fused, pan, scene_name="pan")
     ms_gnyq = settings.ms_gnyq(fus.shape[2])
     return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
 
@@ -170,8 +173,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
 
     def finalize_coreg(total: Partial, ctx: rp.ReprojectedContext = ctx) -> TiledJob:
         ms_facts, pan_facts = facts_of(total, "ms", ms_src), facts_of(total, "pan", pan_src)
-        check_values(reference=ms_facts, pan=pan_facts, bits=settings.bits, dn_what="this protocol",
-                     scaled=settings.scale != 1.0)
+        settings.check_values(None, ms_facts, pan_facts)
         tops = rp.coreg_tops_needed(total, ctx.search_window)
         if tops is not None and ctx.coreg_tops is None:  # degenerate (all-zero) data: global upper clip
             again = dataclasses.replace(ctx, coreg_tops=tops)
@@ -212,7 +214,7 @@ _JOB_BUILDERS: dict[str, Callable[..., TiledJob]] = {
 
 def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
                     scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
-                    name: str = "scene") -> TiledJob:
+                    name: str = "scene", scale_mismatch: str = "raise") -> TiledJob:
     """Validate the settings and shapes of a reduced-resolution evaluation and plan its tiles.
 
     Parameters are those of :func:`evaluate_reduced_tiled`; ``name`` labels the job.
@@ -223,14 +225,15 @@ def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protoc
         Run it with :func:`pansharp_iqa.tiled.executor.run_jobs` (or
         :func:`pansharp_iqa.tiled.distributed.evaluate_scenes`).
     """
-    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold)
+    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
+                                scale_mismatch=scale_mismatch)
     return reduced_job(fused, reference, settings, tile_size=tile_size, name=name)
 
 
 def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
                  bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
                  threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                 name: str = "scene") -> TiledJob:
+                 name: str = "scene", scale_mismatch: str = "raise") -> TiledJob:
     """Validate the settings and shapes of a full-resolution evaluation and plan its tiles.
 
     Parameters are those of :func:`evaluate_full_tiled`; ``name`` labels the job.
@@ -240,13 +243,14 @@ def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: 
     TiledJob
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy)
+                             threshold=threshold, nan_policy=nan_policy, scale_mismatch=scale_mismatch)
     return full_job(fused, ms, pan, settings, tile_size=tile_size, name=name)
 
 
 def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
                            scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
-                           jobs: int = 1, scheduler: Any = None, progress: bool = False) -> dict[str, Any]:
+                           jobs: int = 1, scheduler: Any = None, progress: bool = False,
+                           scale_mismatch: str = "raise") -> dict[str, Any]:
     """Reduced-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -275,6 +279,8 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
         Dask scheduler address (``"tcp://host:8786"``): tiles run on that cluster.
     progress : bool
         tqdm bar with tiles done / total and megapixels per second.
+    scale_mismatch : {"raise", "warn"}
+        As for :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
 
     Returns
     -------
@@ -305,14 +311,15 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
     (4, True)
     """
     job = prepare_reduced(fused, reference, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                          threshold=threshold, tile_size=tile_size)
+                          threshold=threshold, tile_size=tile_size, scale_mismatch=scale_mismatch)
     return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
 
 
 def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
                         bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
                         threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                        jobs: int = 1, scheduler: Any = None, progress: bool = False) -> dict[str, Any]:
+                        jobs: int = 1, scheduler: Any = None, progress: bool = False,
+                        scale_mismatch: str = "raise") -> dict[str, Any]:
     """Full-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -343,6 +350,8 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     jobs : int, default 1
     scheduler : str or distributed.Client, optional
     progress : bool
+    scale_mismatch : {"raise", "warn"}
+        As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
 
     Returns
     -------
@@ -372,5 +381,5 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     (9, True)
     """
     job = prepare_full(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size)
+                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size, scale_mismatch=scale_mismatch)
     return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()

@@ -3,12 +3,10 @@
 * :func:`evaluate_scenes` evaluates a list of :class:`Scene` tile-wise; all tiles of all scenes
   share one pool (``jobs`` local processes, or the workers of the Dask cluster at ``scheduler``).
   Each scene's outcome is its result dict or the exception that failed it (a corrupt or
-  truncated GeoTIFF gives :class:`~pansharp_iqa.tiled.errors.SceneReadError`); the other scenes
+  truncated GeoTIFF gives :class:`~pansharp_iqa.io.errors.SceneReadError`); the other scenes
   are not affected.
-* :func:`map_scenes` runs any picklable per-scene function (e.g. the CLI's in-memory
-  ``evaluate_scene``) on the cluster, results in input order.
-* :func:`connect` opens a client to a running scheduler (``dask scheduler`` /
-  ``dask worker tcp://HOST:8786``; see ``docs/scale.md``).
+* :func:`connect` (:func:`pansharp_iqa.parallel.connect`) opens a client to a running scheduler
+  (``dask scheduler`` / ``dask worker tcp://HOST:8786``; see ``docs/scale.md``).
 
 Results do not depend on where tiles ran: each tile's partial sums are computed by the same code
 on the same pixels and combined in tile order with exact (``math.fsum``) sums.
@@ -18,14 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..parallel import connect
 from .api import prepare_full, prepare_reduced
-from .executor import JobOutcome, TiledJob, limit_worker_threads, run_jobs
+from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
 
-__all__ = ["Scene", "evaluate_scenes", "map_scenes", "connect"]
+__all__ = ["Scene", "evaluate_scenes", "connect"]
 
 
 @dataclasses.dataclass
@@ -68,37 +67,6 @@ class Scene:
         raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
 
 
-def connect(scheduler: str, *, timeout: float = 30.0) -> Any:
-    """Client of a running Dask scheduler.
-
-    Parameters
-    ----------
-    scheduler : str
-        Address, e.g. ``"tcp://10.0.0.5:8786"`` (printed by ``dask scheduler``).
-    timeout : float
-        Seconds to wait for the connection.
-
-    Returns
-    -------
-    distributed.Client
-        Close it when done (``client.close()``), or use it as a context manager.
-
-    Raises
-    ------
-    OSError
-        The scheduler cannot be reached (message names the address).
-    """
-    import distributed
-
-    try:
-        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise OSError(
-            f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); start one with 'dask scheduler' "
-            "and workers with 'dask worker tcp://HOST:8786', and check the address and firewall"
-        ) from None
-
-
 def evaluate_scenes(
     scenes: Sequence[Scene],
     *,
@@ -139,52 +107,3 @@ def evaluate_scenes(
     ran = iter(run_jobs(runnable, workers=jobs, scheduler=scheduler, progress=progress, desc="scenes' tiles")
                if runnable else [])
     return [next(ran) if isinstance(p, TiledJob) else p for p in prepared]
-
-
-def _call(fn: Callable[[Any], Any], item: Any) -> Any:
-    limit_worker_threads()
-    return fn(item)
-
-
-def map_scenes(
-    fn: Callable[[Any], Any],
-    items: Sequence[Any],
-    *,
-    scheduler: Any,
-    progress: bool = False,
-) -> list[Any]:
-    """Run a picklable per-scene function on a Dask cluster; results in input order.
-
-    Parameters
-    ----------
-    fn : callable
-        Module-level function of one picklable argument (e.g. the CLI's ``evaluate_scene``, which
-        never raises); an exception raised by ``fn`` is returned in that item's place.
-    items : sequence
-    scheduler : str or distributed.Client
-    progress : bool
-        tqdm bar of items done.
-
-    Returns
-    -------
-    list
-        ``fn(item)`` or the exception it raised, per item.
-    """
-    import distributed
-    from tqdm.auto import tqdm
-
-    own = not isinstance(scheduler, distributed.Client)
-    client = connect(scheduler) if own else scheduler
-    try:
-        futures = [client.submit(_call, fn, item, pure=False) for item in items]
-        index = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(futures)
-        with tqdm(total=len(futures), unit="scene", disable=not progress) as bar:
-            for fut in distributed.as_completed(futures, loop=client.loop):
-                i = index[fut.key]
-                out[i] = fut.exception() if fut.status == "error" else fut.result()
-                bar.update(1)
-        return out
-    finally:
-        if own:
-            client.close()

@@ -9,20 +9,16 @@ runs on the same windows, and :func:`~pansharp_iqa.tiled.accumulate.combine` is 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import multiprocessing
-import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ..parallel import dask_client, dask_finished, finished, in_worker, process_pool
 from .accumulate import Partial, combine
 from .plan import Tile
 
-__all__ = ["TiledJob", "JobOutcome", "run_jobs", "limit_worker_threads"]
-
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "PANSHARP_THREADS")
+__all__ = ["TiledJob", "JobOutcome", "run_jobs"]
 
 
 @dataclasses.dataclass
@@ -83,34 +79,12 @@ class JobOutcome:
         return self.result
 
 
-_WORKER_LIMITED = False
-
-
-def limit_worker_threads() -> None:
-    """One compute thread per worker process (OpenCV and the core's band/strip threads,
-    ``PANSHARP_THREADS``), so N workers use N cores without oversubscription."""
-    global _WORKER_LIMITED
-    if not _WORKER_LIMITED:
-        import cv2
-
-        from ..allocator import keep_freed_memory
-
-        cv2.setNumThreads(1)
-        os.environ["PANSHARP_THREADS"] = "1"
-        keep_freed_memory()  # single-threaded workers: reuse freed buffers (see pansharp_iqa.allocator)
-        _WORKER_LIMITED = True
-
-
 _POOL_JOBS: list[tuple[Callable[[Any, Tile], Partial], Any]] = []
 
 
 def _pool_init(jobs: list[tuple[Callable[[Any, Tile], Partial], Any]]) -> None:
     global _POOL_JOBS
-    from .sources import forget_open_datasets
-
-    forget_open_datasets()
     _POOL_JOBS = jobs
-    limit_worker_threads()
 
 
 def _pool_task(job_index: int, tile: Tile) -> Partial:
@@ -118,119 +92,61 @@ def _pool_task(job_index: int, tile: Tile) -> Partial:
     return fn(ctx, tile)
 
 
-def _dask_task(fn: Callable[[Any, Tile], Partial], ctx: Any, tile: Tile) -> Partial:
-    limit_worker_threads()
-    return fn(ctx, tile)
-
-
-@contextlib.contextmanager
-def _single_threaded_children() -> Iterator[None]:
-    """BLAS/OpenMP one thread in spawned workers (set while they start)."""
-    saved = {k: os.environ.get(k) for k in _THREAD_VARS}
-    os.environ.update({k: "1" for k in _THREAD_VARS})
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 Event = tuple[int, int, "Partial | BaseException"]
 
 
-@contextlib.contextmanager
-def _one_opencv_thread() -> Iterator[None]:
-    """OpenCV single-threaded while tiles run here, as in workers: its box filter's running sums
-    depend on how rows are split among threads, and the numbers must not depend on the executor."""
+def _serial(jobs: Sequence[TiledJob]) -> Iterator[Event]:
+    """Tiles here, one after the other, OpenCV single-threaded as in the workers: its box filter's
+    running sums depend on how rows are split among threads, and the numbers must not depend on
+    the executor."""
     import cv2
 
     before = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        yield
+        for j, job in enumerate(jobs):
+            for t, tile in enumerate(job.tiles):
+                try:
+                    part: Partial | BaseException = job.tile_fn(job.ctx, tile)
+                except Exception as exc:  # noqa: BLE001 - fails this scene only
+                    part = exc
+                yield j, t, part
+                if isinstance(part, BaseException):
+                    break
     finally:
         cv2.setNumThreads(before)
 
 
-def _serial(jobs: Sequence[TiledJob]) -> Iterator[Event]:
-    with _one_opencv_thread():
-        yield from _serial_run(jobs)
-
-
-def _serial_run(jobs: Sequence[TiledJob]) -> Iterator[Event]:
-    for j, job in enumerate(jobs):
-        for t, tile in enumerate(job.tiles):
-            try:
-                part: Partial | BaseException = job.tile_fn(job.ctx, tile)
-            except Exception as exc:  # noqa: BLE001 - fails this scene only
-                part = exc
-            yield j, t, part
-            if isinstance(part, BaseException):
-                break
+def _failing_first(futures: Mapping[Any, tuple[int, int]],
+                   events: Iterator[tuple[tuple[int, int], Any]]) -> Iterator[Event]:
+    """Events of a pool's tile ``futures``: a job's first failure is reported, its other tiles cancelled."""
+    failed: set[int] = set()
+    for (j, t), part in events:
+        if j in failed:
+            continue
+        if isinstance(part, BaseException):
+            failed.add(j)
+            for future, (other, _) in futures.items():
+                if other == j and not future.done():
+                    future.cancel()
+        yield j, t, part
 
 
 def _pool(jobs: Sequence[TiledJob], workers: int) -> Iterator[Event]:
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-    # spawn: fresh interpreters inherit no locks held by the parent's threads (GDAL, Dask, tqdm)
-    # nor its open file offsets; scripts need the usual ``if __name__ == "__main__":`` guard
-    ctx = multiprocessing.get_context("spawn")
-    with _single_threaded_children(), ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_pool_init,
-        initargs=([(job.tile_fn, job.ctx) for job in jobs],),
-    ) as pool:
-        pending = {}
-        for j, job in enumerate(jobs):
-            for t, tile in enumerate(job.tiles):
-                pending[pool.submit(_pool_task, j, tile)] = (j, t)
-        failed: set[int] = set()
-        while pending:
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-            for fut in done:
-                j, t = pending.pop(fut)
-                if fut.cancelled() or j in failed:
-                    continue
-                exc = fut.exception()
-                if exc is not None:
-                    failed.add(j)
-                    for other, (oj, _) in list(pending.items()):
-                        if oj == j:
-                            other.cancel()
-                    yield j, t, exc
-                else:
-                    yield j, t, fut.result()
+    calls = {(j, t): (j, tile) for j, job in enumerate(jobs) for t, tile in enumerate(job.tiles)}
+    with process_pool(workers, _pool_task, calls, initializer=_pool_init,
+                      initargs=([(job.tile_fn, job.ctx) for job in jobs],)) as futures:
+        yield from _failing_first(futures, finished(futures))
 
 
 def _dask(jobs: Sequence[TiledJob], scheduler: Any) -> Iterator[Event]:
-    import distributed
-
-    own = not isinstance(scheduler, distributed.Client)
-    client = distributed.Client(scheduler, set_as_default=False) if own else scheduler
-    try:
-        where = {}
+    with dask_client(scheduler) as client:
+        futures = {}
         for j, job in enumerate(jobs):
             ctx_future = client.scatter(job.ctx, hash=False)
             for t, tile in enumerate(job.tiles):
-                fut = client.submit(_dask_task, job.tile_fn, ctx_future, tile, pure=False)
-                where[fut.key] = (j, t, fut)
-        failed: set[int] = set()
-        for fut in distributed.as_completed([v[2] for v in where.values()], loop=client.loop):
-            j, t, _ = where[fut.key]
-            if j in failed or fut.cancelled():
-                continue
-            if fut.status == "error":
-                exc = fut.exception()
-                failed.add(j)
-                client.cancel([f for (oj, _, f) in where.values() if oj == j and not f.done()])
-                yield j, t, exc
-            else:
-                yield j, t, fut.result()
-    finally:
-        if own:
-            client.close()
+                futures[client.submit(in_worker, job.tile_fn, ctx_future, tile, pure=False)] = (j, t)
+        yield from _failing_first(futures, dask_finished(client, futures))
 
 
 def run_jobs(

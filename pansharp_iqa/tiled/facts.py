@@ -1,20 +1,21 @@
 """Whole-image value summaries from tiles: the evidence of the validation rules, tile by tile.
 
-Each tile adds, for each image it reads, the minimum and maximum of what it read and the count,
-sum and sum of squares of the pixels it owns on the fixed sample grid of
-:func:`pansharp_iqa.validation.sample_step`; :func:`facts_of` turns the combined sums into the
-same :class:`~pansharp_iqa.validation.ImageFacts` the in-memory path computes, so both paths apply
-the same rules (:mod:`pansharp_iqa.validation`) to the same evidence.
+Each tile adds, for each image it reads, the minimum and maximum of what it read and, per band,
+the count, sum, sum of squares, minimum and maximum of the pixels it owns on the fixed sample grid
+of :func:`pansharp_iqa.validation.sample_step` (by :func:`pansharp_iqa.validation.grid_band_sums`,
+the in-memory summary's own formula); :func:`facts_of` turns the combined sums into the same
+:class:`~pansharp_iqa.validation.ImageFacts` the in-memory path computes, so both paths apply the
+same rules (:mod:`pansharp_iqa.validation`), band by band, to the same evidence.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..validation import ImageFacts, facts_from_sums, sample_step
+from ..validation import ImageFacts, facts_from_sums, grid_band_sums, sample_step
 from .accumulate import Partial
 from .patch import Patch
-from .sources import Source
+from ..io.windows import Source
 
 __all__ = ["add_facts", "facts_of"]
 
@@ -43,15 +44,25 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
     step = sample_step(*source.shape[:2])
     r = np.asarray(rows)[np.asarray(rows) % step == 0]
     c = np.asarray(cols)[np.asarray(cols) % step == 0]
+    bands = int(source.shape[2])
     if r.size and c.size:
-        s = patch.take(r, c)
-        out.add(name + "_grid", [s.size, s.sum(), np.sum(s * s)])
+        count, total, total_sq, lo, hi = grid_band_sums(patch.take(r, c))
     else:
-        out.add(name + "_grid", [0.0, 0.0, 0.0])
+        count, total, total_sq, lo, hi = grid_band_sums(np.zeros((0, 0, bands)))
+    out.add(name + "_grid", np.concatenate([[count], total, total_sq]))
+    for b in range(bands):
+        out.maximum(f"{name}_gridmax{b}", hi[b])
+        out.maximum(f"{name}_gridnegmin{b}", -lo[b])
 
 
 def facts_of(total: Partial, name: str, source: Source) -> ImageFacts:
     """The :class:`~pansharp_iqa.validation.ImageFacts` of an image from the combined partials."""
-    n, s1, s2 = total.sums[name + "_grid"]
+    sums = total.sums[name + "_grid"]
+    bands = int(source.shape[2])
+    count, band_total, band_sq = sums[0], sums[1 : 1 + bands], sums[1 + bands : 1 + 2 * bands]
+    hi = [total.maxima[f"{name}_gridmax{b}"] for b in range(bands)]
+    lo = [-total.maxima[f"{name}_gridnegmin{b}"] for b in range(bands)]
     return facts_from_sums(name, source.shape, source.dtype, lo=-total.maxima[name + "_negmin"],
-                           hi=total.maxima[name + "_max"], n=n, total=s1, total_sq=s2)
+                           hi=total.maxima[name + "_max"], n=count * bands, total=float(np.sum(band_total)),
+                           total_sq=float(np.sum(band_sq)), band_total=band_total, band_total_sq=band_sq,
+                           band_lo=lo, band_hi=hi)

@@ -33,7 +33,7 @@ from .facts import add_facts
 from .halos import exp_support, exp_window, imresize_at, imresize_support, mtf_support, mtf_window
 from .patch import fetch
 from .plan import Tile
-from .sources import Source
+from ..io.windows import Source
 
 __all__ = ["FullContext", "full_tile", "full_values"]
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..borders import consecutive_runs
+from ..io.windows import Source
 from ..validation import as_image
-from .sources import Source
 
 __all__ = ["Patch", "fetch"]
 

@@ -32,7 +32,7 @@ from .accumulate import Partial
 from .facts import add_facts
 from .patch import fetch
 from .plan import Tile
-from .sources import Source
+from ..io.windows import Source
 
 __all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of", "TILE_SUPPORTS"]
 
@@ -154,20 +154,20 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     if ctx.settings.threshold:
         np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
-    views: dict[str, tuple[Any, ...]] = {}
-    for key in rn:
+    chunk_ctx = ChunkContext(block_size=ctx.block_size, gradient=ctx.gradient, col_halo=True)
+    for key in rn:  # one support at a time: its view is released before the next one is taken
         if rn[key] is None or cn[key] is None:
             continue
         ri, ci = _g(rn[key], ctx.lead), _g(cn[key], ctx.lead)  # type: ignore[arg-type]
         ref, fus = ref_p.take(ri, ci), fus_p.take(ri, ci)
         # blocks: the tile's rows/columns plus the mirror at the image's end, read as images
-        views[key] = (StripImage(ref), StripImage(fus), 0, ref.shape[0]) if key == "blocks" else (
-            _planes(ref), _planes(fus))
-    chunk_ctx = ChunkContext(block_size=ctx.block_size, gradient=ctx.gradient, col_halo=True)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        for stat in stats:
-            if stat.support in views:
-                add_fields(out, stat, stat.reduce([stat.chunk(*views[stat.support], chunk_ctx)]))  # type: ignore[misc]
+        view = (StripImage(ref), StripImage(fus), 0, ref.shape[0]) if key == "blocks" else (_planes(ref), _planes(fus))
+        del ref, fus
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            for stat in stats:
+                if stat.support == key:
+                    add_fields(out, stat, stat.reduce([stat.chunk(*view, chunk_ctx)]))  # type: ignore[misc]
+        del view
     return out
 
 

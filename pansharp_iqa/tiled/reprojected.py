@@ -50,7 +50,7 @@ from .accumulate import Partial
 from .facts import add_facts
 from .patch import Patch, fetch
 from .plan import Tile
-from .sources import Source
+from ..io.windows import Source
 
 __all__ = [
     "ReprojectedContext", "coreg_tile", "index_tile", "index_positions", "kernel_support", "reprojected_at",

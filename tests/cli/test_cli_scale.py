@@ -83,7 +83,7 @@ def test_scheduler_runs_on_a_dask_cluster_with_identical_results(tmp_path):
 
 def test_core_refuses_page_stacks_given_as_paths(tmp_path):
     pytest.importorskip("rasterio")
-    from pansharp_iqa.tiled.errors import SceneReadError
+    from pansharp_iqa.io.errors import SceneReadError
 
     sc = make_scene(71, size=128)
     tifffile.imwrite(tmp_path / "stack.tif", np.moveaxis(sc["gt"], -1, 0), photometric="minisblack")

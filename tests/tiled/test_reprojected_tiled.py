@@ -256,7 +256,7 @@ def test_scenes_mix_protocols_and_passes(tifs4, memory4):
               settings=dict(sensor="QB", protocol=PROTO)),
         Scene("toolbox", "full", s["fused"], ms=s["ms"], pan=s["pan"], settings=dict(sensor="QB")),
         Scene("bad", "full", tifs4["fused"], ms=tifs4["ms"], pan=tifs4["pan"],
-              settings=dict(sensor="QB", protocol=PROTO, bits=10)),  # MS exceeds 10 bits: fails alone
+              settings=dict(sensor="QB", protocol=PROTO, bits=10, threshold=True)),  # clip at 2**10: MS exceeds it
     ]
     out = evaluate_scenes(scenes, tile_size=128)
     assert [o.ok for o in out] == [True, True, False]
@@ -326,8 +326,8 @@ def test_same_input_errors_as_in_memory():
             fn(s["fused"], s["ms"], s["pan"], sensor="QB", protocol=PROTO)
     s = shifted_scene(9, 160, 160, "QB", PHASES_4)
     for fn in (evaluate_full, evaluate_full_tiled):
-        with pytest.raises(InputError, match="exceeds the 10-bit range"):
-            fn(s["fused"], s["ms"], s["pan"], sensor="QB", bits=10, protocol=PROTO)
+        with pytest.raises(InputError, match="exceeds the 10-bit range"):  # bits matter under threshold only
+            fn(s["fused"], s["ms"], s["pan"], sensor="QB", bits=10, threshold=True, protocol=PROTO)
         with pytest.raises(InputError, match="fused is on another scale than ms"):
             fn(s["fused"] / 2047.0, s["ms"], s["pan"], sensor="QB", protocol=PROTO)
         with pytest.raises(InputError, match="float data within"):  # everything [0, 1]: pass scale=

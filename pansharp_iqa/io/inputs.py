@@ -1,0 +1,110 @@
+"""Files given by path to the library's tile engine (``evaluate_reduced("fused.tif", "gt.tif", ...)``).
+
+:func:`check_image_path` says plainly what a path cannot be (a missing file, a MATLAB/``.npz``/HDF5
+container, which holds several arrays) and refuses a GeoTIFF that holds its declared no-data value;
+:func:`check_path_grid` holds a fused image's georeference against its reference's when both are
+GeoTIFF paths (or rasterio datasets), as ``pansharp-eval`` does for its scenes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import DataError
+from .geotiff import check_raster_path, check_same_grid, read_geoinfo
+
+__all__ = ["check_image_path", "check_path_grid"]
+
+_CONTAINERS = {".mat": "a MATLAB file", ".npz": "an .npz archive", ".h5": "an HDF5 file", ".hdf5": "an HDF5 file"}
+_LOADERS = {".mat": "scipy.io.loadmat(path)['I_MS']", ".npz": "np.load(path)['ms']",
+            ".h5": "h5py.File(path)['gt'] (an h5py dataset is read tile by tile)",
+            ".hdf5": "h5py.File(path)['gt'] (an h5py dataset is read tile by tile)"}
+
+
+def _path_of(value: Any) -> str | None:
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    mod = type(value).__module__ or ""
+    if mod.startswith("rasterio") and hasattr(value, "name"):  # an open rasterio dataset
+        return str(value.name)
+    return None
+
+
+def check_image_path(name: str, value: Any) -> Any:
+    """Refuse paths the tile engine cannot read as one image, with what to do instead.
+
+    Parameters
+    ----------
+    name : str
+        The image's role, for the message.
+    value : object
+        An image argument; anything but a path passes unchanged.
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    DataError
+        A missing file; a ``.mat``/``.npz``/HDF5 container (it may hold several arrays: load the
+        one you mean); a GeoTIFF holding its declared no-data value.
+
+    Examples
+    --------
+    >>> check_image_path("reference", "scene.mat")
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.DataError: reference: scene.mat is a MATLAB file, which holds named arrays; paths are read tile by tile as one raster (GeoTIFF) or one .npy array. Load the array and pass it, e.g. scipy.io.loadmat(path)['I_MS'] (or evaluate the folder with pansharp-eval, which reads .mat scenes)
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        return value
+    path = os.fspath(value)
+    suffix = Path(path).suffix.lower()
+    if suffix in _CONTAINERS:
+        raise DataError(
+            f"{name}: {path} is {_CONTAINERS[suffix]}, which holds named arrays; paths are read tile by tile as one "
+            f"raster (GeoTIFF) or one .npy array. Load the array and pass it, e.g. {_LOADERS[suffix]} (or evaluate "
+            f"the folder with pansharp-eval, which reads {suffix} scenes)"
+        )
+    if not os.path.exists(path):
+        raise DataError(f"{name}: {path} does not exist")
+    if suffix in (".tif", ".tiff"):
+        check_raster_path(path, name=name)
+    return value
+
+
+def check_path_grid(test: Any, scene: Any, *, test_name: str = "fused", scene_name: str = "reference") -> None:
+    """A fused GeoTIFF must be on its reference's grid when both are georeferenced files.
+
+    Parameters
+    ----------
+    test, scene : object
+        The fused image and the image that sets its grid (reference, or PAN at full resolution):
+        paths or rasterio datasets are compared; anything else passes.
+    test_name, scene_name : str
+
+    Raises
+    ------
+    DataError
+        Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_path_grid(np.zeros((4, 4, 1)), "gt.tif")  # an array has no georeference: nothing to compare
+    """
+    a, b = _path_of(test), _path_of(scene)
+    if a is None or b is None:
+        return
+    try:
+        result, grid = read_geoinfo(a), read_geoinfo(b)
+    except DataError:
+        return  # unreadable: the reader names the trouble
+    if result.crs is None and result.transform is None:
+        return
+    check_same_grid(result, grid, result_name=f"{test_name} ({Path(a).name})",
+                    scene_name=f"{scene_name} ({Path(b).name})")

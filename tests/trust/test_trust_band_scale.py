@@ -1,0 +1,93 @@
+"""Issue 20 item 3: a scale mistake in one band is refused (fused vs reference and fused vs MS,
+band by band; the MS's bands against each other where the sensor is known), in memory, tile-wise
+and through pansharp-eval; per-band biases of real methods still get their numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import pansharp_iqa as pi
+from pansharp_iqa import baselines
+from pansharp_iqa.validation import ScaleError
+
+from trust_helpers import HYPOTHESIS, demo, fr, real_scene, rr, rr_dataset, run_eval
+
+MISTAKES = st.sampled_from([1 / 2047, 2047.0, 1 / 4095, 1 / 255, 100.0, 0.01, 10000 / 2047])
+
+
+@settings(max_examples=25, **HYPOTHESIS)
+@given(band=st.integers(0, 3), factor=MISTAKES, tiled=st.booleans())
+def test_one_fused_band_on_another_scale_is_refused_at_reduced_resolution(band, factor, tiled):
+    fused = demo()["rr"].copy()
+    fused[..., band] *= factor
+    with pytest.raises(ScaleError, match=rf"fused band {band + 1} \(of 4\) is on another scale than the same band "
+                                         "of reference") as err:
+        rr(fused, tiled="always" if tiled else "never")
+    assert "re-export" in str(err.value)
+
+
+@settings(max_examples=15, **HYPOTHESIS)
+@given(band=st.integers(0, 3), factor=MISTAKES)
+def test_one_fused_band_on_another_scale_is_refused_at_full_resolution(band, factor):
+    fused = demo()["fr_s"].copy()
+    fused[..., band] *= factor
+    for tiled in ("never", "always"):
+        with pytest.raises(ScaleError, match=rf"fused band {band + 1} \(of 4\) is on another scale than the same "
+                                             "band of ms"):
+            fr(fused, tiled=tiled)
+
+
+@settings(max_examples=12, **HYPOTHESIS)
+@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 4095, 2047.0, 1 / 255]))
+def test_one_ms_band_on_another_scale_is_refused_where_the_sensor_is_known(band, factor):
+    d = demo()
+    ms = d["ms_s"].astype(np.float64)
+    ms[..., band] *= factor
+    fused = pi.interp23tap(ms, 4)  # a method run on the broken MS: fused and MS agree band by band
+    for tiled in ("never", "always"):
+        with pytest.raises(ScaleError, match=rf"ms band {band + 1} \(of 4\) is on another scale than its other bands"):
+            fr(fused, ms, sensor="QB", tiled=tiled)
+    with pytest.raises(ScaleError, match=rf"ms band {band + 1} \(of 4\)"):
+        pi.wald_degrade(ms, d["pan_s"], "QB")
+
+
+@settings(max_examples=25, **HYPOTHESIS)
+@given(band=st.integers(0, 3), gain=st.floats(0.6, 1.4), shift=st.floats(-0.4, 0.4))
+def test_per_band_biases_of_a_poor_method_are_scored(band, gain, shift):
+    # a method biased by up to 40 % in a band (a gain, an offset, or both), its spread moved alike
+    assume(0.6 <= gain + shift <= 1.4)
+    d = demo()
+    fused = d["rr"].copy()
+    fused[..., band] = fused[..., band] * gain + shift * d["gt"][..., band].mean()
+    r = rr(fused)
+    assert 0 < r["Q2n"] < 1 and r["ERGAS"] > 0
+    fr_fused = d["fr_s"].copy()
+    fr_fused[..., band] = fr_fused[..., band] * gain + shift * d["ms_s"][..., band].mean()
+    assert 0 < fr(fr_fused, sensor="QB")["QNR"] <= 1
+
+
+@pytest.mark.parametrize("name", ["imgWV2.mat", "imgIK.mat"])
+def test_the_baselines_on_real_scenes_pass_the_per_band_rules(name):
+    sc = real_scene(name)
+    ms, pan, sensor = sc["ms"][:128, :128], sc["pan"][:512, :512], sc["sensor"]
+    ms_lr, pan_lr = pi.wald_degrade(ms, pan, sensor)
+    for method in (baselines.exp, baselines.gsa, baselines.bt_h):
+        assert 0 < pi.evaluate_reduced(method(ms_lr, pan_lr, ratio=4), ms, ratio=4, bits=11)["Q2n"] < 1
+        assert 0 < pi.evaluate_full(method(ms, pan, ratio=4), ms, pan, sensor=sensor)["QNR"] < 1
+    hpm = baselines.mtf_glp_hpm(ms_lr, pan_lr, ratio=4, sensor=sensor)  # a band's spread up to 2x the GT's
+    assert 0 < pi.evaluate_reduced(hpm, ms, ratio=4, bits=11)["Q2n"] < 1
+
+
+def test_pansharp_eval_refuses_one_band_on_another_scale(tmp_path, capsys):
+    fused = demo()["rr"].copy()
+    fused[..., 3] /= 2047
+    data, method = rr_dataset(tmp_path, {"s.npy": fused})
+    code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o")
+    reason = pairs[("s", "m")]["reason"]
+    assert code == 1 and "band 4 (of 4) is on another scale" in reason and "re-export" in reason
+    assert "result_scale =" not in reason  # no scale setting fixes one band
+    code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o2", "--tiled", "always")
+    assert code == 1 and "band 4 (of 4) is on another scale" in pairs[("s", "m")]["reason"]

@@ -1,0 +1,100 @@
+"""Issue 20 item 2: float data on a unit scale are refused where an index rounds to DN, whatever
+their maximum (reflectance, [0, 1] data with overshoot), band by band; dark DN scenes, low bit
+depths and data given with their ``scale`` still get their numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pansharp_iqa as pi
+from pansharp_iqa.validation import ScaleError, unit_scale_max
+
+from trust_helpers import HYPOTHESIS, demo, fr, rr, rr_dataset, run_eval, values
+
+UNIT = "float data within .* a unit scale"
+
+
+@settings(max_examples=20, **HYPOTHESIS)
+@given(divisor=st.floats(1000, 4095), tiled=st.booleans())
+def test_reduced_resolution_unit_scale_data_are_refused_whatever_their_maximum(divisor, tiled):
+    d = demo()
+    fused, gt = np.clip(d["rr"], 0, None) / divisor, d["gt"] / divisor
+    assert 1.0 < fused.max() < 4.0 or fused.max() <= 1.0
+    with pytest.raises(ScaleError, match=UNIT) as err:
+        rr(fused, gt, tiled="always" if tiled else "never")
+    assert "scale=" in str(err.value)
+    # the same data with their scale: the DN numbers
+    scaled = rr(fused, gt, scale=divisor)
+    expected = rr(np.clip(d["rr"], 0, None))
+    for k, v in values(expected).items():
+        assert scaled[k] == pytest.approx(v, rel=1e-3), k
+
+
+@settings(max_examples=10, **HYPOTHESIS)
+@given(divisor=st.floats(1500, 2500))
+def test_full_resolution_unit_scale_data_are_refused(divisor):
+    d = demo()
+    fused, ms, pan = np.clip(d["fr_s"], 0, None) / divisor, d["ms_s"] / divisor, d["pan_s"] / divisor
+    for tiled in ("never", "always"):
+        with pytest.raises(ScaleError, match=UNIT):
+            fr(fused, ms, pan, tiled=tiled)
+    assert fr(fused, ms, pan, scale=divisor)["HQNR"] == pytest.approx(fr(np.clip(d["fr_s"], 0, None))["HQNR"],
+                                                                      rel=1e-3)
+
+
+@settings(max_examples=12, **HYPOTHESIS)
+@given(band=st.integers(0, 3), divisor=st.sampled_from([1023.0, 2047.0, 1950.0, 4095.0]))
+def test_one_band_on_a_unit_scale_in_both_images_is_refused(band, divisor):
+    d = demo()
+    fused, gt = d["rr"].copy(), d["gt"].copy()
+    fused[..., band] /= divisor
+    gt[..., band] /= divisor
+    with pytest.raises(ScaleError, match=rf"band {band + 1} \(of 4\): float data within about"):
+        rr(fused, gt)
+
+
+@settings(max_examples=10, **HYPOTHESIS)
+@given(gain=st.floats(0.08, 1.0))
+def test_dark_scenes_in_dn_are_scored_as_their_integer_copies(gain):
+    d = demo()
+    gt = np.round(d["gt"] * gain)  # a dark scene: maxima of a few hundred DN, stored as float
+    fused = d["rr"] * gain
+    as_float = rr(fused, gt)
+    as_int = rr(fused, gt.astype(np.uint16))
+    assert values(as_float) == values(as_int)
+    assert 0 < as_float["Q2n"] < 1
+
+
+def test_low_bit_depths_keep_their_small_digital_numbers():
+    d = demo()
+    assert unit_scale_max(4) < 1 and unit_scale_max(11) == 4.0
+    gt = np.round(d["gt"] / d["gt"].max() * 15)  # 4-bit DN as float: max 15
+    r = pi.evaluate_reduced(gt + 0.3, gt, ratio=4, bits=4)
+    assert 0 < r["Q2n"] <= 1
+    gt8 = np.floor(d["gt"] / 8.03)  # 8-bit DN as float
+    assert 0 < pi.evaluate_reduced(d["rr"] / 8, gt8, ratio=4, bits=8)["Q2n"] < 1
+
+
+def test_indexes_that_do_not_round_to_dn_take_unit_scale_data():
+    d = demo()
+    fused, gt = np.clip(d["rr"], 0, None) / 1950, d["gt"] / 1950
+    assert pi.sam(gt, fused) == pytest.approx(pi.sam(d["gt"], np.clip(d["rr"], 0, None)), rel=1e-9)
+    with pytest.raises(ScaleError, match=UNIT):
+        pi.q2n(gt, fused)
+
+
+def test_pansharp_eval_refuses_unit_scale_data_declared_as_dn(tmp_path, capsys):
+    d = demo()
+    fused = np.clip(d["rr"], 0, None)
+    data, method = rr_dataset(tmp_path, {"s.npy": fused / 1950}, gt=d["ms"] / 1950)
+    code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o")
+    reason = pairs[("s", "m")]["reason"]
+    assert code == 1 and "unit scale" in reason and "declare scale = 'unit'" in reason
+    data2, method2 = rr_dataset(tmp_path / "b", {"s.npy": fused / 1950}, gt=d["ms"] / 1950, scale=1950,
+                                result_scale=1950)
+    code, pairs, _ = run_eval(capsys, data2, method2, tmp_path / "o2")
+    assert code == 0
+    assert pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(fused)["Q2n"], rel=1e-3)
