@@ -2,8 +2,10 @@
 
 Outputs go to ``RESULTS/<method>`` (``--out``): ``<stem>.h5`` (dataset ``sr``, N x C x H x W) for
 an h5 test set, ``<scene>.mat`` (``I_F``, H x W x B) per scene; values are in DN
-(``result_scale = "dn"``). ``metrics.json`` holds ``pansharp_iqa.evaluate_reduced`` (test h5, or
-scenes with ``reduced=True`` after Wald degradation) or ``evaluate_full`` (scenes) with the
+(``result_scale = "dn"``). ``metrics.json`` holds ``pansharp_iqa.evaluate_reduced`` (test h5: each
+patch's values and their mean, through the validation metric
+:func:`pansharp_iqa.nlrnet.validate.reduced_quality`; scenes with ``reduced=True`` after Wald
+degradation) or ``evaluate_full`` (scenes) with the
 sensor, ratio and bits read from the data, the tiling used, and the fraction of output values
 outside the sensor's range ``[0, 2**bits - 1]``.
 
@@ -220,7 +222,8 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     Returns
     -------
     dict
-        The ``metrics.json`` document (mean scores over the patches, out-of-range fraction, ...).
+        The ``metrics.json`` document: ``mean`` and ``std`` (``ddof=1``) of each index over the
+        patches, ``scenes`` (each patch's values), the out-of-range fraction, the card, ...
 
     Examples
     --------
@@ -232,7 +235,7 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
     from .dataset import H5PatchSource
     from .h5data import read_meta
     from .tiling import tiled_predict
-    from .validate import INDEXES, MIN_RR_SIZE, predict_batches, score_reduced
+    from .validate import MIN_RR_SIZE, predict_batches, reduced_quality
 
     meta = read_meta(data, sensor=sensor, ratio=ratio, bits=bits)
     if meta.size < MIN_RR_SIZE:
@@ -265,15 +268,20 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
         f.create_dataset("sr", data=fused_dn)
         f.attrs.update({"result_scale": "dn", "sensor": meta.sensor, "bits": meta.bits,
                         "ratio": meta.ratio, "model": str(model), "clipped": bool(clip)})
-    # the [0, 1] output itself: float32 x (2**bits - 1) is exact in float64, so these are the
-    # numbers fused_dn / dn_scale would give, bit for bit, without that division
-    scores, card = score_reduced(fused, gt, ratio=meta.ratio, bits=meta.bits)
+    # the [0, 1] output itself, scored as validation scores it (one metric): float32 x
+    # (2**bits - 1) is exact in float64, so these are the numbers fused_dn would give, bit for bit
+    metric = reduced_quality(meta)
+    metric.update(fused, gt)
+    table = metric.compute()
+    names = metric.index_names
     doc = {"model": str(model), "data": str(data), "resolution": "reduced", "sensor": meta.sensor,
            "ratio": meta.ratio, "bits": meta.bits, "result_scale": "dn",
            "tile": tile, "overlap": overlap if tile else None, "blend": blend if tile else None,
            "clip": bool(clip), "out_of_range": report,
-           "mean": {k: float(np.mean([s[k] for s in scores])) for k in INDEXES},
-           "scenes": {f"{Path(data).stem}_{i}": s for i, s in enumerate(scores)}, "protocol": card}
+           "mean": {k: table[k] for k in names}, "std": table["std"],
+           "scenes": {f"{Path(data).stem}_{i}": {k: table["per_image"][k][i] for k in names}
+                      for i in range(meta.n)},
+           "protocol": table["protocol"]}
     (out / "metrics.json").write_text(json.dumps(doc, indent=2))
     if report["fraction"] > 0:
         log.info("%.3g %% of the output lies outside [0, %d] DN%s", 100 * report["fraction"],

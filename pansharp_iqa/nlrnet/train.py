@@ -5,9 +5,11 @@ Recipe of Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097 (see
 
 * ``config.toml`` - every hyper-parameter;
 * ``steps.jsonl`` - one line per step (epoch, step, loss);
-* ``metrics.jsonl`` - one line per epoch (epoch, step, mean loss, Q2n, Q, SAM, ERGAS, SCC, the
-  sensor and the protocol card of ``pansharp_iqa.evaluate_reduced``; validation patches larger
-  than the training patches are fused tile by tile, as ``infer`` does by default);
+* ``metrics.jsonl`` - one line per epoch (epoch, step, mean loss, Q2n, Q, SAM, ERGAS, SCC and
+  their standard deviations over the validation patches, the sensor and the protocol card),
+  scored by the library's ``mindspore.train.Metric``
+  (:func:`pansharp_iqa.nlrnet.validate.evaluate_h5`; validation patches larger than the training
+  patches are fused tile by tile, as ``infer`` does by default);
 * ``last.ckpt`` (network + optimizer state + loss scale) and ``state.json`` after every epoch,
   and on SIGINT/SIGTERM after the current step (``state.json`` then holds the position inside
   the epoch);
@@ -256,14 +258,15 @@ def _truncate_jsonl(path: Path, key: str, last: int) -> None:
 
 
 def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN202
-    """Validation predictor: patches larger than the training tile are fused tile by tile, as
-    ``infer`` does by default, so the validation scores are those of inference."""
+    """Validation predictor: the network's output tensor; patches larger than the training tile
+    are fused tile by tile, as ``infer`` does by default, so the validation scores are those of
+    inference (a numpy array then)."""
     import mindspore as ms
 
     from .tiling import default_overlap, tiled_predict
 
-    def predict(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
-        return net(ms.Tensor(lms), ms.Tensor(pan)).asnumpy().astype(np.float32)
+    def predict(lms: np.ndarray, pan: np.ndarray) -> ms.Tensor:
+        return net(ms.Tensor(lms), ms.Tensor(pan))
 
     if size <= tile:
         return predict

@@ -1,62 +1,106 @@
-"""Validation of NLRNet on a reduced-resolution h5 through ``pansharp_iqa.evaluate_reduced``.
+"""Validation of NLRNet on a reduced-resolution h5 through the library's MindSpore metric.
 
-Outputs are brought to DN (x (2**bits - 1), bits from the h5 metadata) and scored per patch with
-the toolbox-2020 protocol (Q2n, Q, SAM, ERGAS, SCC); the mean over patches is reported, as
-image-set averages are in Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097.
+The network's [0, 1] outputs are scored batch by batch by
+:class:`pansharp_iqa.tensor.mindspore_adapter.ReducedQuality` (a ``mindspore.train.Metric``) with
+``scale = 2**bits - 1`` (bits from the h5 metadata): each patch's toolbox-2020 indexes (Q2n, Q,
+SAM, ERGAS, SCC) are exactly those of ``pansharp_iqa.evaluate_reduced`` on it in DN, and the
+mean over patches is reported, as image-set averages are in Lei et al., IEEE TGRS 60, 2022,
+doi:10.1109/TGRS.2021.3067097.
+
+The trainer runs an explicit loop (:func:`evaluate_h5`) rather than ``Model.eval``: validation
+patches larger than the training patches are fused tile by tile (:mod:`.tiling`, a numpy loop
+around the network, as ``infer`` does), which no eval network can express in graph mode.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from .dataset import H5PatchSource
 from .h5data import H5Meta
 
-__all__ = ["predict_batches", "evaluate_h5", "score_reduced", "MIN_RR_SIZE", "INDEXES"]
+__all__ = ["reduced_quality", "iter_predictions", "predict_batches", "evaluate_h5", "MIN_RR_SIZE", "INDEXES"]
 
 #: smallest patch the reduced-resolution protocol scores: 20 + 21 px cut, then a 32 px Q window
 MIN_RR_SIZE = 20 + 21 + 32
 INDEXES = ("Q2n", "Q", "SAM", "ERGAS", "SCC")
 
+Predict = Callable[[np.ndarray, np.ndarray], Any]
 
-def predict_batches(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], lms: np.ndarray,
-                    pan: np.ndarray, batch: int) -> np.ndarray:
+
+def reduced_quality(meta: H5Meta):  # noqa: ANN201 - ReducedQuality (MindSpore imported lazily)
+    """The validation metric of an h5's [0, 1] patches: the toolbox-2020 reduced-resolution
+    indexes (:data:`INDEXES`) at the file's ratio and bits, ``scale = 2**bits - 1``.
+
+    Parameters
+    ----------
+    meta : H5Meta
+
+    Returns
+    -------
+    pansharp_iqa.tensor.mindspore_adapter.ReducedQuality
+        ``update(fused, gt)`` on (N, B, H, W) batches (MindSpore tensors or numpy arrays).
+    """
+    from ..tensor.mindspore_adapter import ReducedQuality
+
+    return ReducedQuality(ratio=meta.ratio, bits=meta.bits, scale=meta.dn_scale)
+
+
+def iter_predictions(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: int
+                     ) -> Iterator[tuple[slice, Any]]:
     """Run ``predict`` over (N, B, H, W) inputs in batches of a fixed size.
 
     The last batch is padded (by repeating its last item) so every call sees the same shape
-    (graph mode on Ascend/GPU compiles once); padded outputs are discarded.
+    (graph mode on Ascend/GPU compiles once); padded outputs are dropped.
 
     Parameters
     ----------
     predict : callable
-        ``predict(lms, pan) -> fused`` on numpy float32 arrays.
+        ``predict(lms, pan) -> fused`` on numpy float32 arrays; returns a MindSpore tensor or a
+        numpy array.
     lms : ndarray, shape (N, B, H, W)
     pan : ndarray, shape (N, 1, H, W)
     batch : int
 
-    Returns
-    -------
-    ndarray, shape (N, B, H, W), float32
+    Yields
+    ------
+    (slice, fused)
+        The patches of the batch and their outputs (the network's type, without padding).
     """
     n = lms.shape[0]
-    outs = []
     for start in range(0, n, batch):
         idx = np.arange(start, start + batch).clip(max=n - 1)
-        out = np.asarray(predict(lms[idx], pan[idx]), dtype=np.float32)
-        outs.append(out[: min(batch, n - start)])
-    return np.concatenate(outs)
+        keep = min(batch, n - start)
+        out = predict(lms[idx], pan[idx])
+        yield slice(start, start + keep), (out if keep == batch else out[:keep])
 
 
-def evaluate_h5(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], meta: H5Meta, *,
-                batch: int = 8, chunk: int = 64) -> dict:
-    """Score a model on every patch of an h5 file.
+def predict_batches(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: int) -> np.ndarray:
+    """The outputs of :func:`iter_predictions` as one float32 (N, B, H, W) numpy array.
+
+    Examples
+    --------
+    >>> x = np.zeros((5, 2, 4, 4), np.float32)
+    >>> predict_batches(lambda lms, pan: lms + pan, x, x[:, :1], 2).shape
+    (5, 2, 4, 4)
+    """
+    from ..tensor.inputs import to_numpy
+
+    return np.concatenate([np.asarray(to_numpy("fused", out), dtype=np.float32)
+                           for _, out in iter_predictions(predict, lms, pan, batch)])
+
+
+def evaluate_h5(predict: Predict, meta: H5Meta, *, batch: int = 8, chunk: int = 64) -> dict:
+    """Score a model on every patch of an h5 file through :func:`reduced_quality`.
 
     Parameters
     ----------
     predict : callable
-        ``predict(lms, pan) -> fused`` on [0, 1] float32 (N, C, H, W) arrays.
+        ``predict(lms, pan) -> fused`` on [0, 1] float32 (N, C, H, W) arrays (returning a
+        MindSpore tensor or a numpy array).
     meta : H5Meta
         Validation file metadata (sensor, ratio, bits).
     batch : int
@@ -68,12 +112,15 @@ def evaluate_h5(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], meta: H
     -------
     dict
         Mean of each index over patches (``Q2n``, ``Q``, ``SAM`` in degrees, ``ERGAS``, ``SCC``),
-        ``n_patches``, ``sensor``, and the protocol card of ``evaluate_reduced`` (``protocol``).
+        ``std`` (their standard deviations over patches, ``ddof=1``), ``n_patches``, ``sensor``,
+        and the metric's protocol card (``protocol``; ``batch.images`` patches).
 
     Raises
     ------
     ValueError
         If the patches are smaller than the protocol can score (:data:`MIN_RR_SIZE` px).
+    InputError
+        An output the protocol refuses (e.g. NaN), naming its patch within the batch.
     """
     if meta.size < MIN_RR_SIZE:
         raise ValueError(
@@ -81,46 +128,13 @@ def evaluate_h5(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], meta: H
             f"cuts 20+21 px and needs 32 px Q windows, so use patches >= {MIN_RR_SIZE} px "
             f"(e.g. prepare --patch 128 for the validation set)")
     source = H5PatchSource(meta)
-    per_patch: list[dict] = []
-    card = None
+    metric = reduced_quality(meta)
+    metric.clear()
     for start in range(0, meta.n, chunk):
         lms, pan, gt = source.batch(range(start, min(meta.n, start + chunk)))
-        fused = predict_batches(predict, lms, pan, batch)
-        scores, card = score_reduced(fused, gt, ratio=meta.ratio, bits=meta.bits)
-        per_patch.extend(scores)
-    result: dict = {k: float(np.mean([p[k] for p in per_patch])) for k in INDEXES}
-    result.update(n_patches=meta.n, sensor=meta.sensor, protocol=card)
+        for patches, fused in iter_predictions(predict, lms, pan, batch):
+            metric.update(fused, gt[patches])
+    table = metric.compute()
+    result: dict = {k: table[k] for k in metric.index_names}
+    result.update(std=table["std"], n_patches=meta.n, sensor=meta.sensor, protocol=table["protocol"])
     return result
-
-
-def score_reduced(fused: np.ndarray, gt: np.ndarray, *, ratio: int, bits: int
-                  ) -> tuple[list[dict], dict | None]:
-    """Reduced-resolution indexes of each (fused, gt) pair of [0, 1] (N, B, H, W) stacks.
-
-    Both are brought to DN with ``scale = 2**bits - 1`` inside ``pansharp_iqa.evaluate_reduced``
-    (recorded in its card).
-
-    Parameters
-    ----------
-    fused, gt : ndarray, shape (N, B, H, W), [0, 1]
-    ratio : int
-        Resolution ratio (ERGAS).
-    bits : int
-        Radiometric bits of the data.
-
-    Returns
-    -------
-    (scores, card)
-        One dict of ``Q2n Q SAM ERGAS SCC`` per pair, and the protocol card of the last call.
-    """
-    import pansharp_iqa as core
-
-    scores, card = [], None
-    for f, g in zip(fused, gt):
-        res = core.evaluate_reduced(
-            np.transpose(f, (1, 2, 0)).astype(np.float64),
-            np.transpose(g, (1, 2, 0)).astype(np.float64),
-            ratio=ratio, bits=bits, scale=float(2 ** bits - 1))
-        scores.append({k: float(res[k]) for k in INDEXES})
-        card = res["protocol"]
-    return scores, card

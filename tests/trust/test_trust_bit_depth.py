@@ -25,7 +25,7 @@ FACTORS = sorted({(2.0**a - 1) / (2.0**b - 1) for a in DEPTHS for b in DEPTHS if
 
 def test_every_bit_depth_factor_is_one():
     assert all(bit_depth_factor(f) is not None for f in FACTORS)
-    assert all(bit_depth_factor(g) is None for g in (0.6, 0.7, 0.9, 1.0, 1.1, 1.3, 1.4, 2.5, 3.0))
+    assert all(bit_depth_factor(g) is None for g in (0.6, 0.7, 0.9, 1.0, 1.1, 1.3, 1.4, 1.85, 0.54, 2.5, 3.0))
 
 
 @settings(max_examples=25, **HYPOTHESIS)
