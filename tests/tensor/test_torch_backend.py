@@ -5,6 +5,7 @@ degenerate windows and blocks, every toolbox-family protocol) and on the real sc
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,8 @@ import pansharp_iqa as pi
 
 torch = pytest.importorskip("torch")
 
+#: where the tensors live: CPU by default; PANSHARP_TEST_DEVICE=cuda runs the same checks on a GPU
+DEVICE = os.environ.get("PANSHARP_TEST_DEVICE", "cpu")
 RTOL = 1e-12
 #: SAM's conditioning floor: cos within a few ulp of 1 has an angle of up to sqrt(2 * 4 eps) rad
 #: (1.7e-6 degrees), so near-identical spectra (a 1-band image) are compared absolutely there
@@ -47,11 +50,15 @@ def _close(torch_result, host_result, exact=("Q2n", "D_lambda_K")):
     assert torch_result["protocol"]["batch"]["backend"] == "torch"
 
 
+def _t(a):
+    return torch.from_numpy(np.ascontiguousarray(a)).to(DEVICE)
+
+
 def _rr(fused, gt, **kw):
     """Host per-image results and the torch backend's, on one NCHW batch."""
     f, g = np.stack(fused).transpose(0, 3, 1, 2), np.stack(gt).transpose(0, 3, 1, 2)
     host = pi.evaluate_reduced(f, g, layout="NCHW", backend="host", **kw)
-    dev = pi.evaluate_reduced(torch.from_numpy(f), torch.from_numpy(g), layout="NCHW", backend="torch", **kw)
+    dev = pi.evaluate_reduced(_t(f), _t(g), layout="NCHW", backend="torch", **kw)
     _close(dev, host)
     return host
 
@@ -103,8 +110,7 @@ def _fr(fused, ms, pan, **kw):
     f, m = np.stack(fused).transpose(0, 3, 1, 2), np.stack(ms).transpose(0, 3, 1, 2)
     p = np.stack(pan)
     host = pi.evaluate_full(f, m, p, layout="NCHW", backend="host", **kw)
-    dev = pi.evaluate_full(torch.from_numpy(f), torch.from_numpy(m), torch.from_numpy(p)[:, None], layout="NCHW",
-                           backend="torch", **kw)
+    dev = pi.evaluate_full(_t(f), _t(m), _t(p)[:, None], layout="NCHW", backend="torch", **kw)
     _close(dev, host)
     return host
 

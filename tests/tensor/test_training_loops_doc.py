@@ -18,7 +18,9 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "training_loops.md"
 
 #: section heading -> the packages its examples need
 SECTIONS = {
+    "In a PyTorch training loop": ("torch", "torchmetrics"),
     "In MindSpore `Model.train` / `Model.eval`": ("mindspore",),
+    "Evaluating a PanCollection test set": ("h5py",),
 }
 
 
@@ -61,6 +63,7 @@ def test_section_examples_run(heading, tmp_path, monkeypatch, capsys):
     name = "training_loops_" + re.sub(r"\W+", "_", heading).strip("_").lower()
     (tmp_path / f"{name}.py").write_text("\n".join(blocks), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)  # files an example writes stay in the test's folder
     with _default_framework_state(SECTIONS[heading]):
         try:
             importlib.import_module(name)
