@@ -236,7 +236,7 @@ def d_lambda(
     >>> from pansharp_iqa.demo_data import load_demo
     >>> ms, pan = load_demo()
     >>> d_lambda(interp23tap(ms, 4), ms, ratio=4), round(d_lambda(gsa(ms, pan, ratio=4), ms, ratio=4), 4)
-    (0.0, 0.048)
+    (0.0, 0.0469)
     """
     case = _Case.build(fused, ms, None, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,
                        variant=variant, nan_policy=nan_policy, sensor=None, index="d_lambda")

@@ -1,30 +1,53 @@
-"""What every baseline starts from: the checked MS/PAN pair and the EXP-upsampled MS.
+"""What every baseline starts from: the checked MS/PAN pair, read by rows.
 
-Every baseline has the common signature ``method(ms, pan, *, sensor, ratio) -> fused`` (see
-:mod:`pansharp_iqa.baselines`): ``ms`` the low-resolution MS ``(h, w, B)`` and ``pan`` the PAN
-``(ratio*h, ratio*w)``, both in DN, ``ratio`` a power of two; the result is
-``(ratio*h, ratio*w, B)`` float64 in DN.
+Every baseline has the common signature ``method(ms, pan, *, sensor, ratio, out=None,
+strip_rows=None) -> fused`` (see :mod:`pansharp_iqa.baselines`): ``ms`` the low-resolution MS
+``(h, w, B)`` and ``pan`` the PAN ``(ratio*h, ratio*w)``, both in DN, ``ratio`` a power of two; the
+result is ``(ratio*h, ratio*w, B)`` float64 in DN. ``ms`` and ``pan`` are NumPy arrays (checked and
+converted to float64 up front, as before) or lazy images -- ``np.memmap``, paths, array-likes with
+``.shape`` and slicing, :class:`pansharp_iqa.io.windows.Source` readers -- read strip by strip
+after one checking pass, so neither is ever held whole.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 
-from ..resample import interp23tap
+from ..borders import consecutive_runs
+from ..io.windows import is_lazy_input, open_source
 from ..validation import (
+    ImageFacts,
+    InputError,
     ShapeError,
-    as_image,
-    as_pan,
+    check_image_shape,
     check_ratio,
     check_values,
+    facts_from_sums,
+    grid_band_sums,
+    image_array,
     image_facts,
+    pan_array,
+    sample_step,
 )
 
-__all__ = ["check_pair", "baseline_inputs"]
+__all__ = ["READ_BYTES", "Pair", "check_pair", "fused_shape", "open_pair"]
+
+#: Size of the strips (float64 bytes) in which lazy inputs are read for their value check.
+READ_BYTES = 4 * 2**20
+
+
+def _check_sizes(ms_shape: tuple[int, ...], pan_shape: tuple[int, ...], ratio: int) -> None:
+    if tuple(pan_shape[:2]) != (ms_shape[0] * ratio, ms_shape[1] * ratio):
+        raise ShapeError(
+            f"pan must be ratio={ratio} times the MS size: pan {tuple(pan_shape[:2])}, ms {tuple(ms_shape[:2])}"
+        )
 
 
 def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Validate an MS/PAN pair and return float64 copies.
+    """Validate an in-memory MS/PAN pair and return float64 copies.
 
     Parameters
     ----------
@@ -38,7 +61,8 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
     Returns
     -------
     (ms, pan, ratio)
-        float64 arrays and the ratio as ``int``.
+        float64 arrays (the inputs themselves when already float64: the baselines never modify
+        them) and the ratio as ``int``.
 
     Raises
     ------
@@ -53,24 +77,150 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
     ((4, 4, 3), (16, 16), 4)
     """
     ratio = check_ratio(ratio, exp=True)
-    ms_arr = as_image("ms", ms, allow_2d=True)
-    pan_arr = as_pan("pan", pan)
-    if pan_arr.shape != (ms_arr.shape[0] * ratio, ms_arr.shape[1] * ratio):
-        raise ShapeError(
-            f"pan must be ratio={ratio} times the MS size: pan {pan_arr.shape}, ms {ms_arr.shape[:2]}"
-        )
-    check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr))
-    return ms_arr, pan_arr, ratio
+    ms_arr = image_array("ms", ms, allow_2d=True)
+    pan_arr = pan_array("pan", pan)
+    _check_sizes(ms_arr.shape, pan_arr.shape, ratio)
+    check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr))  # NaN/Inf included
+    return np.asarray(ms_arr, dtype=np.float64), np.asarray(pan_arr, dtype=np.float64), ratio
 
 
-def baseline_inputs(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """:func:`check_pair` and the EXP-upsampled MS, ``interp23tap(ms, ratio)`` (DN).
+@dataclasses.dataclass
+class Pair:
+    """A checked MS/PAN pair that hands out rows as float64 DN.
+
+    Make one with :func:`open_pair`. ``ms`` and ``pan`` are float64 arrays (in-memory inputs) or
+    window readers (lazy inputs).
+
+    Attributes
+    ----------
+    ratio : int
+    ms_shape : (int, int, int)
+        ``(h, w, B)``.
+    pan_shape : (int, int)
+        ``(H, W)`` = ``(ratio*h, ratio*w)``.
+    """
+
+    ms: Any
+    pan: Any
+    ratio: int
+    ms_shape: tuple[int, int, int]
+    pan_shape: tuple[int, int]
+
+    @property
+    def out_shape(self) -> tuple[int, int, int]:
+        """Shape of a fused image, ``(H, W, B)``."""
+        return (*self.pan_shape, self.ms_shape[2])
+
+    def ms_rows(self, rows: np.ndarray) -> np.ndarray:
+        """MS rows at (possibly repeated, unordered) positions, ``(len(rows), w, B)`` float64."""
+        return _rows(self.ms, rows, self.ms_shape[1])
+
+    def pan_rows(self, rows: np.ndarray) -> np.ndarray:
+        """PAN rows at positions, ``(len(rows), W)`` float64."""
+        out = _rows(self.pan, rows, self.pan_shape[1])
+        return out if out.ndim == 2 else out[:, :, 0]
+
+
+def _rows(image: Any, rows: np.ndarray, width: int) -> np.ndarray:
+    idx = np.asarray(rows, dtype=np.int64)
+    if isinstance(image, np.ndarray):
+        return image[idx]
+    parts = [np.asarray(image.read(a, b, 0, width), dtype=np.float64) for a, b in consecutive_runs(idx)]
+    return np.concatenate(parts, axis=0)
+
+
+def _lazy_facts(name: str, source: Any) -> ImageFacts:
+    """Value summary of a window reader, read once in strips (what :func:`image_facts` computes in memory)."""
+    h, w, b = source.shape
+    rows = max(1, READ_BYTES // max(1, w * b * 8))
+    step = sample_step(h, w)
+    lo, hi, bad, count = np.inf, -np.inf, 0, 0
+    b_sum, b_sq, b_lo, b_hi = np.zeros(b), np.zeros(b), np.full(b, np.inf), np.full(b, -np.inf)
+    for r0 in range(0, h, rows):
+        strip = np.asarray(source.read(r0, min(h, r0 + rows), 0, w), dtype=np.float64)
+        finite = np.isfinite(strip)
+        n_bad = int(strip.size - np.count_nonzero(finite))
+        bad += n_bad
+        values = strip[finite] if n_bad else strip
+        if values.size:
+            lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
+        n, s1, s2, lo_b, hi_b = grid_band_sums(strip[(-r0) % step :: step, ::step])
+        count, b_sum, b_sq = count + n, b_sum + s1, b_sq + s2
+        b_lo, b_hi = np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
+        del strip, finite, values  # free this strip before the next is read
+    return facts_from_sums(name, (h, w, b), source.dtype, lo=lo, hi=hi, n=count * b, total=float(b_sum.sum()),
+                           total_sq=float(b_sq.sum()), non_finite=bad, band_total=b_sum, band_total_sq=b_sq,
+                           band_lo=b_lo, band_hi=b_hi)
+
+
+def _check_dtype(name: str, dtype: Any) -> None:
+    dt = np.dtype(dtype)
+    if dt == bool or not (np.issubdtype(dt, np.integer) or np.issubdtype(dt, np.floating)):
+        raise InputError(f"{name}: expected an integer or float array, got dtype {dt}")
+
+
+def _open_lazy(ms: Any, pan: Any, ratio: int) -> Pair:
+    ms_src, pan_src = open_source(ms, "ms"), open_source(pan, "pan")
+    ms_shape = check_image_shape("ms", ms_src.shape)
+    if pan_src.shape[2] != 1:
+        raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
+    _check_dtype("ms", ms_src.dtype)
+    _check_dtype("pan", pan_src.dtype)
+    _check_sizes(ms_shape, pan_src.shape, ratio)
+    check_values(reference=_lazy_facts("ms", ms_src), pan=_lazy_facts("pan", pan_src))
+    return Pair(ms_src, pan_src, ratio, ms_shape, tuple(pan_src.shape[:2]))  # type: ignore[arg-type]
+
+
+def _is_lazy(x: Any) -> bool:
+    return is_lazy_input(x) or isinstance(x, np.memmap)
+
+
+def open_pair(ms: Any, pan: Any, ratio: int) -> Pair:
+    """Check an MS/PAN pair once and return a :class:`Pair` that reads it by rows.
+
+    In-memory arrays go through :func:`check_pair` (float64, copied only from other dtypes: the PAN
+    and MS are ``1/B`` and ``1/ratio**2`` of the fused image). Lazy inputs (``np.memmap``, paths, array-likes,
+    :class:`~pansharp_iqa.io.windows.Source`) are never loaded whole: one pass in strips gathers
+    the value summary the same rules decide on, and later reads are windows.
+
+    Parameters
+    ----------
+    ms, pan : array or lazy image
+        Low-resolution MS ``(h, w, B)`` (or ``(h, w)``) and PAN ``(ratio*h, ratio*w)``, DN.
+    ratio : int
+        Power of two.
+
+    Returns
+    -------
+    Pair
+
+    Raises
+    ------
+    InputError
+        As :func:`check_pair`.
 
     Examples
     --------
-    >>> ms, pan, r, up = baseline_inputs(np.ones((4, 4, 3)), np.ones((16, 16)), 4)
-    >>> up.shape
+    >>> pair = open_pair(np.ones((4, 4, 3)), np.ones((16, 16)), 4)
+    >>> pair.out_shape, pair.ms_rows(np.array([3, 0])).shape
+    ((16, 16, 3), (2, 4, 3))
+    """
+    ratio = check_ratio(ratio, exp=True)
+    if _is_lazy(ms) or _is_lazy(pan):
+        return _open_lazy(ms, pan, ratio)
+    ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
+    ms_arr = ms_arr if ms_arr.ndim == 3 else ms_arr[:, :, None]
+    return Pair(ms_arr, pan_arr, ratio, tuple(ms_arr.shape), tuple(pan_arr.shape))  # type: ignore[arg-type]
+
+
+def fused_shape(ms: Any, pan: Any) -> tuple[int, int, int]:
+    """Shape ``(H, W, B)`` a baseline gives for these inputs (read from their shapes, nothing checked).
+
+    Examples
+    --------
+    >>> fused_shape(np.ones((4, 4, 3)), np.ones((16, 16)))
     (16, 16, 3)
     """
-    ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
-    return ms_arr, pan_arr, ratio, np.asarray(interp23tap(ms_arr, ratio), dtype=np.float64)
+    ms_shape = tuple(getattr(ms, "shape", None) or open_source(ms, "ms").shape)
+    pan_shape = tuple(getattr(pan, "shape", None) or open_source(pan, "pan").shape)
+    return int(pan_shape[0]), int(pan_shape[1]), int(ms_shape[2]) if len(ms_shape) == 3 else 1

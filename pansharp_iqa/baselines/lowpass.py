@@ -1,18 +1,29 @@
-"""Low-pass filters of the PAN used by the baselines' injection models."""
+"""Low-pass filters of the PAN used by the baselines' injection models.
+
+* :func:`gaussian_lowpass` -- the toolbox's ``LPfilterGauss`` (BT-H, MTF-GLP-HPM);
+* :func:`plusdec_lowpass` / :func:`plusdec_lowpass_decimate` -- the toolbox's ``LPfilterPlusDec``
+  (GSA), including its border rule, on a whole image or on a strip of rows with a halo;
+* :func:`nearest_decimate` -- MATLAB ``imresize(., 1/ratio, 'nearest')``.
+"""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from scipy import ndimage
 
 from ..mtf import mtf_filter
 
-__all__ = ["gaussian_lowpass", "starlet_lowpass_decimate", "nearest_decimate"]
+__all__ = [
+    "LPFILTER_GAUSS_GNYQ", "gaussian_lowpass", "nearest_decimate", "plusdec_halo", "plusdec_levels",
+    "plusdec_lowpass", "plusdec_lowpass_decimate",
+]
 
 #: GNyq of the toolbox's ``LPfilterGauss`` (a fixed Gaussian, whatever the sensor).
 LPFILTER_GAUSS_GNYQ = 0.3
+
+#: B3-spline taps of ``LPfilterPlusDec`` (its ``sqrt(2)`` analysis/synthesis gains cancel: 2 x 1/4 per level).
+_B3 = np.array([1.0, 4.0, 6.0, 4.0, 1.0]) / 16.0
 
 
 def gaussian_lowpass(pan: np.ndarray, ratio: int) -> np.ndarray:
@@ -36,23 +47,124 @@ def gaussian_lowpass(pan: np.ndarray, ratio: int) -> np.ndarray:
     References
     ----------
     Vivone et al., IEEE TGRS 53(5), 2015; Vivone et al., IEEE GRSM 9(1), 2021.
+
+    Examples
+    --------
+    >>> float(gaussian_lowpass(np.full((50, 50), 7.0), 4)[25, 25].round(2))  # the kernel sums to ~0.998
+    6.99
     """
     return np.asarray(mtf_filter(pan, LPFILTER_GAUSS_GNYQ, ratio, sigma_form="2015"), dtype=np.float64)
 
 
 def nearest_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
-    """MATLAB ``imresize(I, 1/ratio, 'nearest')``: keep rows/columns ``ratio//2, ratio//2 + ratio, ...``."""
-    start = ratio // 2
-    return np.ascontiguousarray(image[start::ratio, start::ratio])
+    """MATLAB ``imresize(I, 1/ratio, 'nearest')`` for an even ratio: rows/columns ``ratio//2 + k*ratio``.
+
+    The output has ``ceil(n / ratio)`` rows (columns); where ``n`` is not a multiple of the ratio
+    the last one is clamped to the image's last row (column), as MATLAB does.
+
+    Examples
+    --------
+    >>> nearest_decimate(np.arange(16.0).reshape(4, 4), 2)
+    array([[ 5.,  7.],
+           [13., 15.]])
+    >>> nearest_decimate(np.arange(5.0)[None, :], 4)
+    array([[2., 4.]])
+    """
+    rows, cols = (np.minimum(np.arange(-(-n // ratio)) * ratio + ratio // 2, n - 1) for n in image.shape[:2])
+    return np.ascontiguousarray(image[rows][:, cols])
 
 
-def starlet_lowpass_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
-    """Low-pass with the undecimated (a trous) B3-spline wavelet and decimate by ``ratio``.
+def plusdec_levels(ratio: int) -> int:
+    """Levels of ``LPfilterPlusDec``'s wavelet decomposition: ``ceil(log2(ratio))``.
 
-    ``ceil(log2(ratio))`` levels of the separable kernel ``[1, 4, 6, 4, 1] / 16`` with
-    ``2**j - 1`` holes (unit DC gain, mirror borders), then nearest decimation. It follows the
-    2020 toolbox's ``LPfilterPlusDec`` (Starck & Murtagh filter) used by GSA; the border handling
-    of the toolbox's wavelet routine is not reproduced bit for bit.
+    Examples
+    --------
+    >>> plusdec_levels(4), plusdec_levels(8)
+    (2, 3)
+    """
+    return math.ceil(math.log2(ratio))
+
+
+def plusdec_halo(ratio: int) -> int:
+    """Rows a strip needs beyond each inner edge for :func:`plusdec_lowpass` to be exact there.
+
+    Each level's analysis and synthesis filter reads 2 rows each way: ``4 * levels``.
+
+    Examples
+    --------
+    >>> plusdec_halo(4)
+    8
+    """
+    return 4 * plusdec_levels(ratio)
+
+
+def _smooth(x: np.ndarray) -> np.ndarray:
+    """5-tap B3 filter along axis 0, 'valid' part only (2 rows fewer at each end)."""
+    return (x[:-4] + x[4:] + 4.0 * (x[1:-3] + x[3:-1]) + 6.0 * x[2:-2]) * (1.0 / 16.0)
+
+
+def _plusdec_axis0(x: np.ndarray, levels: int, first_edge: bool, last_edge: bool) -> np.ndarray:
+    """``LPfilterPlusDec``'s 1-D operator along axis 0 (see :func:`plusdec_lowpass`).
+
+    ``first_edge`` / ``last_edge``: that end of ``x`` is the image border (the toolbox's rule
+    applies there); otherwise it is a cut with a halo, and ``plusdec_halo`` rows are consumed.
+    """
+    pad = ((4 if first_edge else 0, 4 if last_edge else 0),) + ((0, 0),) * (x.ndim - 1)
+    for _ in range(levels):  # analysis: half-point symmetric extension by 4, then the filter
+        x = _smooth(np.pad(x, pad, mode="symmetric")) if first_edge or last_edge else _smooth(x)
+    for _ in range(levels):  # synthesis from the approximation only: the filter, cropped back
+        x = _smooth(x)
+    return x
+
+
+def plusdec_lowpass(image: np.ndarray, ratio: int, *, top: bool = True, bottom: bool = True) -> np.ndarray:
+    """The low-pass of the 2020 toolbox's ``LPfilterPlusDec``, before its decimation.
+
+    ``LPfilterPlusDec`` runs ``ndwt2_working`` (an undecimated wavelet transform) with the B3-spline
+    filter ``[1, 4, 6, 4, 1] / 16`` for ``L = ceil(log2(ratio))`` levels, zeroes every detail band and
+    inverts with ``indwt2_working``. That code never dilates the filter between levels (no "holes"),
+    so away from the borders the result is the separable 17-tap (for ``L = 2``) kernel
+    ``[1, 4, 6, 4, 1] / 16`` convolved with itself ``2L - 1`` times. Its border rule, reproduced here
+    along each axis: every analysis level extends its input by 4 half-point-symmetric samples at each
+    end and keeps the 'full' convolution (so the approximation grows by 2 samples a side per level, the
+    next level mirroring about the grown ends), and every synthesis level keeps the central part.
+
+    Parameters
+    ----------
+    image : numpy.ndarray
+        ``(H, W)`` or ``(H, W, B)`` float image.
+    ratio : int
+        Resolution ratio (fixes ``L``).
+    top, bottom : bool
+        Whether the first / last row of ``image`` is the image border. A ``False`` side is a strip's
+        inner cut: ``image`` must extend :func:`plusdec_halo` rows beyond it, and those rows are not
+        returned. Columns are always the whole width.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, the low-passed rows: ``H`` minus ``plusdec_halo(ratio)`` for each inner side.
+
+    References
+    ----------
+    Starck, Fadili & Murtagh, IEEE TIP 16(2), 2007; Aiazzi, Baronti & Selva, IEEE TGRS 45(10), 2007;
+    Vivone et al., IEEE GRSM 9(1), 2021 (``LPfilterPlusDec``, ``ndwt2_working``, ``indwt2_working``).
+
+    Examples
+    --------
+    >>> impulse = np.zeros((41, 41)); impulse[20, 20] = 1.0
+    >>> out = plusdec_lowpass(impulse, 4)
+    >>> int(np.count_nonzero(out[20])), round(float(out.sum()), 12)  # 17 taps a row, unit gain, no holes
+    (17, 1.0)
+    """
+    levels = plusdec_levels(ratio)
+    x = np.asarray(image, dtype=np.float64)
+    x = _plusdec_axis0(x, levels, top, bottom)
+    return np.swapaxes(_plusdec_axis0(np.swapaxes(x, 0, 1), levels, True, True), 0, 1)
+
+
+def plusdec_lowpass_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
+    """The 2020 toolbox's ``LPfilterPlusDec``: :func:`plusdec_lowpass` then :func:`nearest_decimate`.
 
     Parameters
     ----------
@@ -64,18 +176,15 @@ def starlet_lowpass_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``(H/ratio, W/ratio)`` float64.
+        ``(ceil(H/ratio), ceil(W/ratio))`` float64.
 
     References
     ----------
-    Starck, Fadili & Murtagh, IEEE TIP 16(2), 2007; Aiazzi, Baronti & Selva, IEEE TGRS 45(10), 2007.
+    Vivone et al., IEEE GRSM 9(1), 2021 (``LPfilterPlusDec``).
+
+    Examples
+    --------
+    >>> plusdec_lowpass_decimate(np.full((16, 16), 3.0), 4)[0].tolist()
+    [3.0, 3.0, 3.0, 3.0]
     """
-    out = np.asarray(image, dtype=np.float64)
-    base = np.array([1.0, 4.0, 6.0, 4.0, 1.0]) / 16.0
-    for level in range(int(math.ceil(math.log2(ratio)))):
-        step = 2 ** level
-        kernel = np.zeros(4 * step + 1)
-        kernel[::step] = base
-        out = ndimage.correlate1d(out, kernel, axis=0, mode="mirror")
-        out = ndimage.correlate1d(out, kernel, axis=1, mode="mirror")
-    return nearest_decimate(out, ratio)
+    return nearest_decimate(plusdec_lowpass(image, ratio), ratio)

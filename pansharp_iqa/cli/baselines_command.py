@@ -6,11 +6,14 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-import numpy as np
-
-from pansharp_iqa.io.errors import DataError
-from pansharp_iqa.io.scenes import load_scene
+from pansharp_iqa.io.discovery import SceneSource
+from pansharp_iqa.io.scale import check_input_values
+from pansharp_iqa.io.scenes import check_geometry, load_scene
+from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.windows import NotWindowed, open_windowed, window_stats
+from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
@@ -55,6 +58,7 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     from tqdm import tqdm
 
     from pansharp_iqa.baselines import BASELINES
+    from pansharp_iqa.baselines.npy_output import write_baseline
 
     settings = settings_from_args(ns)
     methods = _methods(ns.methods)
@@ -74,15 +78,16 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     written: dict[str, int] = {m: 0 for m in methods}
     for scene in tqdm(scenes, desc="baselines", unit="scene", disable=None):
         try:
-            data = load_scene(scene, settings, ("ms", "pan"))
-        except DataError as exc:
+            data = _scene_inputs(scene, settings)
+        except InputError as exc:  # the package's rules (DataError among them, NaN/Inf too): one line
             failures.append(f"{scene.name}: {exc}")
             continue
         for m in methods:
             try:
-                fused = BASELINES[m](data["ms"], data["pan"], sensor=sensor, ratio=settings.ratio)
                 (out / m).mkdir(parents=True, exist_ok=True)
-                np.save(out / m / f"{scene.name}.npy", np.asarray(fused, dtype=np.float64) / scale)
+                # strip by strip into a temporary file renamed when complete (bounded memory)
+                write_baseline(BASELINES[m], data["ms"], data["pan"], out / m / f"{scene.name}.npy",
+                               sensor=sensor, ratio=settings.ratio, scale=scale)
             except Exception as exc:  # noqa: BLE001 - isolate per scene and method
                 failures.append(f"{scene.name} / {m}: {type(exc).__name__}: {exc}")
                 continue
@@ -101,6 +106,32 @@ def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
     if failures:
         print(f"pansharp-eval: {len(failures)} failure(s) (exit status 1)", file=sys.stderr)
     return EXIT_FAILURES if failures else EXIT_OK
+
+
+def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, Any]:
+    """The scene's MS and PAN: window readers for per-role ``.npy``/GeoTIFF files, so the baselines
+    run in bounded memory, with the value rules checked on one streamed pass; otherwise (bundles,
+    files read whole) the arrays, from :func:`~pansharp_iqa.io.scenes.load_scene`.
+
+    Raises
+    ------
+    InputError
+        As ``load_scene``: sizes, NaN/Inf, values that contradict the declared scale or bits.
+    """
+    paths = {role: scene.file_for(role) for role in ("ms", "pan")}
+    if scene.kind == "split" and not scene.problem and all(paths.values()):
+        try:
+            images = {role: open_windowed(path, role=role, multiplier=settings.input_scale)
+                      for role, path in paths.items()}
+        except NotWindowed:
+            images = None
+        if images is not None:
+            check_geometry(scene, settings, {role: img.shape for role, img in images.items()})
+            for role, img in images.items():
+                check_input_values(window_stats(img).facts(Path(img.path).name), label=settings.input_scale_label,
+                                   bits=settings.bits, role=role)
+            return images
+    return load_scene(scene, settings, ("ms", "pan"))
 
 
 def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
