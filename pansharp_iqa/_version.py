@@ -1,8 +1,4 @@
-"""Installed version of pansharp_iqa."""
+"""Version of pansharp_iqa: the one source (``pyproject.toml`` reads it, ``pansharp-eval --version``
+and every provenance card show it)."""
 
-from importlib import metadata
-
-try:
-    __version__ = metadata.version("pansharp_iqa")
-except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+__version__ = "0.1.0"

@@ -8,7 +8,7 @@ the formulas below it do not read protocols.
 References
 ----------
 Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193. Khan, Alparone, Chanussot, IEEE TGRS
-47(11), 2009, doi:10.1109/TGRS.2009.2022650. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
+47(11), 2009, doi:10.1109/TGRS.2009.2029094. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
 """
 
 from __future__ import annotations
@@ -302,6 +302,9 @@ def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
 
     Built from :func:`d_lambda` and :func:`d_s`; ``alpha`` and ``beta`` weight the two terms, the
     other parameters are theirs.
+
+    Parameters
+    ----------
     layout : {"NCHW", "NHWC"}, optional
         The images are batches in this layout (arrays or framework tensors): the index of each
         image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are

@@ -307,7 +307,7 @@ def _psnr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeCon
 _TOOLBOX_RR = ("toolbox2020", "toolbox2015", "qnr-paper")
 _TB2020 = "Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315"
 _QNR = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193"
-_KHAN = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009, doi:10.1109/TGRS.2009.2022650"
+_KHAN = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009, doi:10.1109/TGRS.2009.2029094"
 _REPRO = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
 
 

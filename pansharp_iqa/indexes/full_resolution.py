@@ -20,7 +20,7 @@ References
 Alparone et al., "Multispectral and panchromatic data fusion assessment without reference",
 PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193. Khan, Alparone, Chanussot, "Pansharpening quality
 assessment using the modulation transfer functions of instruments", IEEE TGRS 47(11), 2009,
-doi:10.1109/TGRS.2009.2022650. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
+doi:10.1109/TGRS.2009.2029094. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
 """
 
 from __future__ import annotations

@@ -205,7 +205,7 @@ def local_cross_correlation(
     Returns
     -------
     ndarray, shape (H, W, B), float64
-        Correlation field (dimensionless, |rho| <= 1 up to round-off; flat windows give 0).
+        Correlation field (dimensionless, ``|rho| <= 1`` up to round-off; flat windows give 0).
 
     References
     ----------

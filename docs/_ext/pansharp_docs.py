@@ -1,0 +1,240 @@
+"""Sphinx extension of the pansharp_iqa docs: pages generated from the package at build time.
+
+* ``api/generated/<module>.rst``: one page per public module, listing every name of its
+  ``__all__`` (functions, classes, exceptions, constants) in autosummary tables; autosummary then
+  writes one stub page per name. Nothing is hand-listed: a name added to ``__all__`` appears,
+  a name removed disappears.
+* ``_generated/protocols_table.rst`` and ``_generated/sensors_table.rst``: the protocol and
+  sensor tables, read from the registries (``list_protocols``/``get_protocol``,
+  ``list_sensors``/``get_sensor``), included by ``protocols.rst`` and ``sensors.rst``.
+
+Files are rewritten only when their text changes (Sphinx then rebuilds only what changed).
+
+A cross-reference to an object's home module (``pansharp_iqa.evaluate.evaluate_full``,
+``pansharp_iqa.io.errors.DataError``, or relative to the docstring's module, ``exp.exp`` in
+:mod:`pansharp_iqa.baselines`) resolves to the page of the public name the same object is
+documented under (``pansharp_iqa.evaluate_full``); a reference to an object that has no public
+name stays broken, and the nitpicky build reports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+from pathlib import Path
+
+#: Public modules documented in the API reference, in page order. Optional ones (a subpackage
+#: that is not there yet, or whose extra is not installed) are skipped when absent.
+API_MODULES = (
+    ("pansharp_iqa", "Top level: indexes, filters, protocols, sensors and the evaluation entry points"),
+    ("pansharp_iqa.reprojected", "The reprojected full-resolution protocol (Scarpa & Ciotola 2022)"),
+    ("pansharp_iqa.baselines", "Classical pansharpening baselines"),
+    ("pansharp_iqa.tiled", "Tile-wise evaluation of whole scenes in bounded memory"),
+    ("pansharp_iqa.io", "Readers of datasets and results"),
+    ("pansharp_iqa.demo_data", "The bundled demo scene"),
+)
+OPTIONAL_MODULES = ("pansharp_iqa.tensor",)
+
+_KINDS = (("Functions", "function"), ("Classes", "class"), ("Exceptions", "exception"), ("Constants", "data"))
+
+
+def _kind(obj: object) -> str:
+    if inspect.isclass(obj):
+        return "exception" if issubclass(obj, BaseException) else "class"
+    if callable(obj):
+        return "function"
+    return "data"
+
+
+def _public_names(module) -> list[str]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        raise RuntimeError(f"{module.__name__} has no __all__: the API reference lists __all__ only")
+    return [n for n in names if not (n.startswith("__") and n.endswith("__"))]
+
+
+def module_page(modname: str, title: str) -> str:
+    """The page of one module: its docstring and every name of its ``__all__``. A name that the
+    top level exports too (the same object: ``pansharp_iqa.r_q2n`` is
+    ``pansharp_iqa.reprojected.r_q2n``) is documented once, under its top-level name, and linked
+    from here."""
+    import pansharp_iqa
+
+    module = importlib.import_module(modname)
+    heading = f"``{modname}``"
+    lines = [heading, "=" * len(heading), "", title + ".", "",
+             f".. automodule:: {modname}", "   :no-members:", "", f".. currentmodule:: {modname}", ""]
+    groups: dict[str, list[str]] = {kind: [] for _, kind in _KINDS}
+    at_top: list[str] = []
+    top_names = set(_public_names(pansharp_iqa)) if modname != "pansharp_iqa" else set()
+    for name in _public_names(module):
+        obj = getattr(module, name)
+        if name in top_names and getattr(pansharp_iqa, name) is obj and _kind(obj) != "data":
+            at_top.append(name)
+        else:
+            groups[_kind(obj)].append(name)
+    for section, kind in _KINDS:
+        if not groups[kind]:
+            continue
+        lines += [section, "-" * len(section), "", ".. autosummary::", "   :toctree: .", "   :nosignatures:", ""]
+        lines += [f"   {name}" for name in groups[kind]]
+        lines.append("")
+    if at_top:
+        section = "Also at the top level"
+        refs = ", ".join(f":obj:`pansharp_iqa.{name}`" for name in at_top)
+        lines += [section, "-" * len(section), "",
+                  f"The same objects as ``pansharp_iqa.<name>``, documented there: {refs}.", ""]
+    return "\n".join(lines)
+
+
+def _cell(text: object) -> str:
+    text = "" if text is None else str(text)
+    return " ".join(text.split()) or "--"
+
+
+def _list_table(header: list[str], rows: list[list[str]], widths: str) -> list[str]:
+    lines = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+    for row in [header, *rows]:
+        lines.append(f"   * - {row[0]}")
+        lines += [f"     - {c}" for c in row[1:]]
+    return lines + [""]
+
+
+def protocols_table() -> str:
+    import pansharp_iqa as pi
+
+    rows = []
+    for name in pi.list_protocols():
+        p = pi.get_protocol(name)
+        rows.append([
+            f"``{p.name}``",
+            _cell(", ".join(p.reduced_indexes) or "--"),
+            _cell(", ".join(p.full_indexes) or "--"),
+            _cell(p.description),
+            _cell("; ".join(p.sources)),
+        ])
+    return "\n".join(_list_table(["protocol", "reduced resolution", "full resolution", "what it is", "sources"],
+                                 rows, "12 12 14 40 22"))
+
+
+def _gnyq(sensor) -> str:
+    if sensor.ms_gnyq:
+        return " ".join(f"{g:g}" for g in sensor.ms_gnyq)
+    if sensor.ms_gnyq_all_bands is not None:
+        return f"{sensor.ms_gnyq_all_bands:g} per band"
+    return "--"
+
+
+def sensors_table() -> str:
+    import pansharp_iqa as pi
+
+    rows = []
+    for name in pi.list_sensors():
+        s = pi.get_sensor(name)
+        bands = ", ".join(s.band_names) if s.band_names else "any"
+        subsets = "; ".join(f"``{name}[{k}]`` = {', '.join(v)}" for k, v in s.subsets.items())
+        rows.append([
+            f"``{s.name}``",
+            _cell(s.full_name + (f" (aliases: {', '.join(s.aliases)})" if s.aliases else "")),
+            _cell(bands + (f"; subsets {subsets}" if subsets else "")),
+            _cell(_gnyq(s)),
+            _cell("--" if s.pan_gnyq is None else f"{s.pan_gnyq:g}"),
+            _cell(s.ratio if s.ratio is not None else "given"),
+            _cell(s.bits if s.bits is not None else "given"),
+            _cell("; ".join(s.sources) + (f". Notes: {s.notes}" if s.notes else "")),
+        ])
+    header = ["sensor", "name", "bands", "MS GNyq", "PAN GNyq", "ratio", "bits", "sources and notes"]
+    return "\n".join(_list_table(header, rows, "8 14 16 14 6 5 5 32"))
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def api_modules() -> list[tuple[str, str]]:
+    mods = list(API_MODULES)
+    for modname in OPTIONAL_MODULES:
+        if importlib.util.find_spec(modname) is not None:
+            mods.append((modname, "Tensor and batch inputs"))
+    return mods
+
+
+def generate(app, config=None) -> None:
+    src = Path(app.srcdir)
+    modules = api_modules()
+    for modname, title in modules:
+        _write(src / "api" / "generated" / f"{modname}.rst", module_page(modname, title))
+    toc = [".. toctree::", "   :maxdepth: 1", ""] + [f"   /api/generated/{m}" for m, _ in modules]
+    _write(src / "_generated" / "api_toc.rst", "\n".join(toc) + "\n")
+    _write(src / "_generated" / "protocols_table.rst", protocols_table())
+    _write(src / "_generated" / "sensors_table.rst", sensors_table())
+
+
+def _public_aliases() -> dict[int, tuple[str, str]]:
+    """id(object) -> (public dotted name, py role) for the documented functions, classes, modules."""
+    aliases: dict[int, tuple[str, str]] = {}
+    for modname, _ in api_modules():
+        module = importlib.import_module(modname)
+        aliases.setdefault(id(module), (modname, "mod"))
+        for name in _public_names(module):
+            obj = getattr(module, name)
+            if inspect.isclass(obj) or inspect.isfunction(obj) or inspect.ismodule(obj):
+                aliases.setdefault(id(obj), (f"{modname}.{name}", "mod" if inspect.ismodule(obj) else "obj"))
+    return aliases
+
+
+def _lookup(dotted: str) -> object | None:
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def resolve_home_reference(app, env, node, contnode):
+    if node.get("refdomain") != "py" or not node.get("reftarget", "").strip():
+        return None
+    target = node["reftarget"].lstrip(".~")
+    context = node.get("py:module") or ""
+    candidates = [target] + ([f"{context}.{target}"] if context else [])
+    if not hasattr(app, "_pansharp_aliases"):
+        app._pansharp_aliases = _public_aliases()
+    for dotted in candidates:
+        if not dotted.startswith("pansharp_iqa"):
+            continue
+        obj = _lookup(dotted)
+        if obj is None or id(obj) not in app._pansharp_aliases:
+            continue
+        public, role = app._pansharp_aliases[id(obj)]
+        if public == dotted and role != "mod":
+            continue  # documented under this very name and still not found: a real miss
+        domain = env.get_domain("py")
+        return domain.resolve_xref(env, node["refdoc"], app.builder, role, public, node, contnode)
+    return None
+
+
+def readable_signature(app, what, name, obj, options, signature, return_annotation):
+    """Dataclass fields with a default factory show ``= <factory>``, which Sphinx cannot parse
+    (the signature then falls apart at every comma): show ``= ...`` instead."""
+    if signature and "<factory>" in signature:
+        return signature.replace("<factory>", "..."), return_annotation
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-process-signature", readable_signature)
+    app.connect("missing-reference", resolve_home_reference)
+    # before Sphinx lists the source files and autosummary scans them for its tables
+    app.connect("config-inited", generate)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
