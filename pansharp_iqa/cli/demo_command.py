@@ -79,7 +79,8 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
         settings = demo_settings()
         ms, pan = load_demo()
         ms_lr, pan_lr = wald_degrade(ms, pan, settings["sensor"], settings["ratio"])
-        for resolution, arrays in (("reduced", {"ms": ms_lr, "pan": pan_lr, "gt": ms}), ("full", {"ms": ms, "pan": pan})):
+        datasets = {"reduced": {"ms": ms_lr, "pan": pan_lr, "gt": ms}, "full": {"ms": ms, "pan": pan}}
+        for resolution, arrays in datasets.items():
             (out / "datasets" / resolution).mkdir(parents=True, exist_ok=True)
             with atomic_file(out / "datasets" / resolution / "dataset.toml", "w") as handle:
                 handle.write(_toml(settings, resolution))
@@ -100,6 +101,8 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
         print()
         status = max(status, run_evaluate(parser.parse_args(step), step))
     if "html" in ns.format:
-        pages = [str((out / r / "report.html").resolve()) for r in ("reduced", "full") if (out / r / "report.html").is_file()]
-        print(f"\npansharp-eval demo: open the report{'s' if len(pages) > 1 else ''} in a browser: {' and '.join(pages)}")
+        pages = [str(page.resolve()) for page in (out / "reduced" / "report.html", out / "full" / "report.html")
+                 if page.is_file()]
+        print(f"\npansharp-eval demo: open the report{'s' if len(pages) > 1 else ''} in a browser: "
+              f"{' and '.join(pages)}")
     return status

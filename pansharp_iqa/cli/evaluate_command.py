@@ -310,8 +310,8 @@ def _locate_results(
                 failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, str(exc))
                 continue
             if result is None:
-                failed[(scene.name, method)] = SceneOutcome(
-                    scene.name, method, "failed", {}, None, f"missing result: no {method}/{scene.name}.{{{extensions}}}")
+                reason = f"missing result: no {method}/{scene.name}.{{{extensions}}}"
+                failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, reason)
                 continue
             found.append((scene_number, scene, method, result))
     return found, failed

@@ -100,13 +100,15 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "help": "evaluate scenes tile by tile in bounded memory, with identical numbers (auto: when the "
                 "in-memory estimate exceeds half the available memory per job, or tile-wise is faster, for "
                 "<scene>_gt/_ms/_pan .npy or GeoTIFF files; the terminal says which)"}),
-    "resume": (("--resume",), {"action": "store_true",
-                               "help": "reuse (scene, method) results already in OUT for the same inputs and settings"}),
+    "resume": (("--resume",), {
+        "action": "store_true",
+        "help": "reuse (scene, method) results already in OUT for the same inputs and settings"}),
     "force": (("--force",), {"action": "store_true",
                              "help": "replace what earlier runs of this command wrote in OUT (its manifest lists "
                                      "it; nothing else is ever touched)"}),
-    "plots": (("--plots",), {"action": "store_true",
-                             "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene"}),
+    "plots": (("--plots",), {
+        "action": "store_true",
+        "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene"}),
     "figures": (("--figures",), {
         "action": "store_true",
         "help": "write each scene's comparison grid (every method's true-colour image, zoomed crop, residual "

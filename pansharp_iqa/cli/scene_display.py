@@ -6,8 +6,8 @@ nothing is read twice and the main process never holds whole scenes. Scenes eval
 are never loaded whole for a thumbnail: :func:`display_from_files` reads a decimated view of each
 file (nearest neighbour, one row window at a time, through the same window readers as the
 evaluation) plus the crop's window. Every pair makes the scene's reference panels too (a failed
-pair from the inputs it read), so they do not depend on which pair succeeds. Pairs reused by ``--resume`` are read again by a
-display-only task (:attr:`pansharp_iqa.cli.scene_eval.SceneTask.display_only`).
+pair from the inputs it read), so they do not depend on which pair succeeds. Pairs reused by
+``--resume`` are read again by a display-only task (:attr:`pansharp_iqa.cli.scene_eval.SceneTask.display_only`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ class _DecimatedImages:
         return view[:, :, list(bands)] if bands else view[:, :, 0]
 
     def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
-        part = np.asarray(self.images[role][rows[0] : rows[1], cols[0] : cols[1]], dtype=np.float64)  # type: ignore[index]
+        part = np.asarray(self.images[role][rows[0] : rows[1], cols[0] : cols[1]],
+                          dtype=np.float64)  # type: ignore[index]
         part = part if part.ndim == 3 else part[:, :, None]
         return part[:, :, list(bands)] if bands else part[:, :, 0]
 

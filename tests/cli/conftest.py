@@ -9,6 +9,7 @@ import pytest
 
 from cli_helpers import BITS, RATIO, make_scene, noisy, write_toml
 
+
 @pytest.fixture
 def reduced_dataset(tmp_path: Path) -> tuple[Path, dict[str, dict[str, np.ndarray]]]:
     """Three reduced-resolution scenes as .npz (keys ms, pan, gt), 128 x 128 x 4 at PAN scale."""

@@ -9,8 +9,8 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
 
+from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
 from pansharp_iqa.cli.main import main
 from pansharp_iqa.cli.output_dir import atomic_file
 

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 from cli_helpers import cli_command, one_error_line, run_cli
-
 from pansharp_iqa.cli.output_dir import MANIFEST_NAME
 
 #: Run first in the slow process: every pair takes 3 s more, so the run holds OUT's lock a while.
@@ -67,9 +66,9 @@ def test_simultaneous_force_runs_leave_one_run_in_out(tmp_path, reduced_dataset,
         # two runs that write different reports (csv / json): a mix would show in OUT
         runs = [_start("evaluate", folder, *methods, "--out", out, "--force", "--format", fmt, "--no-progress")
                 for fmt in ("csv,md", "json,tex")]
-        codes, errors = zip(*[(r.wait(timeout=300), r.communicate()[1]) for r in runs])
+        codes, errors = zip(*[(r.wait(timeout=300), r.communicate()[1]) for r in runs], strict=True)
         assert 0 in codes and set(codes) <= {0, 2}, errors
-        for code, err in zip(codes, errors):
+        for code, err in zip(codes, errors, strict=True):
             if code == 2:
                 one_error_line(err, "being written by another pansharp-eval run")
         manifest = json.loads((out / MANIFEST_NAME).read_text())

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from cli_helpers import BITS, RATIO, make_scene, noisy, one_error_line, run_cli, write_toml
 
+from cli_helpers import BITS, RATIO, make_scene, noisy, one_error_line, run_cli, write_toml
 from pansharp_iqa.cli.output_dir import MANIFEST_NAME
 
 ASCII_ONLY = {"LC_ALL": "C", "PYTHONIOENCODING": "ascii"}
@@ -35,7 +35,8 @@ def test_non_ascii_names_on_an_ascii_terminal(tmp_path):
     assert "m\\xe9thode\\xb1" in proc.stdout  # escaped on the terminal
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert doc["methods"] == ["méthode±"] and set(doc["scenes"]) == {"plain", "scène"}
-    assert "scène" in (out / "results.csv").read_text(encoding="utf-8") and "méthode±" in (out / "results.md").read_text(encoding="utf-8")
+    assert "scène" in (out / "results.csv").read_text(encoding="utf-8")
+    assert "méthode±" in (out / "results.md").read_text(encoding="utf-8")
     assert json.loads((out / MANIFEST_NAME).read_text())["status"] == "complete"
     # an expected failure on that terminal is one line too, naming the folder
     again = run_cli("evaluate", folder, method, "--out", out, env=ASCII_ONLY)

@@ -206,6 +206,7 @@ def test_unreadable_h5_result_with_undeclared_scale_is_a_usage_error(tmp_path, c
     method.mkdir(parents=True)
     (method / "s1.h5").write_bytes(b"not an HDF5 file")
     out = tmp_path / "out"
-    err = _usage(tmp_path, capsys, ["evaluate", folder, method, "--out", out], "the scale of the results is not declared")
+    err = _usage(tmp_path, capsys, ["evaluate", folder, method, "--out", out],
+                 "the scale of the results is not declared")
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
 
+from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
 from pansharp_iqa.cli.main import main
 
 
@@ -26,7 +26,9 @@ def _read_only(monkeypatch, folder: Path) -> None:
     """Make ``folder`` read-only (for root too, who ignores the mode: writes there are refused)."""
     folder.chmod(0o555)
     real_open, real_mkdir = builtins.open, os.mkdir
-    inside = lambda p: str(Path(p).absolute()).startswith(str(folder.absolute()) + os.sep)
+
+    def inside(path: object) -> bool:
+        return str(Path(path).absolute()).startswith(str(folder.absolute()) + os.sep)
 
     def no_write(path, mode="r", *args, **kwargs):
         if any(c in mode for c in "wax+") and inside(path):

@@ -64,7 +64,8 @@ def _cards(out: Path) -> dict:
 def test_tile_wise_reads_every_layout_with_the_in_memory_numbers(tmp_path, resolution):
     folder, res = _dataset(tmp_path, resolution)
     for mode in ("never", "always"):
-        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json", "--tiled", mode]) == 0
+        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json",
+                     "--tiled", mode]) == 0
     mem, tiled = _cards(tmp_path / "never"), _cards(tmp_path / "always")
     assert len(mem) == len(LAYOUTS)
     for key, entry in mem.items():
@@ -117,7 +118,8 @@ def test_tile_wise_path_makes_the_in_memory_checks(tmp_path, case, expected):
         np.save(folder / "hwb_gt.npy", np.load(folder / "hwb_gt.npy") * 4)
     reasons = {}
     for mode in ("never", "always"):
-        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json", "--tiled", mode]) == 1
+        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / mode), "--format", "json",
+                     "--tiled", mode]) == 1
         reasons[mode] = _cards(tmp_path / mode)[("hwb", "m")]["reason"]
     assert expected in reasons["never"] and expected in reasons["always"], reasons
 

@@ -11,9 +11,8 @@ import scipy.io
 import tifffile
 
 import pansharp_iqa as psi
-from pansharp_iqa.cli.main import main
-
 from cli_helpers import BITS, RATIO, make_scene, noisy, write_toml
+from pansharp_iqa.cli.main import main
 
 
 def _json(out: Path) -> dict:

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
 
+from cli_helpers import BITS, RATIO, make_scene, one_error_line, write_toml
 from pansharp_iqa.cli.baselines_command import MANIFEST_NAME as BASELINES_MANIFEST
 from pansharp_iqa.cli.main import main
 
@@ -74,7 +74,8 @@ def test_evaluate_writes_beside_the_baselines_in_the_same_folder(tmp_path, capsy
     assert _run(capsys, "baselines", folder, "--out", out, "--methods", "EXP,GSA")[0] == 0
     results = _tree(out)
     assert _run(capsys, "evaluate", folder, out / "EXP", out / "GSA", "--out", out, "--format", "json")[0] == 0
-    assert _run(capsys, "evaluate", folder, out / "EXP", out / "GSA", "--out", out, "--format", "csv", "--force")[0] == 0
+    assert _run(capsys, "evaluate", folder, out / "EXP", out / "GSA", "--out", out, "--format", "csv",
+                "--force")[0] == 0
     after = _tree(out)
     assert {k: after[k] for k in results} == results and "results.csv" in after and "results.json" not in after
     assert _run(capsys, "baselines", folder, "--out", out, "--methods", "EXP,GSA", "--force")[0] == 0

@@ -150,7 +150,8 @@ def test_tiled_scenes_are_shown_from_decimated_reads(tmp_path, resolution):
         tifffile.imwrite(folder / "a_pan.tif", sc["pan"])
     _tif(res / "a.tif", noisy(sc["gt"], 12.0, 1).round().astype(np.uint16))
     out = tmp_path / "out"
-    assert main(["evaluate", str(folder), str(res), "--out", str(out), "--format", "html,json", "--tiled", "always"]) == 0
+    assert main(["evaluate", str(folder), str(res), "--out", str(out), "--format", "html,json",
+                 "--tiled", "always"]) == 0
     page = _page(out)
     alts = [a for a, _ in page.images]
     assert "noisy: whole scene" in alts and "noisy: crop" in alts

@@ -65,7 +65,8 @@ def test_reports_mark_the_best_method(tmp_path, capsys, reduced_dataset, rr_meth
 def test_plots(tmp_path, reduced_dataset, rr_methods):
     folder, _ = reduced_dataset
     out = tmp_path / "out"
-    assert main(["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--plots", "--format", "json"]) == 0
+    assert main(["evaluate", str(folder), *map(str, rr_methods.values()), "--out", str(out), "--plots",
+                 "--format", "json"]) == 0
     names = sorted(p.name for p in (out / "plots").iterdir())
     assert "box_Q2n.png" in names and "box_SAM.png" in names
     assert {"maps_s1.png", "maps_s2.png", "maps_s3.png"} <= set(names)

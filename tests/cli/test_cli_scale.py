@@ -47,8 +47,9 @@ def _metrics(out: Path) -> dict:
 def test_tiled_geotiff_scenes_equal_in_memory(tmp_path, resolution):
     pytest.importorskip("rasterio")
     folder, res = _dataset(tmp_path, resolution)
-    assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / "mem"), "--format", "json", "--tiled", "never"]) == 0
-    assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / "tiled"), "--format", "json", "--tiled", "always"]) == 0
+    for mode, out in (("never", "mem"), ("always", "tiled")):
+        assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / out), "--format", "json",
+                     "--tiled", mode]) == 0
     mem, tiled = _metrics(tmp_path / "mem"), _metrics(tmp_path / "tiled")
     assert mem.keys() == tiled.keys() and len(mem) == 2
     for key in mem:
@@ -63,7 +64,8 @@ def test_page_stacks_are_refused_tile_wise_with_a_clear_reason(tmp_path):
     folder, res = _dataset(tmp_path, "reduced")
     sc = make_scene(70, size=160)
     tifffile.imwrite(res / "a.tif", np.moveaxis(noisy(sc["gt"], 5.0, 3), -1, 0), photometric="minisblack")
-    assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / "o"), "--format", "json", "--tiled", "always"]) == 1
+    assert main(["evaluate", str(folder), str(res), "--out", str(tmp_path / "o"), "--format", "json",
+                 "--tiled", "always"]) == 1
     failed = _metrics(tmp_path / "o")[("a", "noisy")]
     assert failed["status"] == "failed" and "multi-page" in failed["reason"]
 

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 import scipy.io
 
+from cli_helpers import write_toml
 from pansharp_iqa import evaluate_reduced, wald_degrade
 from pansharp_iqa.cli.main import main
-
-from cli_helpers import write_toml
 
 
 def _run(capsys, argv):
@@ -83,7 +82,8 @@ def test_a_mat_scene_that_records_another_sensor_is_refused(tmp_path, capsys):
     assert code == 1 and "dataset.toml says sensor = 'QB' but a.mat records 'IKONOS'" in out
     code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "IKONOS", "--out", tmp_path / "o2"])
     assert code == 0
-    code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "ikonos", "--ratio", "2", "--out", tmp_path / "o3"])
+    code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "ikonos", "--ratio", "2",
+                                 "--out", tmp_path / "o3"])
     assert code == 1 and "--ratio says ratio = 2 but a.mat records 4" in out
 
 

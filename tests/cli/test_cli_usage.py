@@ -4,8 +4,8 @@ on stderr and exit status 2, never the usage block; ``--help`` and ``--version``
 from __future__ import annotations
 
 import pytest
-from cli_helpers import one_error_line, run_cli
 
+from cli_helpers import one_error_line, run_cli
 from pansharp_iqa.cli.main import main
 from pansharp_iqa.cli.parser import COMMANDS, OPTIONS, build_parser
 
@@ -65,7 +65,8 @@ def test_a_dataset_folder_named_like_a_command_needs_no_dot_slash(tmp_path, monk
 def test_valid_neighbours_parse():
     parser = build_parser()
     ns = parser.parse_args(["evaluate", "DS", "A", "B", "--jobs", "1", "--ratio", "4", "--format", "all", "--resume"])
-    assert (ns.jobs, ns.ratio, len(ns.format), ns.resume, ns.force) == (1, "4", 6, True, False)  # load_settings checks it
+    # --ratio stays a string here: load_settings applies the package's one integer rule
+    assert (ns.jobs, ns.ratio, len(ns.format), ns.resume, ns.force) == (1, "4", 6, True, False)
     assert "html" not in parser.parse_args(["evaluate", "DS", "A"]).format
     assert "html" in parser.parse_args(["demo"]).format  # the demo writes every format
     assert parser.parse_args(["baselines", "DS", "--out", "o"]).methods is None  # all of them

@@ -10,9 +10,7 @@ from pansharp_iqa.reports.html import render_html
 from pansharp_iqa.reports.pair_display import assemble_scene, make_pair_display
 from pansharp_iqa.reports.stats import compare_methods
 from pansharp_iqa.reports.summary import summarise
-
 from report_helpers import Arrays, Page, external_references
-
 
 METHODS = ["good", "<b>evil</b>", "bad"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from scipy import ndimage
@@ -11,7 +10,6 @@ from pansharp_iqa import interp23tap
 from pansharp_iqa.reports.display import apply_stretch, downsample, rgb_bands, stretch_limits
 from pansharp_iqa.reports.image_codec import decode_image
 from pansharp_iqa.reports.pair_display import PairDisplay, assemble_scene, make_pair_display
-
 from report_helpers import Arrays
 
 
