@@ -2,8 +2,8 @@
 
 glibc serves large ``malloc`` requests with ``mmap`` and returns them with ``munmap`` on free, so a
 loop that allocates the same temporaries over and over page-faults its memory in anew every time.
-On the measured 2-core VM that made the sliding-window Q of 1024x1024x8 data 3x slower in a
-single-threaded process (1.4 s vs 0.44 s). :func:`keep_freed_memory` raises the mmap and trim
+That makes the sliding-window Q several times slower in a single-threaded process (the figures
+are in ``docs/performance.md``). :func:`keep_freed_memory` raises the mmap and trim
 thresholds so freed buffers are reused. It is process-wide, so the library never calls it on
 import: the command-line tools and their worker processes do (and users may, or set
 ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` themselves).

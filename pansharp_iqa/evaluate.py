@@ -60,11 +60,10 @@ from .validation import (
 __all__ = ["evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "TILED_AUTO_PIXELS"]
 
 #: Full-resolution arrays of at least this many PAN-scale pixels (2048 x 2048) are evaluated
-#: tile-wise under ``tiled="auto"``: measured on 8-band uint16 scenes (2 cores), the in-memory path
-#: needs about 290 bytes per PAN pixel beyond the inputs (+1.2 GB at 2048^2, +4.6 GB at 4096^2) and
-#: is slower there (6.3 s vs 4.0 s at 2048^2, 18 s vs 11 s at 4096^2), while tiles stay at about
-#: 160 MB; below it the in-memory path is faster (0.6 s vs 0.8 s at 1024^2). Reduced resolution is
-#: one strip pass with no whole-image copies, so arrays stay in memory.
+#: tile-wise under ``tiled="auto"``: from that size the in-memory path needs more memory (about 290
+#: bytes per PAN pixel beyond the inputs) and more time than tiles, below it less time (measured
+#: figures: ``docs/performance.md``). Reduced resolution is one strip pass with no whole-image
+#: copies, so arrays stay in memory.
 TILED_AUTO_PIXELS = 2048 * 2048
 _TILED_CHOICES = ("auto", "always", "never")
 

@@ -48,7 +48,7 @@ from .parallel import chunks, parallel_map
 __all__ = [
     # the exception family
     "InputError", "ShapeError", "LayoutError", "ScaleError", "NonFiniteError", "SettingError",
-    "SensorMismatchError", "MetadataConflictError", "ConstantBlockError", "SettingsError", "DataError",
+    "SensorMismatchError", "MetadataConflictError", "ConstantBlockError", "DatasetConfigError", "DataError",
     # arrays
     "image_array", "pan_array", "as_image", "as_pan", "check_image_shape", "image_and_pan",
     # value summaries
@@ -106,7 +106,7 @@ class ConstantBlockError(InputError):
     """A block UIQI is undefined (0/0) because a block is constant: the toolbox would give NaN."""
 
 
-class SettingsError(SettingError):
+class DatasetConfigError(SettingError):
     """A dataset's settings (``dataset.toml`` and flags) are missing or inconsistent.
 
     ``pansharp-eval`` reports it as a usage error (exit status 2): nothing is evaluated.
@@ -378,7 +378,7 @@ UNIT_SCALE_MAX = 4.0
 #: 1.3 %) but offset or standardised data.
 UNDERSHOOT = 0.15
 #: Samples per band of the scale summary (a regular grid of pixels, the same in memory and tile-wise):
-#: plenty for a mean and a spread, and cheap (a 1280 x 1280 x 8 image is summarised in about 1 ms).
+#: plenty for a mean and a spread, and cheap (its cost: ``docs/performance.md``).
 _SCALE_SAMPLES = 2**14
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.scale import check_input_values
 from pansharp_iqa.io.scenes import check_geometry, load_scene
-from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.windows import NotWindowed, open_windowed, window_stats
 from pansharp_iqa.validation import InputError
 
@@ -167,7 +167,7 @@ def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
     ----------
     sources : mapping
         Where each setting came from (:attr:`DatasetSettings.sources
-        <pansharp_iqa.io.settings.DatasetSettings.sources>`, as loaded for this run).
+        <pansharp_iqa.io.dataset_config.DatasetSettings.sources>`, as loaded for this run).
     label : str
         Scale the results were written in.
 

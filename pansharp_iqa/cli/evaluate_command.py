@@ -19,10 +19,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pansharp_iqa.io.discovery import SceneSource, discover_scenes
-from pansharp_iqa.io.errors import DataError, SettingsError
+from pansharp_iqa.io.errors import DataError, DatasetConfigError
 from pansharp_iqa.io.hashing import sha256_file
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
-from pansharp_iqa.io.settings import DatasetSettings, load_settings
+from pansharp_iqa.io.dataset_config import DatasetSettings, load_settings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary
@@ -42,7 +42,7 @@ def dataset_scenes(dataset: str) -> tuple[list[SceneSource], list[str]]:
     usage error (shared by every command that reads a dataset)."""
     try:
         scenes, warnings = discover_scenes(dataset)
-    except SettingsError as exc:
+    except DatasetConfigError as exc:
         raise UsageError(str(exc)) from None
     if not scenes:
         raise UsageError(f"{dataset} holds no scene")
@@ -57,7 +57,7 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
         ("scale_mismatch", "scale_mismatch"))}
     try:
         return load_settings(ns.dataset, overrides)
-    except SettingsError as exc:
+    except DatasetConfigError as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -225,7 +225,7 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
 def _recorded_result_scale(settings: DatasetSettings, methods: dict[str, Path]) -> DatasetSettings:
     """The results' scale when every method's result files record the same one (``pansharp-nlrnet
     infer`` writes ``result_scale`` into its h5), else the settings unchanged."""
-    from pansharp_iqa.io.settings import parse_scale
+    from pansharp_iqa.io.dataset_config import parse_scale
 
     found: set[str] = set()
     for folder in methods.values():
@@ -239,7 +239,7 @@ def _recorded_result_scale(settings: DatasetSettings, methods: dict[str, Path]) 
     label = found.pop()
     try:
         value, shown = parse_scale(label, settings.bits, what="result_scale")
-    except SettingsError:
+    except DatasetConfigError:
         return settings
     return dataclasses.replace(settings, result_scale=value, result_scale_label=shown,
                                sources={**settings.sources, "result_scale": "result file attributes"})

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.reports import render_latex, render_markdown, render_table, summarise, write_csv, write_json
 from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_scene
 from pansharp_iqa.reports.stats import IndexStatistics, statistics_to_dict

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.reports.json_report import json_text, to_jsonable
 
 from .output_dir import atomic_file

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pansharp_iqa.io.settings import DatasetSettings
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.reports.display import DISPLAY_SIDE, RgbChoice, downsample, residual_map, rgb_bands
 from pansharp_iqa.reports.pair_display import ArrayImages, PairDisplay, make_pair_display
 

@@ -1,6 +1,6 @@
 """Readers for pansharpening datasets and results (the input side of ``pansharp-eval``).
 
-* :mod:`.settings` -- ``dataset.toml`` parsing and command-line overrides (sensor, ratio, bits,
+* :mod:`.dataset_config` -- ``dataset.toml`` parsing and command-line overrides (sensor, ratio, bits,
   resolution, protocol, input and result scales);
 * :mod:`.discovery` -- which scenes a dataset folder (or PanCollection ``.h5`` file) holds;
 * :mod:`.arrays` -- the format readers (``.mat``, ``.npy``, ``.npz``, ``.h5``);
@@ -15,18 +15,18 @@
 * :mod:`.memory` -- memory available to the process (``MemAvailable``, cgroup limits).
 """
 
+from .dataset_config import DatasetSettings, load_settings, parse_scale
 from .discovery import SceneSource, discover_scenes
-from .errors import DataError, SettingsError
+from .errors import DataError, DatasetConfigError
 from .hashing import sha256_file
 from .results import find_result_file, load_result
 from .scenes import load_scene
-from .settings import DatasetSettings, load_settings, parse_scale
 
 __all__ = [
     "DataError",
+    "DatasetConfigError",
     "DatasetSettings",
     "SceneSource",
-    "SettingsError",
     "discover_scenes",
     "find_result_file",
     "load_result",

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from .arrays import h5_dataset_shapes
-from .errors import DataError, SettingsError
+from .errors import DataError, DatasetConfigError
 
 __all__ = ["SceneSource", "discover_scenes", "H5_SUFFIXES", "SPLIT_SUFFIXES"]
 
@@ -100,20 +100,20 @@ def discover_scenes(dataset: str | Path) -> tuple[list[SceneSource], list[str]]:
 
     Raises
     ------
-    SettingsError
+    DatasetConfigError
         If the dataset does not exist or holds no scene.
     """
     root = Path(dataset).expanduser().resolve()
     warnings: list[str] = []
     if root.is_file():
         if root.suffix.lower() not in H5_SUFFIXES:
-            raise SettingsError(f"{root}: a dataset is a folder or a PanCollection-style .h5 file")
+            raise DatasetConfigError(f"{root}: a dataset is a folder or a PanCollection-style .h5 file")
         try:
             return _h5_scenes(root), warnings
         except DataError as exc:
-            raise SettingsError(str(exc)) from None
+            raise DatasetConfigError(str(exc)) from None
     if not root.is_dir():
-        raise SettingsError(f"dataset {dataset} does not exist")
+        raise DatasetConfigError(f"dataset {dataset} does not exist")
     claims: dict[str, list[SceneSource]] = {}
     split: dict[str, dict[str, str]] = {}
     for path in sorted(root.iterdir()):
@@ -155,7 +155,7 @@ def discover_scenes(dataset: str | Path) -> tuple[list[SceneSource], list[str]]:
         else:
             scenes.append(found[0])
     if not scenes:
-        raise SettingsError(
+        raise DatasetConfigError(
             f"no scenes found in {root}: expected <scene>.mat, <scene>.npz, <scene>_ms/_pan/_gt.tif "
             "or .npy files, or a PanCollection-style .h5"
         )

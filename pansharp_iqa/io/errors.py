@@ -1,6 +1,6 @@
 """Exceptions of the I/O layer, in the package's one family (:mod:`pansharp_iqa.validation`).
 
-:class:`SettingsError` (a dataset's settings are missing or inconsistent: a usage error) and
+:class:`DatasetConfigError` (a dataset's settings are missing or inconsistent: a usage error) and
 :class:`DataError` (one scene's files cannot be used: that scene's failure) are
 :class:`~pansharp_iqa.validation.InputError` subclasses defined with every other rule in
 :mod:`pansharp_iqa.validation`; they are re-exported here for the I/O modules. The window readers
@@ -10,9 +10,9 @@ which is no error of the data: such a file is read whole instead.
 
 from __future__ import annotations
 
-from ..validation import DataError, SettingsError
+from ..validation import DataError, DatasetConfigError
 
-__all__ = ["DataError", "NotWindowed", "SceneReadError", "SettingsError"]
+__all__ = ["DataError", "NotWindowed", "SceneReadError", "DatasetConfigError"]
 
 
 class SceneReadError(DataError):

@@ -14,7 +14,7 @@ from .errors import DataError
 from .geotiff import read_geotiff
 from .orientation import as_hw, as_hwb
 from .scale import check_input_values, input_facts
-from .settings import DatasetSettings
+from .dataset_config import DatasetSettings
 
 
 class _Shaped:

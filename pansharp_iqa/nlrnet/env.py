@@ -25,7 +25,7 @@ def ensure_cpu_isa(value: str = "AVX2") -> str | None:
     """Cap oneDNN's CPU instruction set unless the user chose one.
 
     MindSpore 2.10's CPU ``Conv2d`` falls into a slow reference kernel on AVX-512 machines
-    (measured 2 s -> 20 ms per 64-channel convolution with ``ONEDNN_MAX_CPU_ISA=AVX2``). The
+    (about 100x slower than with ``ONEDNN_MAX_CPU_ISA=AVX2``, ``docs/performance.md``). The
     variable is read when oneDNN initialises, so this must run before ``import mindspore``.
 
     Parameters

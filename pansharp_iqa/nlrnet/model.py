@@ -19,8 +19,8 @@ InstanceNorm is ``nn.GroupNorm(C, C)`` (one group per channel: the same statisti
 affine parameters; MindSpore 2.10 has no CPU kernel for ``nn.InstanceNorm2d``).
 
 LeakyReLU(0.2) is :class:`LeakyReLU`: ``nn.LeakyReLU`` in inference and, while the cell is
-training, the same function written as ``relu(x) - 0.2 * relu(-x)`` (a training step measured
-5-7 % faster on CPU, same losses; it is slower in inference). No parameters either way.
+training, the same function written as ``relu(x) - 0.2 * relu(-x)`` (a faster training step on
+CPU with the same losses, slower in inference: ``docs/performance.md``). No parameters either way.
 
 The width (64 feature channels in the released code) is an argument, ``features``, so that
 small test networks and converted reduced-width PyTorch weights can be built.

@@ -9,7 +9,7 @@ float64 integral image (zero padding by ``w`` on every side, cumulative sum down
 the columns, four-corner difference), as in the reference code: ``integral="ordered"`` reproduces
 those additions in the same order (bit-identical to ``cumsum(cumsum(P, 0), 1)``); ``"opencv"`` uses
 OpenCV's float64 ``integral`` (same integral image, other summation order: individual rho values
-move by ~1e-9, D_rho and the coregistration means by ~1e-14; about 3x faster).
+move by ~1e-9, D_rho and the coregistration means by ~1e-14; faster, ``docs/performance.md``).
 
 Each pixel is centred by the mean of **its own** window (not by the output pixel's window): this is
 not the windowed Pearson coefficient, and it matters (D_rho 0.055 vs 0.112 on a real IKONOS scene).

@@ -79,7 +79,7 @@ def _batch(x: torch.Tensor, name: str = "x") -> torch.Tensor:
 
 def _take(x: torch.Tensor, dim: int, idx: np.ndarray) -> torch.Tensor:
     """``x`` at positions ``idx`` along ``dim`` (advanced indexing: PyTorch's CPU ``index_select``
-    on an inner dimension is 20x slower)."""
+    on an inner dimension is much slower, ``docs/performance.md``)."""
     key: list[slice | torch.Tensor] = [slice(None)] * x.ndim
     key[dim] = torch.as_tensor(idx, device=x.device)
     return x[tuple(key)]
@@ -104,7 +104,7 @@ def _extend(x: torch.Tensor, dim: int, before: int, after: int, mode: BorderMode
 
 # Operators made of one pass over the data per filter tap run on the CPU on groups of planes of
 # about this many elements (input or output planes, the larger), whose passes stay in the caches
-# (measured on 20 x 8 x 256^2 batches: 2^18-2^20 best, 1.7x less CPU time than the whole batch);
+# (the measured range is in docs/performance.md);
 # on other devices on the whole batch.
 _CPU_GROUP_ELEMENTS = 1 << 19
 

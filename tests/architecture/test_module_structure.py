@@ -180,3 +180,33 @@ def test_public_functions_have_a_doctest_example(module):
             if ">>>" not in doc and "Deprecated" not in doc.split("\n")[0]:
                 missing.append(node.name)
     assert missing == [], f"{module}: public functions without an example: {missing}"
+
+
+# What docs/architecture.md says nlrnet may use of the core: the top-level API and these public
+# modules (their documented names; never a `_private` one, which the check above enforces).
+NLRNET_MAY_IMPORT = {
+    "pansharp_iqa",
+    "pansharp_iqa.io.arrays",
+    "pansharp_iqa.io.metadata",
+    "pansharp_iqa.tensor.inputs",
+    "pansharp_iqa.tensor.mindspore_adapter",
+    "pansharp_iqa.validation",
+}
+
+
+def test_nlrnet_imports_only_what_the_architecture_page_lists():
+    used = set()
+    for module in MODULES:
+        if module.startswith("pansharp_iqa.nlrnet"):
+            used |= {t for t, _ in _imports(module)
+                     if t.startswith("pansharp_iqa") and not t.startswith("pansharp_iqa.nlrnet")}
+    assert used <= NLRNET_MAY_IMPORT, sorted(used - NLRNET_MAY_IMPORT)
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for name in sorted(NLRNET_MAY_IMPORT - {"pansharp_iqa"}):
+        assert f"`{name.removeprefix('pansharp_iqa.')}`" in page, name
+
+
+def test_the_core_never_imports_nlrnet():
+    for module in MODULES:
+        if not module.startswith("pansharp_iqa.nlrnet"):
+            assert not any(t.startswith("pansharp_iqa.nlrnet") for t, _ in _imports(module)), module

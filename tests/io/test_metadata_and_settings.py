@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import scipy.io
 
-from pansharp_iqa.io.errors import SettingsError
+from pansharp_iqa.io.errors import DatasetConfigError
 from pansharp_iqa.io.metadata import Recorded, check_recorded, read_recorded, same_sensor
-from pansharp_iqa.io.settings import load_settings, parse_scale
+from pansharp_iqa.io.dataset_config import load_settings, parse_scale
 from pansharp_iqa.validation import MetadataConflictError
 
 
@@ -58,7 +58,7 @@ def test_h5_dataset_settings_come_from_the_file_and_flags_must_agree(tmp_path):
     s = load_settings(path)
     assert (s.sensor, s.ratio, s.bits, s.resolution, s.input_scale) == ("none", 4, 11, "reduced", 2047.0)
     assert s.sources["sensor"] == "val.h5 attributes"
-    with pytest.raises(SettingsError, match="--ratio says ratio = 8 but val.h5 records 4"):
+    with pytest.raises(DatasetConfigError, match="--ratio says ratio = 8 but val.h5 records 4"):
         load_settings(path, {"ratio": 8})
 
 
@@ -66,17 +66,17 @@ def test_one_ratio_rule_in_dataset_settings(tmp_path):
     _toml(tmp_path, sensor="none", ratio=3, bits=11, resolution="reduced")
     assert load_settings(tmp_path).ratio == 3  # reduced resolution: any integer >= 2, as in the library
     _toml(tmp_path, sensor="none", ratio=3, bits=11, resolution="full")
-    with pytest.raises(SettingsError, match="power of two"):
+    with pytest.raises(DatasetConfigError, match="power of two"):
         load_settings(tmp_path)
     _toml(tmp_path, sensor="none", ratio=1, bits=11, resolution="reduced")
-    with pytest.raises(SettingsError, match="ratio"):
+    with pytest.raises(DatasetConfigError, match="ratio"):
         load_settings(tmp_path)
 
 
 def test_one_bits_rule_in_dataset_settings(tmp_path):
     # the library takes 1..16 bits: a dataset saying 20 is one usage error, not a failure per scene
     _toml(tmp_path, sensor="none", ratio=4, bits=20, resolution="reduced")
-    with pytest.raises(SettingsError, match=r"1\.\.16.*--bits or dataset.toml 'bits'"):
+    with pytest.raises(DatasetConfigError, match=r"1\.\.16.*--bits or dataset.toml 'bits'"):
         load_settings(tmp_path)
     _toml(tmp_path, sensor="none", ratio=4, bits=16, resolution="reduced")
     assert load_settings(tmp_path).bits == 16
@@ -86,5 +86,5 @@ def test_scale_declarations():
     assert parse_scale("unit", 11) == (2047.0, "unit") and parse_scale("dn", 11) == (1.0, "dn")
     assert parse_scale(255, 8) == (255.0, "255")
     for bad in ("percent", -1, 0, True):
-        with pytest.raises(SettingsError):
+        with pytest.raises(DatasetConfigError):
             parse_scale(bad, 11)

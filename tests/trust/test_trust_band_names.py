@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pansharp_iqa as pi
-from pansharp_iqa.io.errors import SettingsError
-from pansharp_iqa.io.settings import load_settings
+from pansharp_iqa.io.errors import DatasetConfigError
+from pansharp_iqa.io.dataset_config import load_settings
 from pansharp_iqa.validation import SensorMismatchError, SettingError, check_band_names
 
 from trust_helpers import HYPOTHESIS, demo, fr_dataset, one_line, run_eval, write_toml
@@ -57,7 +57,7 @@ def test_reversed_band_names_change_the_numbers_that_depend_on_the_mtf(tmp_path,
     ("Blue,Green,Red,NIR", "must be a list of band names", "list of band names"),
 ])
 def test_typos_and_duplicates_are_usage_errors(tmp_path, capsys, names, message, key):
-    with pytest.raises(SettingsError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")
+    with pytest.raises(DatasetConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")
                        .replace("]", r"\]")):
         _settings(tmp_path, band_names=names)
     d = demo()
@@ -81,7 +81,7 @@ def test_the_generic_sensor_takes_distinct_labels(tmp_path):
     write_toml(tmp_path, sensor="none", ratio=4, bits=11, resolution="full", band_names=["b1", "b2", "b3", "b4"])
     assert load_settings(tmp_path).resolved_sensor().is_generic
     write_toml(tmp_path, sensor="none", ratio=4, bits=11, resolution="full", band_names=["b1", "b1"])
-    with pytest.raises(SettingsError, match="twice"):
+    with pytest.raises(DatasetConfigError, match="twice"):
         load_settings(tmp_path)
 
 

@@ -181,9 +181,9 @@ def test_sensor_band_count_is_checked(scene):
 def test_every_refusal_is_an_input_error_and_a_value_error(scene):
     for exc in (ScaleError, LayoutError, ShapeError, SettingError, SensorMismatchError):
         assert issubclass(exc, pi.InputError) and issubclass(exc, ValueError)
-    from pansharp_iqa.io.errors import DataError, SettingsError
+    from pansharp_iqa.io.errors import DataError, DatasetConfigError
 
-    assert issubclass(DataError, pi.InputError) and issubclass(SettingsError, pi.InputError)
+    assert issubclass(DataError, pi.InputError) and issubclass(DatasetConfigError, pi.InputError)
 
 
 # ----------------------------------------------------------------------------- combinations

@@ -2,7 +2,7 @@
 
 Everything that changes the numbers (sensor, ratio, bits, resolution, protocol, the scale of the
 inputs and of the results) is read from ``dataset.toml`` or given on the command line; nothing is
-guessed from the data. Missing required settings raise :class:`~.errors.SettingsError`.
+guessed from the data. Missing required settings raise :class:`~.errors.DatasetConfigError`.
 
 ``dataset.toml`` keys
 ---------------------
@@ -48,7 +48,7 @@ from ..validation import (
     check_choice,
     check_ratio,
 )
-from .errors import SettingsError
+from .errors import DatasetConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -164,7 +164,7 @@ def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[f
 
     Raises
     ------
-    SettingsError
+    DatasetConfigError
         If the value is not understood.
     """
     if isinstance(value, str):
@@ -173,20 +173,20 @@ def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[f
             return 1.0, "dn"
         if key in ("unit", "[0,1]", "0-1", "01"):
             if bits is None:
-                raise SettingsError(f"{what} 'unit' needs the bit depth (bits) to be known")
+                raise DatasetConfigError(f"{what} 'unit' needs the bit depth (bits) to be known")
             return float(2 ** int(bits) - 1), "unit"
         try:
             number = float(key)
         except ValueError:
-            raise SettingsError(
+            raise DatasetConfigError(
                 f"{what} must be 'dn', 'unit' or a positive number, got {value!r}"
             ) from None
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         number = float(value)
     else:
-        raise SettingsError(f"{what} must be 'dn', 'unit' or a positive number, got {value!r}")
+        raise DatasetConfigError(f"{what} must be 'dn', 'unit' or a positive number, got {value!r}")
     if not math.isfinite(number) or number <= 0:
-        raise SettingsError(f"{what} must be a positive number, got {value!r}")
+        raise DatasetConfigError(f"{what} must be a positive number, got {value!r}")
     return number, f"{number:g}"
 
 
@@ -199,12 +199,12 @@ def _merge_recorded(path: Path, merged: dict[str, Any], sources: dict[str, str])
     if "scale" in given:  # compare multipliers, not labels
         try:
             given["scale"] = parse_scale(given["scale"], merged.get("bits", recorded.bits), what="scale")[0]
-        except SettingsError:
+        except DatasetConfigError:
             given.pop("scale")
     try:
         check_recorded(recorded, given, sources)
     except InputError as exc:
-        raise SettingsError(str(exc)) from None
+        raise DatasetConfigError(str(exc)) from None
     for key, value in recorded.as_settings().items():
         if key not in merged:
             merged[key] = value
@@ -222,10 +222,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"cannot read {path}: {exc}") from None
+        raise DatasetConfigError(f"cannot read {path}: {exc}") from None
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
-        raise SettingsError(
+        raise DatasetConfigError(
             f"{path}: unknown key(s) {unknown}; known keys: {sorted(_KNOWN)}"
         )
     return data
@@ -250,12 +250,12 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
 
     Raises
     ------
-    SettingsError
+    DatasetConfigError
         A required setting is missing, a value is invalid, or the sensor is unknown.
     """
     path = Path(dataset).expanduser().resolve()
     if not path.exists():
-        raise SettingsError(f"dataset {dataset} does not exist")
+        raise DatasetConfigError(f"dataset {dataset} does not exist")
     toml_path = settings_file_for(path)
     data = _read_toml(toml_path)
     merged: dict[str, Any] = {}
@@ -273,25 +273,25 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
     if missing:
         hint = ", ".join(f"{k} (TOML key '{k}' or {_FLAG[k]})" for k in missing)
         where = str(toml_path) if toml_path.is_file() else f"{toml_path} (not found)"
-        raise SettingsError(f"missing dataset setting(s): {hint}; looked in {where}")
+        raise DatasetConfigError(f"missing dataset setting(s): {hint}; looked in {where}")
     sensor_name = str(merged["sensor"])
     from pansharp_iqa.sensors import get_sensor
 
     try:
         sensor = get_sensor(sensor_name)
     except ValueError as exc:
-        raise SettingsError(str(exc)) from None
+        raise DatasetConfigError(str(exc)) from None
     try:  # the package's one bits rule (1..16; 11, 11.0 and "11" alike)
         bits = check_bits(merged["bits"])
     except InputError as exc:
-        raise SettingsError(f"{exc} ({_FLAG['bits']} or dataset.toml 'bits')") from None
+        raise DatasetConfigError(f"{exc} ({_FLAG['bits']} or dataset.toml 'bits')") from None
     resolution = str(merged["resolution"]).strip().lower()
     if resolution not in ("reduced", "full"):
-        raise SettingsError(f"resolution must be 'reduced' or 'full', got {merged['resolution']!r}")
+        raise DatasetConfigError(f"resolution must be 'reduced' or 'full', got {merged['resolution']!r}")
     try:  # the package's one ratio rule: a power of two where the 23-tap EXP runs (full resolution)
         ratio = check_ratio(merged["ratio"], exp=resolution == "full")
     except InputError as exc:
-        raise SettingsError(f"{exc} ({_FLAG['ratio']} or dataset.toml 'ratio')") from None
+        raise DatasetConfigError(f"{exc} ({_FLAG['ratio']} or dataset.toml 'ratio')") from None
     protocol = str(merged.get("protocol", DEFAULT_PROTOCOL))
     sources.setdefault("protocol", "default")
     input_scale, input_label = parse_scale(merged.get("scale", "dn"), bits, what="scale")
@@ -305,11 +305,11 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         try:  # every name one of the sensor's bands, none twice: each band gets its own MTF
             band_names = check_band_names(sensor, band_names, what="dataset.toml band_names")
         except InputError as exc:
-            raise SettingsError(str(exc)) from None
+            raise DatasetConfigError(str(exc)) from None
     try:
         scale_mismatch = check_choice("scale_mismatch", merged.get("scale_mismatch", "raise"), SCALE_MISMATCH_POLICIES)
     except InputError as exc:
-        raise SettingsError(f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
+        raise DatasetConfigError(f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
     name = str(data.get("name") or (path.name if path.is_dir() else path.stem))
     return DatasetSettings(
         name=name,
