@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         os.environ["PANSHARP_THREADS"] = str(args.threads)
 
+    from pansharp_iqa.parallel import n_threads as n_workers
     from pansharp_iqa.reprojected import (
         coregister,
         d_rho,
@@ -72,7 +73,6 @@ def main(argv: list[str] | None = None) -> int:
         sam_index,
         uiqi_index,
     )
-    from pansharp_iqa.parallel import n_threads as n_workers
     from pansharp_iqa.reprojected.correlation import box_sum
     from pansharp_iqa.reprojected.filtering import filter_replicate, filter_replicate_direct
     from pansharp_iqa.sensors import get_sensor

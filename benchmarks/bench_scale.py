@@ -107,7 +107,7 @@ class _PeakRss:
             self.total, self.single = max(self.total, sum(rss)), max(self.single, max(rss, default=0))
             self._stop.wait(self.interval)
 
-    def __enter__(self) -> "_PeakRss":
+    def __enter__(self) -> _PeakRss:
         self._thread.start()
         return self
 
@@ -164,7 +164,6 @@ def _cli_child(args: argparse.Namespace) -> None:
     """Run ``pansharp-eval`` in this (fresh) process, sampling its RSS; print a JSON line."""
     import contextlib
     import io
-
 
     from pansharp_iqa.cli.main import main as cli_main
 

@@ -37,7 +37,7 @@ class Scene:
     synthetic: bool = False
     band_names: list[str] = field(default_factory=list)
 
-    def crop(self, row: int, col: int, size: int) -> "Scene":
+    def crop(self, row: int, col: int, size: int) -> Scene:
         """MS window ``[row:row+size, col:col+size]`` (MS pixels) and the PAN window over it."""
         r = self.ratio
         return Scene(self.ms[row:row + size, col:col + size],
@@ -99,8 +99,9 @@ def synthetic_wv2(size: int = 160, *, seed: int = 0) -> Scene:
     weighted sum of its visible/NIR bands; the MS is the truth filtered with the WV2 MTF and
     decimated by 4 (the sensor model the Wald protocol assumes).
     """
-    import pansharp_iqa as pi
     from scipy.ndimage import gaussian_filter
+
+    import pansharp_iqa as pi
 
     rng = np.random.default_rng(seed)
     ratio, n = 4, 4 * size

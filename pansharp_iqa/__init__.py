@@ -11,8 +11,8 @@ from .degradation import decimate, wald_degrade
 from .evaluate import evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
 from .indexes import ConstantBlockError, cc, ergas, psnr, q2n, q_index, sam, scc
 from .indexes.catalog import Index, get_index, index_names
-from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .mtf import mtf_filter, mtf_filter_sensor, mtf_kernel
+from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .protocols import Protocol, get_protocol, list_protocols
 from .resample import imresize, interp23tap
 from .sensors import Sensor, UnknownSensorError, get_sensor, list_sensors, resolve_sensor

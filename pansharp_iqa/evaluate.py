@@ -39,12 +39,12 @@ from .indexes.full_resolution import (
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
 from .indexes.strips import StripImage
+from .io.windows import is_lazy_input
 from .no_reference import pan_low_pass
 from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
-from .tensor.batch import evaluate_batch, needs_batch_path
 from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from .io.windows import is_lazy_input
+from .tensor.batch import evaluate_batch, needs_batch_path
 from .validation import (
     SensorMismatchError,
     SettingError,

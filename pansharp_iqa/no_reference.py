@@ -19,6 +19,20 @@ import warnings
 
 import numpy as np
 
+from .indexes.full_resolution import (
+    BLOCK_FAMILIES,
+    NanPolicy,
+    block_sums,
+    d_lambda_from_means,
+    d_lambda_k_from_sums,
+    d_s_from_means,
+    expanded_ms,
+    fr_block_uiqi,
+    khan_filtered,
+    khan_q2n_sums,
+    mean_block_uiqi,
+)
+from .indexes.strips import StripImage
 from .mtf import mtf_filter
 from .protocols import Protocol, get_protocol
 from .resample import imresize, interp23tap
@@ -37,20 +51,6 @@ from .validation import (
     image_facts,
     pan_array,
 )
-from .indexes.full_resolution import (
-    BLOCK_FAMILIES,
-    NanPolicy,
-    block_sums,
-    d_lambda_from_means,
-    d_lambda_k_from_sums,
-    d_s_from_means,
-    expanded_ms,
-    fr_block_uiqi,
-    khan_filtered,
-    khan_q2n_sums,
-    mean_block_uiqi,
-)
-from .indexes.strips import StripImage
 
 __all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "pan_low_pass"]
 

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.scale import check_input_values
 from pansharp_iqa.io.scenes import check_geometry, load_scene
-from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.windows import NotWindowed, open_windowed, window_stats
 from pansharp_iqa.validation import InputError
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.scenes import load_scene
-from pansharp_iqa.io.dataset_config import DatasetSettings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args

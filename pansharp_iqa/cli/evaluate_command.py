@@ -18,11 +18,11 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pansharp_iqa.io.dataset_config import DatasetSettings, load_settings
 from pansharp_iqa.io.discovery import SceneSource, discover_scenes
 from pansharp_iqa.io.errors import DataError, DatasetConfigError
 from pansharp_iqa.io.hashing import sha256_file
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
-from pansharp_iqa.io.dataset_config import DatasetSettings, load_settings
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary

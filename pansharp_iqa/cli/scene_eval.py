@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
@@ -26,7 +27,6 @@ from pansharp_iqa.io.metadata import check_recorded, read_recorded
 from pansharp_iqa.io.results import check_result_georeference, load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
-from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
 from pansharp_iqa.validation import InputError
 

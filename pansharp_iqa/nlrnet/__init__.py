@@ -46,7 +46,7 @@ def load_network(path: str | Path):  # noqa: ANN201 - NLRNet (MindSpore imported
     >>> net = load_network("net.ckpt")                                           # doctest: +SKIP
     >>> fused = net(mindspore.Tensor(lms), mindspore.Tensor(pan)).asnumpy()      # doctest: +SKIP
     """
-    from . import env, checkpoint
+    from . import checkpoint, env
 
     if "mindspore" not in sys.modules:
         env.ensure_cpu_isa()

@@ -21,6 +21,7 @@ from ..indexes import catalog
 from ..indexes.full_resolution import NanPolicy, low_res_block
 from ..indexes.strips import check_block_fits
 from ..io.inputs import check_image_path, check_path_grid
+from ..io.windows import Source, open_source
 from ..protocols import Protocol
 from ..sensors import Sensor
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
@@ -31,7 +32,6 @@ from .facts import facts_of
 from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
 from .reduced import ReducedContext, reduced_sums_of, reduced_tile
-from ..io.windows import Source, open_source
 
 __all__ = [
     "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",

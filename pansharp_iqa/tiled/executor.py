@@ -45,7 +45,7 @@ class TiledJob:
     ctx: Any
     tiles: list[Tile]
     tile_fn: Callable[[Any, Tile], Partial]
-    finalize: Callable[[Partial], "dict[str, Any] | TiledJob"]
+    finalize: Callable[[Partial], dict[str, Any] | TiledJob]
 
 
 @dataclasses.dataclass

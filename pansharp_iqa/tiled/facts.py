@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.windows import Source
 from ..validation import ImageFacts, facts_from_sums, grid_band_sums, sample_step
 from .accumulate import Partial
 from .patch import Patch
-from ..io.windows import Source
 
 __all__ = ["add_facts", "facts_of"]
 

@@ -27,13 +27,13 @@ import numpy as np
 from ..indexes.catalog import FinalizeContext, finalize, statistics_for
 from ..indexes.full_resolution import BLOCK_FAMILIES, BlockSums, block_sums, fr_block_uiqi, khan_q2n_sums
 from ..indexes.strips import StripImage
+from ..io.windows import Source
 from ..settings import FullSettings
 from .accumulate import Partial
 from .facts import add_facts
 from .halos import exp_support, exp_window, imresize_at, imresize_support, mtf_support, mtf_window
 from .patch import fetch
 from .plan import Tile
-from ..io.windows import Source
 
 __all__ = ["FullContext", "full_tile", "full_values"]
 

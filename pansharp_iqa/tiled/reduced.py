@@ -19,20 +19,19 @@ What each index needs around a tile (all read from the file, never invented):
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
-
-from typing import Any
 
 from ..borders import border_index
 from ..indexes.catalog import ChunkContext, Statistic, statistics_for
 from ..indexes.strips import StripImage
+from ..io.windows import Source
 from ..settings import ReducedSettings
 from .accumulate import Partial
 from .facts import add_facts
 from .patch import fetch
 from .plan import Tile
-from ..io.windows import Source
 
 __all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of", "TILE_SUPPORTS"]
 

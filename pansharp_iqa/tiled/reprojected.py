@@ -40,6 +40,7 @@ from ..indexes.ergas import ergas_from_sums, ergas_sums
 from ..indexes.q2n import REPROJECTED_STD_FLOOR, q2n_block_grid, q2n_grid, to_int16_truncated
 from ..indexes.sam import sam_from_sums, sam_sums
 from ..indexes.uiqi import q_from_sums, q_window_sums
+from ..io.windows import Source
 from ..mtf import filter_replicate
 from ..reprojected.coregistration import shifts_from_correlations
 from ..reprojected.correlation import SXX_FLOOR, box_sum, centre_and_energy, clip_sums, one_minus_rho_sum, rho_from_sums
@@ -50,7 +51,6 @@ from .accumulate import Partial
 from .facts import add_facts
 from .patch import Patch, fetch
 from .plan import Tile
-from ..io.windows import Source
 
 __all__ = [
     "ReprojectedContext", "coreg_tile", "index_tile", "index_positions", "kernel_support", "reprojected_at",

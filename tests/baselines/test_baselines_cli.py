@@ -8,8 +8,8 @@ import os
 
 import numpy as np
 import pytest
-from baselines_helpers import scene, write_dataset
 
+from baselines_helpers import scene, write_dataset
 from pansharp_iqa.baselines import BASELINES
 from pansharp_iqa.baselines import strips as strips_module
 from pansharp_iqa.cli.main import main

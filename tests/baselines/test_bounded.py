@@ -12,8 +12,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from baselines_helpers import scene
 
+from baselines_helpers import scene
 from pansharp_iqa import validation
 from pansharp_iqa.baselines import BASELINES, gsa
 from pansharp_iqa.baselines import inputs as inputs_module

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from baselines_helpers import shared_data_dir, write_dataset
 
+from baselines_helpers import shared_data_dir, write_dataset
 from pansharp_iqa.baselines import BASELINES
 from pansharp_iqa.baselines.lowpass import plusdec_lowpass, plusdec_lowpass_decimate
 from pansharp_iqa.cli.main import main

@@ -15,8 +15,8 @@ import pytest
 
 import pansharp_iqa as pi
 from pansharp_iqa.hypercomplex import block_q_values
-from pansharp_iqa.indexes.q2n import q2n_strip, to_uint16_matlab
 from pansharp_iqa.indexes.catalog import ChunkContext, statistics_for
+from pansharp_iqa.indexes.q2n import q2n_strip, to_uint16_matlab
 from pansharp_iqa.indexes.reduced_pass import reduced_sums
 from pansharp_iqa.indexes.strips import StripImage, map_strips
 

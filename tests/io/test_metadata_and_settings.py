@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import scipy.io
 
+from pansharp_iqa.io.dataset_config import load_settings, parse_scale
 from pansharp_iqa.io.errors import DatasetConfigError
 from pansharp_iqa.io.metadata import Recorded, check_recorded, read_recorded, same_sensor
-from pansharp_iqa.io.dataset_config import load_settings, parse_scale
 from pansharp_iqa.validation import MetadataConflictError
 
 

@@ -15,8 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nlrnet_helpers import shared_data_dir, synthetic_arrays, write_h5  # noqa: E402
 
 
-
-
 @pytest.fixture(scope="session")
 def wv2_mat() -> Path:
     path = shared_data_dir() / "imgWV2.mat"

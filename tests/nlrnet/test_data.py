@@ -7,13 +7,11 @@ pytest.importorskip("mindspore")
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 
+from nlrnet_helpers import random_scene, shared_data_dir, synthetic_arrays, write_h5, write_scene_mat  # noqa: E402
 from pansharp_iqa.nlrnet.dataset import H5PatchSource, epoch_order, make_dataset  # noqa: E402
 from pansharp_iqa.nlrnet.h5data import prepare, read_meta  # noqa: E402
 from pansharp_iqa.nlrnet.scenes import MetadataError  # noqa: E402
 from pansharp_iqa.validation import MetadataConflictError  # noqa: E402
-
-from nlrnet_helpers import (random_scene, shared_data_dir, synthetic_arrays,  # noqa: E402
-                            write_h5, write_scene_mat)
 
 
 @pytest.fixture

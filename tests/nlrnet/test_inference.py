@@ -64,8 +64,8 @@ def test_single_tile_nlrnet_equals_whole():
 
 
 def test_mindir_equals_network(tmp_path):
-    from pansharp_iqa.nlrnet.export import export_mindir, load_mindir
     from pansharp_iqa.nlrnet.checkpoint import save_network
+    from pansharp_iqa.nlrnet.export import export_mindir, load_mindir
 
     net = NLRNet(bands=4, blocks=1)
     rng = np.random.default_rng(2)
@@ -88,8 +88,8 @@ def test_infer_h5_writes_results_layout(tiny_val_h5, tmp_path):
 
     import h5py
 
-    from pansharp_iqa.nlrnet.infer import infer_h5
     from pansharp_iqa.nlrnet.checkpoint import save_network
+    from pansharp_iqa.nlrnet.infer import infer_h5
 
     net = NLRNet(bands=8, blocks=1)
     save_network(net, tmp_path / "m.ckpt", {"bands": 8, "blocks": 1, "variant": "released",

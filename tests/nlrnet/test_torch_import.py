@@ -25,8 +25,7 @@ ms = pytest.importorskip("mindspore")
 
 import numpy as np  # noqa: E402
 
-from pansharp_iqa.nlrnet.convert import (convert_state_dict, convert_torch,  # noqa: E402
-                                         infer_architecture, torch_to_mindspore_names)
+from pansharp_iqa.nlrnet.convert import convert_state_dict, convert_torch, infer_architecture, torch_to_mindspore_names  # noqa: E402
 from pansharp_iqa.nlrnet.torch_pickle import TorchFormatError, read_torch_state_dict  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"

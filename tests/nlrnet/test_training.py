@@ -8,8 +8,8 @@ ms = pytest.importorskip("mindspore")
 
 import numpy as np  # noqa: E402
 
-from pansharp_iqa.nlrnet.config import make_config  # noqa: E402
 from pansharp_iqa.nlrnet.checkpoint import load_network, save_network  # noqa: E402
+from pansharp_iqa.nlrnet.config import make_config  # noqa: E402
 from pansharp_iqa.nlrnet.train import train  # noqa: E402
 
 

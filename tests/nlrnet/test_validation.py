@@ -6,9 +6,9 @@ import pytest
 ms = pytest.importorskip("mindspore")
 
 import numpy as np  # noqa: E402
-from nlrnet_helpers import synthetic_arrays, write_h5  # noqa: E402
 
 import pansharp_iqa as pi  # noqa: E402
+from nlrnet_helpers import synthetic_arrays, write_h5  # noqa: E402
 from pansharp_iqa.nlrnet.h5data import read_meta  # noqa: E402
 from pansharp_iqa.nlrnet.validate import INDEXES, evaluate_h5, iter_predictions, predict_batches  # noqa: E402
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from reproj_helpers import load_mat
+
 
 @pytest.fixture(scope="session")
 def wv2_scene() -> tuple[np.ndarray, np.ndarray]:

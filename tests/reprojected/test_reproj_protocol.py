@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-from reproj_helpers import textured_fused
 
 from pansharp_iqa.reprojected import (
     coregister,
@@ -21,6 +20,7 @@ from pansharp_iqa.reprojected import (
 )
 from pansharp_iqa.reprojected.filtering import filter_replicate
 from pansharp_iqa.sensors import get_sensor
+from reproj_helpers import textured_fused
 
 KEYS = ("R-Q2n", "R-Q", "R-SAM", "R-ERGAS", "D_rho")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pansharp_iqa.borders import border_index, consecutive_runs
+from pansharp_iqa.io.windows import ArraySource
 from pansharp_iqa.mtf import mtf_filter
 from pansharp_iqa.resample import imresize, interp23tap
-from pansharp_iqa.borders import border_index, consecutive_runs
 from pansharp_iqa.tiled.halos import exp_window, imresize_at, imresize_support, mtf_support, mtf_window
 from pansharp_iqa.tiled.patch import Patch, fetch
-from pansharp_iqa.io.windows import ArraySource
 
 
 def test_border_maps_match_numpy_padding():

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from pansharp_iqa import InputError, evaluate_full
-from pansharp_iqa.mtf import filter_replicate as filter_band
 from pansharp_iqa.borders import border_index
+from pansharp_iqa.mtf import filter_replicate as filter_band
 from pansharp_iqa.reprojected.kernels import reprojection_kernels
 from pansharp_iqa.sensors import resolve_sensor
 from pansharp_iqa.tiled import Scene, TiledJob, evaluate_full_tiled, evaluate_scenes, prepare_full
@@ -203,10 +203,10 @@ def test_reads_bounded_by_tile_and_halo(tall_scene):
 def test_reprojected_pixels_equal_in_memory(scene4, memory4):
     # the per-tile reprojection (41 x 41 kernels with a 20-pixel replicate halo, per-band phase) on
     # every MS position a tile uses equals the in-memory reprojected image pixel by pixel
+    from pansharp_iqa.borders import consecutive_runs
     from pansharp_iqa.reprojected import reproject
     from pansharp_iqa.tiled.patch import fetch
-    from pansharp_iqa.borders import consecutive_runs
-    from pansharp_iqa.tiled.reprojected import kernel_support, reprojected_at, index_positions
+    from pansharp_iqa.tiled.reprojected import index_positions, kernel_support, reprojected_at
 
     s = scene4
     shifts = np.array(memory4["protocol"]["reprojection"]["shifts"])

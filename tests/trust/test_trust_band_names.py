@@ -10,10 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pansharp_iqa as pi
-from pansharp_iqa.io.errors import DatasetConfigError
 from pansharp_iqa.io.dataset_config import load_settings
+from pansharp_iqa.io.errors import DatasetConfigError
 from pansharp_iqa.validation import SensorMismatchError, SettingError, check_band_names
-
 from trust_helpers import HYPOTHESIS, demo, fr_dataset, one_line, run_eval, write_toml
 
 IKONOS = ["Blue", "Green", "Red", "NIR"]

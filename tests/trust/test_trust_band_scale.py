@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 import pansharp_iqa as pi
 from pansharp_iqa import baselines
 from pansharp_iqa.validation import ScaleError
-
 from trust_helpers import HYPOTHESIS, demo, fr, real_scene, rr, rr_dataset, run_eval
 
 MISTAKES = st.sampled_from([1 / 2047, 2047.0, 1 / 4095, 1 / 255, 100.0, 0.01, 10000 / 2047])

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 import pansharp_iqa as pi
 from pansharp_iqa.tiled import evaluate_reduced_tiled
 from pansharp_iqa.validation import ScaleError, ScaleMismatchWarning, bit_depth_factor
-
 from trust_helpers import HYPOTHESIS, demo, fr, rr, rr_dataset, run_eval, values
 
 DEPTHS = (8, 10, 11, 12, 14, 16)

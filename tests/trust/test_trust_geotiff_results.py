@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 import pansharp_iqa as pi
 from pansharp_iqa.io.errors import DataError
-
 from trust_helpers import HYPOTHESIS, demo, run_eval, values, write_toml
 
 rasterio = pytest.importorskip("rasterio")

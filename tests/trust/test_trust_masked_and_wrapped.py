@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 import pansharp_iqa as pi
 from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
 from pansharp_iqa.validation import InputError, ScaleError
-
 from trust_helpers import HYPOTHESIS, demo, fr, rr, rr_dataset, run_eval, values
 
 # ----------------------------------------------------------------------------- item 5: masks

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 import pansharp_iqa as pi
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.validation import ScaleError, SettingError, integer_setting
-
 from trust_helpers import HYPOTHESIS, demo, fr, one_line, rr, rr_dataset, run_eval, values
 
 # ----------------------------------------------------------------------------- item 15

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import pansharp_iqa as pi
 from pansharp_iqa.validation import ScaleError, unit_scale_max
-
 from trust_helpers import HYPOTHESIS, demo, fr, rr, rr_dataset, run_eval, values
 
 UNIT = "float data within .* a unit scale"

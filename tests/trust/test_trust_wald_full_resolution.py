@@ -17,7 +17,6 @@ import pytest
 import pansharp_iqa as pi
 from pansharp_iqa.tiled import evaluate_full_tiled
 from pansharp_iqa.validation import ScaleError
-
 from trust_helpers import demo, fr_dataset, real_scene, run_eval, values
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "spec"))

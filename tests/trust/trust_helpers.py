@@ -22,7 +22,7 @@ from pansharp_iqa.demo_data import load_demo
 HYPOTHESIS = dict(deadline=None, derandomize=True)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def demo() -> dict[str, np.ndarray]:
     """The bundled scene: full resolution (``ms``, ``pan``, ``fr`` = GSA) and reduced resolution
     (``gt`` = the MS, ``ms_lr``, ``pan_lr``, ``rr`` = GSA of the degraded pair); a small FR crop
@@ -47,7 +47,7 @@ def shared_data() -> Path | None:
     return next((c.resolve() for c in candidates if (c / "imgWV2.mat").is_file()), None)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def real_scene(name: str) -> dict[str, Any]:
     """``imgWV2.mat`` / ``imgIK.mat`` / ``WV3_example.mat``: ``ms``, ``pan`` (float64 DN), ``sensor``."""
     folder = shared_data()
