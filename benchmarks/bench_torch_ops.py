@@ -90,7 +90,7 @@ def main() -> None:
                 f(p, cv2.CV_64F, (bs, bs), anchor=(0, 0), normalize=False, borderType=cv2.BORDER_CONSTANT)
 
     def raw_np() -> None:
-        for r, f in zip(xu, fu):
+        for r, f in zip(xu, fu, strict=True):
             r.sum(axis=2), f.sum(axis=2), np.einsum("bcp,bcp->bc", r, r), np.einsum("bcp,bcp->bc", f, f)
             np.matmul(r, f.transpose(0, 2, 1))
 

@@ -179,7 +179,7 @@ def show_images(images: dict[str, np.ndarray], *, bands: tuple[int, ...] | None 
                              squeeze=False, layout="constrained")
     for ax in axes.ravel():
         ax.axis("off")
-    for ax, (title, img) in zip(axes.ravel(), images.items()):
+    for ax, (title, img) in zip(axes.ravel(), images.items(), strict=False):  # the grid may have spare cells
         if np.ndim(img) == 2:
             ax.imshow(stretch(img), cmap="gray", interpolation="nearest")
         else:

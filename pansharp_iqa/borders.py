@@ -102,4 +102,4 @@ def consecutive_runs(idx: np.ndarray) -> list[tuple[int, int]]:
     breaks = np.flatnonzero(np.diff(i) != 1) + 1
     starts = np.concatenate([[0], breaks])
     stops = np.concatenate([breaks, [i.size]])
-    return [(int(i[a]), int(i[b - 1]) + 1) for a, b in zip(starts, stops)]
+    return [(int(i[a]), int(i[b - 1]) + 1) for a, b in zip(starts, stops, strict=True)]

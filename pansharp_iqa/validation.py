@@ -482,7 +482,7 @@ class ImageFacts:
         if not self.band_total:
             return np.array([self.spread])
         per = self.n / len(self.band_total)
-        return np.array([_spread(per, t, q) for t, q in zip(self.band_total, self.band_total_sq)])
+        return np.array([_spread(per, t, q) for t, q in zip(self.band_total, self.band_total_sq, strict=True)])
 
     def band_peaks(self) -> np.ndarray:
         """Largest magnitude of each band's sampled values (DN); of every value when bands are not known."""
@@ -1529,7 +1529,7 @@ def check_bands_agree(facts: ImageFacts) -> None:
         return
     lim, alike_lim = BAND_FACTOR_LIMIT, math.log(SCALE_FACTOR_LIMIT)
     off = []
-    for b, (m, s) in enumerate(zip(means / m_med, spreads / s_med)):
+    for b, (m, s) in enumerate(zip(means / m_med, spreads / s_med, strict=True)):
         if m > 0 and s > 0 and abs(math.log(m / s)) < alike_lim and ((m > lim and s > lim) or (m < 1 / lim and s < 1 / lim)):
             off.append(b)
     if not off:

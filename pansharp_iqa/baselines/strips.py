@@ -262,7 +262,7 @@ def mtf_decimated_rows(pair: Pair, rows_lr: np.ndarray, gains: Sequence[float], 
     for a, b in consecutive_runs(rows_lr):
         window = pair.pan_rows(mtf_support(a * r, b * r, height))
         keep = slice(FILTER_HALO + r // 2, FILTER_HALO + (b - a) * r, r)
-        for i, (g, o, q) in enumerate(zip(gains, offsets, gnyq)):
+        for i, (g, o, q) in enumerate(zip(gains, offsets, gnyq, strict=True)):
             out[pos : pos + b - a, :, i] = mtf_filter(window * g + o, q, r)[keep, r // 2 :: r]
         pos += b - a
     return out

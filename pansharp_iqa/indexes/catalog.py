@@ -255,7 +255,7 @@ _MOMENTS = ("sx", "sy", "sxx", "syy", "sxy")
 
 
 def _moments_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
-    return {**dict(zip(_MOMENTS, band_moment_sums(ref, fus))), "pixels": ref.shape[1] * ref.shape[2]}
+    return {**dict(zip(_MOMENTS, band_moment_sums(ref, fus), strict=True)), "pixels": ref.shape[1] * ref.shape[2]}
 
 
 def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -389,7 +389,8 @@ def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | 
             series = tuple(int(n) for n in tif.series[0].shape) if tif.series else ()
             if series not in {(h, w), (h, w, b), (b, h, w)}:
                 raise NotWindowed(f"{name}: its series {series} is not its one page {(h, w, b)}")
-            end = max((o + c for o, c in zip(page.dataoffsets, page.databytecounts)), default=0)
+            # strict=False: two tags of the file, which a broken TIFF may give different lengths
+            end = max((o + c for o, c in zip(page.dataoffsets, page.databytecounts, strict=False)), default=0)
             if end > os.path.getsize(path):
                 raise DataError(f"cannot read TIFF {path}: the file is truncated (image data up to byte {end})")
             if page.dtype is None or page.dtype.kind not in "biuf":
@@ -520,7 +521,7 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
     strides of the ``(H, W[, B])`` view they return say which stored axis went where.
     """
     strides = [0 if n == 1 else 1 << i for i, n in enumerate(stored)]
-    buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides)), dtype=np.uint8)
+    buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides, strict=True)), dtype=np.uint8)
     probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
     if role == "pan":
         out = as_hw(probe, name=name)
@@ -590,8 +591,9 @@ class WindowedImage:
             key = (key,)
         if len(key) > 2 or not all(isinstance(k, slice) for k in key):
             raise TypeError("windowed images support img[r0:r1, c0:c1] only")
+        # rows and columns only: the shape's band axis has no key
         (r0, r1, rstep), (c0, c1, cstep) = (k.indices(n) for k, n in zip(key + (slice(None),) * (2 - len(key)),
-                                                                          self.shape))
+                                                                          self.shape, strict=False))
         if rstep != 1 or cstep != 1:
             raise TypeError("windowed images support steps of 1 only")
         window = self.source.read(r0, max(r0, r1), c0, max(c0, c1))
@@ -696,7 +698,8 @@ class WindowStats:
         """
         if self.nodata is not None:
             check_nodata_count(self.nodata[1], self.nodata[0], name=name)
-        per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands))
+        per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands,
+                       strict=False))  # bands is () when not sampled per band (the field's default)
         return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
                                total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite, **per)
 

@@ -237,7 +237,7 @@ def run_doctor(device: str = "CPU", modes: Sequence[str] = ("graph", "pynative")
                 g = [t.asnumpy() for t in (g if isinstance(g, (tuple, list)) else (g,))]
                 f_err = _rel(out, ref)
                 ref_g = _fd_grads(np_fn, inputs, weight)
-                g_err = max(_rel(a, b) for a, b in zip(g, ref_g))
+                g_err = max(_rel(a, b) for a, b in zip(g, ref_g, strict=True))
             except Exception as exc:  # noqa: BLE001 - a failing kernel is a finding
                 f_err, g_err, note = float("nan"), float("nan"), f"{type(exc).__name__}: {exc}"[:120]
             ok = bool(f_err <= FWD_RTOL and g_err <= GRAD_RTOL)

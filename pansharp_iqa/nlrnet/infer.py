@@ -257,7 +257,7 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
         fused = predict_batches(predict, lms, pan, batch)
     else:
         fused = np.stack([tiled_predict(predict, a, b, tile=tile, overlap=overlap, batch=batch,
-                                        blend=blend) for a, b in zip(lms, pan)])
+                                        blend=blend) for a, b in zip(lms, pan, strict=True)])
     fused_dn = fused.astype(np.float64) * meta.dn_scale
     report = range_report(fused_dn, meta.bits)
     if clip:
@@ -346,7 +346,7 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
     settings = [resolve_metadata(*stated_metadata(spec), sensor=sensor, ratio=ratio, bits=bits,
                                  where=spec) for spec in specs]
     predict, mmeta, fixed = load_predictor(model)
-    for spec, (s_name, r, b) in zip(specs, settings):
+    for spec, (s_name, r, b) in zip(specs, settings, strict=True):
         _check_model(mmeta, sensor=s_name, ratio=r, bits=b, where=spec, model=model)
     tile, overlap = resolve_tiling(mmeta, fixed, tile=tile, overlap=overlap,
                                    whole_scene=whole_scene, where=str(model))
@@ -356,7 +356,7 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
     doc: dict = {"model": str(model), "resolution": "reduced" if reduced else "full",
                  "tile": tile, "overlap": overlap if tile else None, "blend": blend if tile else None,
                  "clip": bool(clip), "result_scale": "dn", "scenes": {}}
-    for spec, (s_name, r, b) in zip(specs, settings):
+    for spec, (s_name, r, b) in zip(specs, settings, strict=True):
         scene = load_scene(spec)
         _check_model(mmeta, bands=scene.ms.shape[2], where=scene.source, model=model)
         scale = float(2 ** b - 1)

@@ -161,7 +161,9 @@ def read_torch_state_dict(path: str | Path) -> dict[str, np.ndarray]:
             if not size:
                 out[str(name)] = np.array(buf[t.offset])
                 continue
-            last = t.offset + sum((s - 1) * st for s, st in zip(size, t.stride)) if all(size) else t.offset
+            # strict=False: size and stride are as the file gives them (as_strided below refuses a mismatch)
+            last = (t.offset + sum((s - 1) * st for s, st in zip(size, t.stride, strict=False))
+                    if all(size) else t.offset)
             if t.offset < 0 or last >= buf.size or min(t.stride) < 0:
                 raise TorchFormatError(f"{where}: tensor {name!r} lies outside its storage")
             view = np.lib.stride_tricks.as_strided(

@@ -273,7 +273,7 @@ def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN20
 
     def tiled(lms: np.ndarray, pan: np.ndarray) -> np.ndarray:
         return np.stack([tiled_predict(predict, a, b, tile=tile, overlap=default_overlap(tile),
-                                       batch=batch) for a, b in zip(lms, pan)])
+                                       batch=batch) for a, b in zip(lms, pan, strict=True)])
 
     return tiled
 

@@ -296,7 +296,7 @@ def _index_statistics(
     if tested:
         tests = [_wilcoxon(values[:, i], values[:, best_i]) for i in others]
         adjusted = holm([p for _, p in tests])
-        for i, (stat, p), p_h in zip(others, tests, adjusted):
+        for i, (stat, p), p_h in zip(others, tests, adjusted, strict=True):
             d = values[:, i] - values[:, best_i]
             comparisons.append(Comparison(methods[i], float(d.mean()), bootstrap_ci(d, n_resamples=n_resamples, seed=seed),
                                           stat, p, p_h, p_h < ALPHA))
@@ -313,7 +313,7 @@ def _index_statistics(
                 "two-sided Wilcoxon p-value below 0.05), so no p-values or intervals are given")
     if left_out:
         note += f"; left out (fewer than 2 scenes with a value): {', '.join(left_out)}"
-    return IndexStatistics(index, int(direction), complete, {m: float(r) for m, r in zip(methods, ranks)},
+    return IndexStatistics(index, int(direction), complete, {m: float(r) for m, r in zip(methods, ranks, strict=True)},
                            best, friedman, comparisons, tested, note)
 
 

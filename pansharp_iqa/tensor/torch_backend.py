@@ -172,7 +172,7 @@ def device_facts(name: str, x: torch.Tensor, dtype: str, scale: float) -> list[I
     stats = torch.stack([bad.to(torch.float64), lo, hi], dim=1).cpu().numpy()
     return [facts_from_sums(name, (h, w, c), dtype, lo=s[1], hi=s[2], n=count, total=float(b[0].sum()),
                             total_sq=float(b[1].sum()), non_finite=int(s[0]), band_total=b[0], band_total_sq=b[1],
-                            band_lo=b[2], band_hi=b[3]) for s, b in zip(stats, per_band)]
+                            band_lo=b[2], band_hi=b[3]) for s, b in zip(stats, per_band, strict=True)]
 
 
 # --------------------------------------------------------------------------- statistics
@@ -230,7 +230,7 @@ def _squared_errors(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> 
     d = ref - fus
     sse, tot = _host((d * d).sum(dim=(2, 3)), ref.sum(dim=(2, 3)))
     pixels = int(ref.shape[2] * ref.shape[3])
-    return [{"sse": a, "ref_sum": b, "pixels": pixels} for a, b in zip(sse, tot)]
+    return [{"sse": a, "ref_sum": b, "pixels": pixels} for a, b in zip(sse, tot, strict=True)]
 
 
 def _sobel_products(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
@@ -247,7 +247,7 @@ def _band_moments(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> li
                   (fus * fus).sum(dim=(2, 3)), (ref * fus).sum(dim=(2, 3)))
     pixels = int(ref.shape[2] * ref.shape[3])
     keys = ("sx", "sy", "sxx", "syy", "sxy")
-    return [{**{k: p[i] for k, p in zip(keys, parts)}, "pixels": pixels} for i in range(ref.shape[0])]
+    return [{**{k: p[i] for k, p in zip(keys, parts, strict=True)}, "pixels": pixels} for i in range(ref.shape[0])]
 
 
 #: The device implementation of each reduced-resolution statistic of the catalogue, on whole images

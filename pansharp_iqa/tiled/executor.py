@@ -196,7 +196,7 @@ def run_jobs(
         following = [outcomes[i].result for i in waiting]
         again = _run_round(following, workers, scheduler, progress, f"{desc} (pass {rounds})",  # type: ignore[arg-type]
                            start)
-        for i, outcome in zip(waiting, again):
+        for i, outcome in zip(waiting, again, strict=True):
             outcomes[i] = outcome
 
 

@@ -182,7 +182,7 @@ def fields_of(total: Partial, stat: Statistic) -> dict[str, Any] | None:
     if not all(k in total.sums for k in keys):
         return None
     out: dict[str, Any] = {}
-    for field, key in zip(stat.fields, keys):
+    for field, key in zip(stat.fields, keys, strict=True):
         v = total.sums[key]
         out[field] = float(v[0]) if field in stat.scalars else v
     return out

@@ -69,7 +69,7 @@ def _many_scenes(tmp_path: Path, n: int, methods: dict[str, float], size: int = 
     for i in range(n):
         sc = make_scene(200 + i, size=size, bands=bands)
         np.savez(folder / f"sc{i:02d}.npz", **sc)
-        for d, sigma in zip(dirs, methods.values()):
+        for d, sigma in zip(dirs, methods.values(), strict=True):
             np.save(d / f"sc{i:02d}.npy", noisy(sc["gt"], sigma, 1000 * i + int(sigma)))
     return folder, dirs
 

@@ -90,7 +90,7 @@ def test_a_mat_scene_that_records_another_sensor_is_refused(tmp_path, capsys):
 def test_an_nlrnet_h5_needs_no_flags_and_contradicting_flags_are_usage_errors(tmp_path, capsys):
     import h5py
 
-    gts, mss, pans = zip(*[_scene(i, size=96) for i in range(3)])
+    gts, mss, pans = zip(*[_scene(i, size=96) for i in range(3)], strict=True)
     gt, ms, pan = np.stack(gts), np.stack(mss), np.stack(pans)
     val = tmp_path / "val.h5"
     with h5py.File(val, "w") as f:  # what `pansharp-nlrnet prepare` writes: [0, 1] data + attributes

@@ -30,7 +30,7 @@ def test_integer_fused_equals_float_and_inputs_are_untouched(scene):
     as_int = pi.evaluate_full(fused_u16, ms, pan, sensor="QB")
     for k in FR:
         assert as_int[k] == pytest.approx(as_float[k], rel=1e-13, abs=1e-15)
-    for before, after in zip(keep, (fused_u16, fused, ms, pan)):
+    for before, after in zip(keep, (fused_u16, fused, ms, pan), strict=True):
         np.testing.assert_array_equal(before, after)
 
 

@@ -27,7 +27,7 @@ def test_axis_weights_by_hand():
     assert crop[1][4] == 0 and crop[1][5] == 1 and crop[1][34] == 1 and crop[1][35] == 0
     for blend in ("crop", "linear", "cosine"):
         total = np.zeros(100)
-        for s, w in zip(starts, axis_weights(starts, 40, blend)):
+        for s, w in zip(starts, axis_weights(starts, 40, blend), strict=True):
             total[s:s + 40] += w
         np.testing.assert_allclose(total, 1.0, atol=1e-12)
 

@@ -18,7 +18,7 @@ def _per_patch(fused, gt, bits=11):
     float64 (H, W, B) image through evaluate_reduced with scale 2**bits - 1."""
     return [pi.evaluate_reduced(np.transpose(f, (1, 2, 0)).astype(np.float64),
                                 np.transpose(g, (1, 2, 0)).astype(np.float64),
-                                ratio=4, bits=bits, scale=float(2 ** bits - 1)) for f, g in zip(fused, gt)]
+                                ratio=4, bits=bits, scale=float(2 ** bits - 1)) for f, g in zip(fused, gt, strict=True)]
 
 
 def _predict(lms, pan):

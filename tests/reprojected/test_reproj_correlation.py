@@ -32,7 +32,7 @@ def loop_field(x: np.ndarray, y: np.ndarray, w: int) -> np.ndarray:
     xcs = [x[:, :, b] - loop_box(x[:, :, b], w) / area for b in range(x.shape[2])]
     sxxs = [loop_box(xc * xc, w) for xc in xcs]
     top = max(s.max() for s in sxxs)
-    for b, (xc, sxx) in enumerate(zip(xcs, sxxs)):
+    for b, (xc, sxx) in enumerate(zip(xcs, sxxs, strict=True)):
         sxx = np.minimum(np.maximum(sxx, 1e-20), top)
         out[:, :, b] = loop_box(xc * yc, w) / (np.sqrt(sxx * syy) + 1e-20)
     return out

@@ -66,7 +66,7 @@ def test_inputs_not_modified() -> None:
     fused, ms, pan = self_consistent("IKONOS", 4, 1, size=128)
     copies = [a.copy() for a in (fused, ms, pan)]
     evaluate_reprojected(fused, ms, pan, sensor="IKONOS")
-    for a, c in zip((fused, ms, pan), copies):
+    for a, c in zip((fused, ms, pan), copies, strict=True):
         assert np.array_equal(a, c)
 
 
@@ -140,7 +140,7 @@ def test_real_scene_exp_matches_spec_reference_values(case: str, request: pytest
     sensor, q2n, q, sam, ergas, drho, rows, cols = SPEC_ROWS[case]
     res = evaluate_reprojected(interp23tap(ms, 4), ms, pan, sensor=sensor)
     assert res["details"]["shifts_r"] == rows and res["details"]["shifts_c"] == cols
-    for key, ref in zip(KEYS, (q2n, q, sam, ergas, drho)):
+    for key, ref in zip(KEYS, (q2n, q, sam, ergas, drho), strict=True):
         assert res[key] == pytest.approx(ref, rel=1e-9), key
 
 

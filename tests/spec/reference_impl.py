@@ -295,7 +295,7 @@ def _resize_weights(in_len: int, scale: float) -> np.ndarray:
         wts = [hfun(u - j) for j in idx]
         s = sum(wts)
         wts = [w / s for w in wts]
-        for j, w in zip(idx, wts):
+        for j, w in zip(idx, wts, strict=True):
             jj = aux[(j - 1) % len(aux)]  # 1-based mirrored index
             M[x - 1, jj - 1] += w
     return M
@@ -395,8 +395,8 @@ def hc_mult(x, y):
     h = n // 2
     a, b = x[:h], x[h:]
     c, d = y[:h], y[h:]
-    left = [p - q for p, q in zip(hc_mult(a, c), hc_mult(hc_conj(d), b))]
-    right = [p + q for p, q in zip(hc_mult(d, a), hc_mult(b, hc_conj(c)))]
+    left = [p - q for p, q in zip(hc_mult(a, c), hc_mult(hc_conj(d), b), strict=True)]
+    right = [p + q for p, q in zip(hc_mult(d, a), hc_mult(b, hc_conj(c)), strict=True)]
     return left + right
 
 

@@ -215,7 +215,7 @@ def test_inputs_not_modified(piq, rng, fr):
     piq.d_s(fused, ms, pan, ratio=4)
     piq.d_lambda_k(fused, ms, sensor="QB", ratio=4)
     piq.evaluate_full(fused, ms, pan, sensor="QB")
-    for a, b in zip(arrays, keep):
+    for a, b in zip(arrays, keep, strict=True):
         np.testing.assert_array_equal(a, b)
 
 

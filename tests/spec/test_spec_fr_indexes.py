@@ -252,11 +252,11 @@ def test_evaluate_full_int_dtype_and_no_inplace(piq, scene8):
     ref = piq.evaluate_full(fused, ms, pan, sensor="WV2")
     for k in ["D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"]:
         rel_close(res[k], ref[k], rtol=1e-12, what=f"uint16 {k}")
-    for a, b in zip((f16, m16, p16), keep):
+    for a, b in zip((f16, m16, p16), keep, strict=True):
         np.testing.assert_array_equal(a, b)
     keep2 = [a.copy() for a in (fused, ms, pan)]
     piq.evaluate_full(fused, ms, pan, sensor="WV2", protocol="toolbox2015")
-    for a, b in zip((fused, ms, pan), keep2):
+    for a, b in zip((fused, ms, pan), keep2, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -293,7 +293,7 @@ def test_sensor_sensitivity(piq, scene4):
     assert all(v["D_s"] == vals[0]["D_s"] for v in vals)
     assert len({round(v["D_lambda_K"], 12) for v in vals}) == 3
     exp = _exp(ms)
-    for k, v in zip(keys, vals):
+    for k, v in zip(keys, vals, strict=True):
         name = k if isinstance(k, str) else k.name
         canon = piq.get_sensor(name).name
         dk = R.d_lambda_k(fused, exp, R.SPEC_MS_GNYQ[canon], 4)

@@ -125,7 +125,7 @@ def test_ikonos_uint16_inputs(piq, ik):
     b = piq.evaluate_full(fused16.astype(float), ms16.astype(float), pan16.astype(float), sensor="IKONOS")
     for k in ["D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"]:
         assert a[k] == pytest.approx(b[k], rel=1e-12)
-    for x, y in zip((ms16, pan16, fused16), keep):
+    for x, y in zip((ms16, pan16, fused16), keep, strict=True):
         np.testing.assert_array_equal(x, y)
 
 

@@ -112,7 +112,7 @@ def test_q2n_two_band_complex_hand(piq, rng):
     c = N / (N - 1)
     mb = 2 * abs(m1) * abs(m2) / (abs(m1) ** 2 + abs(m2) ** 2)
     t3 = c * (sum(abs(z) ** 2 for z in z1) / N + sum(abs(z) ** 2 for z in z2) / N) - c * (abs(m1) ** 2 + abs(m2) ** 2)
-    q = (c * sum(a * b for a, b in zip(z1, z2)) / N - c * m1 * m2) * mb * 2 / t3
+    q = (c * sum(a * b for a, b in zip(z1, z2, strict=True)) / N - c * m1 * m2) * mb * 2 / t3
     rel_close(piq.q2n(gt, f), abs(q), what="q2n complex hand")
 
 

@@ -49,7 +49,7 @@ def mode():
 def _per_image(pred, gt):
     """The reference: each (H, W, B) image alone through evaluate_reduced, scale 2047."""
     return [pi.evaluate_reduced(p.transpose(1, 2, 0), g.transpose(1, 2, 0), ratio=4, bits=11, scale=2047)
-            for p, g in zip(pred, gt)]
+            for p, g in zip(pred, gt, strict=True)]
 
 
 def test_equals_the_per_image_numbers_on_mindspore_tensors(scenes):

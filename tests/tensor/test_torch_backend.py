@@ -152,7 +152,7 @@ def test_batch_mean_equals_the_mean_of_per_image_host_results():
     m.update(torch.from_numpy(np.stack(fused[2:]).transpose(0, 3, 1, 2)),
              torch.from_numpy(np.stack(gt[2:]).transpose(0, 3, 1, 2)))
     out = m.compute()
-    host = [pi.evaluate_reduced(f, g, ratio=4, bits=11) for f, g in zip(fused, gt)]
+    host = [pi.evaluate_reduced(f, g, ratio=4, bits=11) for f, g in zip(fused, gt, strict=True)]
     for k in ("Q2n", "Q", "SAM", "ERGAS", "SCC"):
         assert out[k] == pytest.approx(np.mean([h[k] for h in host]), rel=RTOL)
     assert out["protocol"]["batch"]["backend"] == "torch"

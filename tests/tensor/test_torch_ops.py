@@ -325,7 +325,7 @@ def test_block_raw_moments_give_the_cores_q2n_blocks(shape, bands):
     r0, f0 = _np(rb), _np(fb)
     expected = (r0.sum(axis=3), f0.sum(axis=3), np.einsum("nbcp,nbcp->nbc", r0, r0),
                 np.einsum("nbcp,nbcp->nbc", f0, f0), np.matmul(r0, f0.transpose(0, 1, 3, 2)))
-    for got, want in zip(sums, expected):
+    for got, want in zip(sums, expected, strict=True):
         _same_bits(got, want)
     # fed to the core's finalize, the sums give the core's Q2n block values bit for bit
     for i in range(n):

@@ -69,7 +69,7 @@ def test_process_pool_equals_serial_and_isolates_failures(files):
     assert [o.ok for o in serial] == [True, False, True, False]
     assert [o.ok for o in pooled] == [True, False, True, False]
     assert isinstance(pooled[1].error, SceneReadError) and isinstance(pooled[3].error, SceneReadError)
-    for a, b in zip(serial, pooled):
+    for a, b in zip(serial, pooled, strict=True):
         if a.ok:
             assert _values(a.result) == _values(b.result)  # bit-identical
     direct = evaluate_reduced_tiled(files["rr_fused"], files["rr_gt"], tile_size=64, **RR)
@@ -88,7 +88,7 @@ def test_dask_local_cluster_equals_local_run(files):
     assert [o.ok for o in remote] == [True, False, True, False]
     assert isinstance(remote[1].error, SceneReadError), repr(remote[1].error)
     assert "truncated.tif" in str(remote[1].error)
-    for a, b in zip(local, remote):
+    for a, b in zip(local, remote, strict=True):
         if a.ok:
             assert _values(a.result) == _values(b.result)  # bit-identical
             assert a.result["protocol"] == b.result["protocol"]

@@ -28,7 +28,7 @@ def _settings(tmp_path, **kw):
 def test_band_names_are_applied_in_their_order(tmp_path_factory, order):
     s = _settings(tmp_path_factory.mktemp("bn"), band_names=[b.lower() for b in order])
     sensor = s.resolved_sensor()
-    gnyq = dict(zip(IKONOS, pi.get_sensor("IKONOS").ms_gnyq))
+    gnyq = dict(zip(IKONOS, pi.get_sensor("IKONOS").ms_gnyq, strict=True))
     assert tuple(sensor.ms_gnyq) == tuple(gnyq[b] for b in order)
     if list(order) == IKONOS:
         assert sensor.name == "IKONOS"  # the sensor's own order: the sensor itself, card unchanged
