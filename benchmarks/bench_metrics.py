@@ -53,7 +53,7 @@ def main() -> None:
     fused = gt + rng.normal(0, 30, gt.shape)
     gt_u16 = np.clip(np.round(gt), 0, 2047).astype(np.uint16)  # what real DN products hold
     fused_u16 = np.clip(np.round(fused), 0, 2047).astype(np.uint16)
-    print("reduced resolution, 1024x1024x8 float64 (median of %d runs)" % args.repeat)
+    print(f"reduced resolution, 1024x1024x8 float64 (median of {args.repeat} runs)")
     items = {
         "q2n": lambda: pi.q2n(gt, fused),
         "q_index": lambda: pi.q_index(gt, fused),
@@ -71,7 +71,7 @@ def main() -> None:
     ms = np.clip(pi.decimate(pi.mtf_filter_sensor(ms_hr, "WV2"), 4), 0, 2047)
     fr_fused = ms_hr + rng.normal(0, 15, ms_hr.shape)
     exp = pi.interp23tap(ms, 4)
-    print("full resolution, fused 1280x1280x8, MS 320x320x8 (median of %d runs)" % args.repeat)
+    print(f"full resolution, fused 1280x1280x8, MS 320x320x8 (median of {args.repeat} runs)")
     items = {
         "interp23tap (MS)": lambda: pi.interp23tap(ms, 4),
         "mtf_filter (8 bands)": lambda: pi.mtf_filter_sensor(fr_fused, "WV2"),

@@ -86,7 +86,7 @@ def main() -> None:
                       lambda fused, ms, pan, backend: pi.evaluate_full(
                           fused, ms, pan, sensor="WV3", scale=2047, layout="NCHW", backend=backend)))
     for label, arrays, run in cases:
-        host_s, host_out = _time(lambda: run(**arrays, backend="host"), args.repeats)
+        host_s, host_out = _time(lambda run=run, arrays=arrays: run(**arrays, backend="host"), args.repeats)
         rows.append({"case": label, "path": "host (numpy)", "seconds": host_s, "images_per_s": n / host_s,
                      "vs_host": 1.0, "max_rel_diff": 0.0})
         for dev in _devices():
@@ -94,7 +94,7 @@ def main() -> None:
 
             tensors = {k: torch.from_numpy(v).to(dev) for k, v in arrays.items()}
 
-            def call(tensors=tensors, dev=dev):
+            def call(tensors=tensors, dev=dev, run=run):
                 out = run(**tensors, backend="torch")
                 if dev == "cuda":
                     torch.cuda.synchronize()

@@ -155,7 +155,7 @@ def _lazy_facts(name: str, source: Any) -> ImageFacts:
 
 def _check_dtype(name: str, dtype: Any) -> None:
     dt = np.dtype(dtype)
-    if dt == bool or not (np.issubdtype(dt, np.integer) or np.issubdtype(dt, np.floating)):
+    if dt.kind == "b" or not (np.issubdtype(dt, np.integer) or np.issubdtype(dt, np.floating)):
         raise InputError(f"{name}: expected an integer or float array, got dtype {dt}")
 
 

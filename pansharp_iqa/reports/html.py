@@ -176,7 +176,7 @@ def _gradient(cmap: str) -> str:
     import matplotlib
 
     colours = matplotlib.colormaps[cmap](np.linspace(0, 1, 11))
-    stops = ",".join("#%02x%02x%02x" % tuple(int(round(255 * c)) for c in rgba[:3]) for rgba in colours)
+    stops = ",".join("#" + "".join(f"{int(round(255 * c)):02x}" for c in rgba[:3]) for rgba in colours)
     return f"linear-gradient(to right,{stops})"
 
 

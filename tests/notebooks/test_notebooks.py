@@ -227,5 +227,5 @@ def test_03_nlrnet_smoke():
     # pansharp-eval and infer's own scoring agree (same core; the result file is float32)
     for k in ("Q2n", "Q", "SAM", "ERGAS", "SCC"):
         assert table["NLRNet"][k] == pytest.approx(s["nlrnet_infer_metrics"][k], rel=1e-6, abs=1e-6), k
-    assert s["train_steps"] >= 1 and all(l == l for l in s["losses"])  # finite, not NaN
+    assert s["train_steps"] >= 1 and all(v == v for v in s["losses"])  # finite, not NaN
     assert n_figures(nb) >= 3

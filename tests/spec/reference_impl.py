@@ -680,10 +680,10 @@ def d_lambda(fused, ms_exp, S=32, p=1):
     ms_exp = np.asarray(ms_exp, dtype=np.float64)
     L = fused.shape[2]
     acc = 0.0
-    for l in range(L):
-        for r in range(l + 1, L):
-            qh = block_uiqi(fused[:, :, l], fused[:, :, r], S)
-            ql = block_uiqi(ms_exp[:, :, l], ms_exp[:, :, r], S)
+    for k in range(L):
+        for r in range(k + 1, L):
+            qh = block_uiqi(fused[:, :, k], fused[:, :, r], S)
+            ql = block_uiqi(ms_exp[:, :, k], ms_exp[:, :, r], S)
             acc += abs(qh - ql) ** p
     s = (L * L - L) / 2
     return (acc / s) ** (1.0 / p)
@@ -694,10 +694,10 @@ def d_lambda_paper(fused, ms_lr, ratio, S=32, p=1):
     ms_lr = np.asarray(ms_lr, dtype=np.float64)
     L = fused.shape[2]
     acc = 0.0
-    for l in range(L):
-        for r in range(l + 1, L):
-            qh = block_uiqi(fused[:, :, l], fused[:, :, r], S)
-            ql = block_uiqi(ms_lr[:, :, l], ms_lr[:, :, r], S // ratio)
+    for k in range(L):
+        for r in range(k + 1, L):
+            qh = block_uiqi(fused[:, :, k], fused[:, :, r], S)
+            ql = block_uiqi(ms_lr[:, :, k], ms_lr[:, :, r], S // ratio)
             acc += abs(qh - ql) ** p
     s = (L * L - L) / 2
     return (acc / s) ** (1.0 / p)

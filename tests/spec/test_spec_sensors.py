@@ -1,6 +1,7 @@
 """Sensor registry against the spec's GNyq table."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -101,7 +102,7 @@ def test_wrong_band_count_for_sensor(piq):
 
 def test_sensor_frozen_and_serialisable(piq):
     s = piq.get_sensor("WV3")
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         s.name = "other"
     d = s.to_dict()
     json.dumps(d)
