@@ -127,14 +127,16 @@ def main() -> None:
         t_metrics = metrics_only(data, methods)
         t1 = run_cli(data, methods, root / "out1", 1)
         t2 = run_cli(data, methods, root / "out2", 2)
+        first = json.loads((root / "out1" / "results.json").read_text())
         same = all(
-            json.loads((root / o / "results.json").read_text())[k] == json.loads((root / "out1" / "results.json").read_text())[k]
+            json.loads((root / o / "results.json").read_text())[k] == first[k]
             for o in ("out2",) for k in ("scenes", "summary")
         )
         n = args.scenes * len(methods)
         print(f"{args.scenes} scenes of {args.size}x{args.size}x{args.bands}, {len(methods)} methods ({n} evaluations)")
         print(f"  metrics only (evaluate_reduced, in memory): {t_metrics:7.2f} s")
-        print(f"  pansharp-eval --jobs 1                    : {t1:7.2f} s  (metrics share {100 * t_metrics / t1:.0f} %)")
+        print(f"  pansharp-eval --jobs 1                    : {t1:7.2f} s  "
+              f"(metrics share {100 * t_metrics / t1:.0f} %)")
         print(f"  pansharp-eval --jobs 2                    : {t2:7.2f} s  (speed-up x{t1 / t2:.2f})")
         print(f"  results identical for --jobs 1 and 2      : {same}")
         if args.overhead:

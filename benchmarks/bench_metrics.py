@@ -2,7 +2,8 @@
 
 Reduced resolution: 1024x1024x8 float64. Full resolution: fused 1280x1280x8, MS 320x320x8.
 Prints, per item, the median and minimum wall time of ``--repeat`` runs and the median process CPU
-time (summed over threads; wall time on a shared VM is noisy, CPU time much less so). Run: ``python benchmarks/bench_metrics.py``.
+time (summed over threads; wall time on a shared VM is noisy, CPU time much less so).
+Run: ``python benchmarks/bench_metrics.py``.
 """
 
 from __future__ import annotations

@@ -197,7 +197,8 @@ def _cli_bench(args: argparse.Namespace, fmt: str) -> None:
 
     base = args.tmpdir or tempfile.gettempdir()
     print(f"{'res':8} {'size':>6} {'--tiled':>7} {'path':>9} {'seconds':>8} {'peak RSS':>9} "
-          f"{'B/(px*band)':>11}  (time: min, peak: max over {args.repeat} run(s); machine: {os.cpu_count()} cores, shared)")
+          f"{'B/(px*band)':>11}  (time: min, peak: max over {args.repeat} run(s); "
+          f"machine: {os.cpu_count()} cores, shared)")
     for resolution in args.resolution:
         for n in args.cli_sizes:
             with tempfile.TemporaryDirectory(dir=base, prefix="bench_cli_scale_") as folder:
@@ -261,7 +262,8 @@ def main() -> None:
         return
     sizes = list(args.sizes) + ([20000] if args.huge else [])
     base = args.tmpdir or tempfile.gettempdir()
-    print(f"{'res':8} {'size':>6} {'workers':>7} {'seconds':>8} {'MP/s':>6} {'peak RSS 1 proc':>15} {'peak RSS tree':>13}")
+    print(f"{'res':8} {'size':>6} {'workers':>7} {'seconds':>8} {'MP/s':>6} {'peak RSS 1 proc':>15} "
+          f"{'peak RSS tree':>13}")
     for resolution in args.resolution:
         for n in sizes:
             images = 2 if resolution == "reduced" else 1

@@ -325,7 +325,8 @@ def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
     >>> from pansharp_iqa.demo_data import load_demo
     >>> ms, pan = load_demo()
     >>> exp = interp23tap(ms, 4)
-    >>> round(qnr(exp, ms, pan, ratio=4), 4) == round((1 - d_lambda(exp, ms, ratio=4)) * (1 - d_s(exp, ms, pan, ratio=4)), 4)
+    >>> parts = (1 - d_lambda(exp, ms, ratio=4)) * (1 - d_s(exp, ms, pan, ratio=4))
+    >>> round(qnr(exp, ms, pan, ratio=4), 4) == round(parts, 4)
     True
     """
     case = _Case.build(fused, ms, pan, ratio=ratio, block_size=block_size, ms_exp=ms_exp, protocol=protocol,

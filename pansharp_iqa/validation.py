@@ -153,7 +153,7 @@ def check_not_masked(name: str, value: object) -> object:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.InputError: fused: a masked array with 1 masked values; the indexes cannot leave pixels out, and the values under the mask would be scored as data. Crop the images to a window without masked pixels, or fill them (np.ma.filled(fused, value)) if scoring the filled values is intended
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if not isinstance(value, np.ma.MaskedArray):
         return value
     mask = np.ma.getmask(value)
@@ -272,7 +272,7 @@ def image_array(name: str, value: object, *, allow_2d: bool = False) -> np.ndarr
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.LayoutError: fused: shape (4, 64, 64) looks channel-first (B, H, W) = (4 bands of 64x64); images are (H, W, B) here (the library never guesses the layout): pass np.moveaxis(fused, 0, -1)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     return _image_dims(name, _real_array(name, value), allow_2d=allow_2d)
 
 
@@ -525,7 +525,8 @@ def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
     return lo, hi
 
 
-def grid_band_sums(sample: np.ndarray, scale: float = 1.0) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def grid_band_sums(sample: np.ndarray,
+                   scale: float = 1.0) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-band sums of sampled pixels: the one formula of the in-memory and tile-wise summaries.
 
     Parameters
@@ -598,7 +599,8 @@ def image_facts(name: str, arr: np.ndarray, *, scale: float = 1.0) -> ImageFacts
 def facts_from_sums(name: str, shape: Sequence[int], dtype: Any, *, lo: float, hi: float, n: float,
                     total: float, total_sq: float, non_finite: int = 0,
                     band_total: Sequence[float] | np.ndarray = (), band_total_sq: Sequence[float] | np.ndarray = (),
-                    band_lo: Sequence[float] | np.ndarray = (), band_hi: Sequence[float] | np.ndarray = ()) -> ImageFacts:
+                    band_lo: Sequence[float] | np.ndarray = (),
+                    band_hi: Sequence[float] | np.ndarray = ()) -> ImageFacts:
     """An :class:`ImageFacts` from sums combined over tiles (see :func:`grid_band_sums`).
 
     Parameters
@@ -746,7 +748,7 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.SettingError: ratio must be a power of two (2, 4, 8, ...) for the 23-tap EXP interpolator, got 3
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if ratio is None:
         raise SettingError(f"{name} is required (no silent default): pass the PAN/MS resolution ratio, e.g. 4")
     r = _integer(ratio)
@@ -832,7 +834,8 @@ def check_kernel_size(size: object) -> int:
     return taps
 
 
-def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms", protocol: str | None = None) -> tuple[float, ...]:
+def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms",
+                       protocol: str | None = None) -> tuple[float, ...]:
     """The sensor must fit the data's band count; returns its per-band MS GNyq.
 
     Parameters
@@ -903,7 +906,7 @@ def check_band_names(sensor: Any, names: object, *, what: str = "band_names") ->
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.SensorMismatchError: sensor 'WV2' has no band 'NIR3' (band_names); its bands are ['Coastal', 'Blue', 'Green', 'Yellow', 'Red', 'RedEdge', 'NIR1', 'NIR2'] (closest: 'NIR2')
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     import difflib
 
     if isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(b, str) for b in names):
@@ -960,7 +963,7 @@ def check_metadata(setting: str, given: object, recorded: object, *, source: str
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.MetadataConflictError: --ratio says ratio = 2 but a.mat: ratio records 4; the data's own metadata wins unless you are sure: fix the setting (or remove it and let the file decide)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if given is None or recorded is None:
         return
     a, b = given, recorded
@@ -1037,7 +1040,7 @@ def check_multiple_of(name: str, shape: Sequence[int], block_size: int, *, why: 
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ShapeError: fused: image of 16x16 pixels is smaller than one 32x32 block (block-wise QNR); use a larger image or a smaller block_size
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     check_min_size(name, shape, block_size, why=why)
     h, w = int(shape[0]), int(shape[1])
     if h % block_size or w % block_size:
@@ -1099,7 +1102,7 @@ def check_reduced_geometry(reference: Any, *, ratio: int, ms: Any = None, pan: A
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ShapeError: reference (8, 8) must be exactly ratio=2 times the MS size (2, 2) (the sizes say ratio 4); check the ratio
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     rs = tuple(reference.shape)
     if pan is not None and tuple(pan.shape)[:2] != rs[:2]:
         raise ShapeError(f"pan {tuple(pan.shape)[:2]} and reference {rs[:2]} must have the same size (PAN scale)")
@@ -1145,7 +1148,7 @@ def check_finite_facts(facts: ImageFacts) -> None:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.NonFiniteError: ms: contains 1 non-finite values (NaN/Inf); indexes are undefined there. Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window).
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if facts.non_finite:
         _raise_non_finite(facts.name, facts.non_finite)
 
@@ -1179,7 +1182,7 @@ def check_dn_range(facts: ImageFacts, *, what: str, fix: str | None = None, bits
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: fused: float data within [0.5, 0.5], a unit scale (reflectance, or [0, 1] values) rather than digital numbers, but Q2n rounds to integer digital numbers (uint16, as the reference toolbox does), which would collapse these values to a few levels. Pass DN values, or give the data scale (e.g. scale=2**bits - 1, i.e. 2047 for 11-bit data) so the inputs are converted to DN first.
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if facts.integer:
         return
     peaks = facts.band_peaks()
@@ -1224,7 +1227,7 @@ def check_bits_range(facts: ImageFacts, bits: int, *, fix: str | None = None, sc
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: ms: maximum 4.19021e+06 (after scale=2047) exceeds the 11-bit range [0, 2047]; the stored values (maximum 2047) already are digital numbers: drop scale=2047 (it multiplies every input alike)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     peak = 2**bits - 1
     if facts.hi <= peak * (1 + 1e-6):
         return
@@ -1250,7 +1253,7 @@ def check_cast_range(facts: ImageFacts, *, what: str, scale: float = 1.0) -> Non
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: ms: maximum 700000 exceeds 65535, where D_lambda_K's uint16 cast (as in the reference toolbox) saturates, so the numbers would be wrong; no sensor's digital numbers go there: check the scale of the data
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if facts.hi <= UINT16_MAX * (1 + 1e-6):
         return
     after = f" (after scale={scale:g})" if scale != 1.0 else ""
@@ -1276,7 +1279,7 @@ def check_non_negative(facts: ImageFacts, *, fix: str | None = None) -> None:
     ...
     pansharp_iqa.validation.ScaleError: ms: minimum -200 is negative beyond resampling undershoot (the maximum is 5), but inputs are digital numbers (non-negative). Pass the sensor's DN (not mean-subtracted, standardised or offset data)
     >>> check_non_negative(image_facts("pan", np.array([[[-30.0], [1500.0], [900.0]]])))  # bicubic undershoot
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     lo, hi = facts.lo, facts.hi
     if lo >= -0.5:
         return
@@ -1306,7 +1309,7 @@ def check_not_wrapped(test: ImageFacts, reference: ImageFacts) -> None:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: fused: values up to 65534 next to a reference of at most 900: negative values wrapped around when the image was cast to an unsigned integer type (x.astype(np.uint16) makes -2 into 65534), which changes every index. Save the result as float, or clip it first: np.clip(x, 0, None).astype(np.uint16)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if test.lo < 0:
         return
     if min(test.mean, reference.mean, test.spread, reference.spread) > 0:
@@ -1404,7 +1407,8 @@ def scale_mismatches(test: ImageFacts, reference: ImageFacts) -> list[Any]:
     Examples
     --------
     >>> ref = image_facts("reference", np.arange(128.0).reshape(8, 8, 2) * 30)
-    >>> [(m.band, round(m.factor, 3)) for m in scale_mismatches(image_facts("fused", np.arange(128.0).reshape(8, 8, 2) * 60), ref)]
+    >>> fused = image_facts("fused", np.arange(128.0).reshape(8, 8, 2) * 60)
+    >>> [(m.band, round(m.factor, 3)) for m in scale_mismatches(fused, ref)]
     [(0, 2.0), (1, 2.0)]
     """
     if test.n_bands == reference.n_bands:
@@ -1464,7 +1468,7 @@ def check_scales_agree(test: ImageFacts, reference: ImageFacts, *,
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: fused is on another scale than reference: its values are about 0.000489 times theirs (means 0.462 vs 945, spreads 0.271 vs 554), so every index would measure the factor, not the fusion. Bring fused to the scale of reference: multiply it by about 2047 (close to 2**11 - 1, as for [0, 1]-normalised 11-bit data), or pass both in digital numbers.
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     check_choice("scale_mismatch", policy, SCALE_MISMATCH_POLICIES)
     found = scale_mismatches(test, reference)
     if not found:
@@ -1520,7 +1524,7 @@ def check_bands_agree(facts: ImageFacts) -> None:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: ms band 4 (of 4) is on another scale than its other bands: about 0.000505 times their median (mean 0.462 vs 914, spread 0.271 vs 536; close to 2**11 - 1, as for [0, 1]-normalised 11-bit data), so every index would be meaningless. Re-export that band in the sensor's digital numbers, as the others.
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     means, spreads = facts.band_means(), facts.band_spreads()
     if len(means) < 3:
         return
@@ -1530,7 +1534,8 @@ def check_bands_agree(facts: ImageFacts) -> None:
     lim, alike_lim = BAND_FACTOR_LIMIT, math.log(SCALE_FACTOR_LIMIT)
     off = []
     for b, (m, s) in enumerate(zip(means / m_med, spreads / s_med, strict=True)):
-        if m > 0 and s > 0 and abs(math.log(m / s)) < alike_lim and ((m > lim and s > lim) or (m < 1 / lim and s < 1 / lim)):
+        far = (m > lim and s > lim) or (m < 1 / lim and s < 1 / lim)
+        if m > 0 and s > 0 and abs(math.log(m / s)) < alike_lim and far:
             off.append(b)
     if not off:
         return
@@ -1597,7 +1602,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 0.0005 times theirs (means 0.2 vs 400, spreads 0 vs 0), so every index would measure the factor, not the fusion. Bring pan to the scale of ms: multiply it by about 2000 (close to 2**11 - 1, as for [0, 1]-normalised 11-bit data), or pass both in digital numbers.
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     shown = float(scale) if scale is not None else 1.0  # ``scaled`` alone: a scale of unknown value, not named
     images = [f for f in (test, reference, pan) if f is not None]
     for f in images:

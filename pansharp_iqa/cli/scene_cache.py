@@ -37,7 +37,8 @@ def scene_file(out_dir: Path, method: str, scene: str) -> Path:
 
 
 def cache_key(
-    settings: DatasetSettings, scene: str, method: str, inputs_sha: dict[str, str], result_sha: str, result_index: int | None
+    settings: DatasetSettings, scene: str, method: str, inputs_sha: dict[str, str], result_sha: str,
+    result_index: int | None,
 ) -> str:
     """SHA-256 over everything that determines a (scene, method) result.
 

@@ -138,8 +138,8 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
     from pansharp_iqa import evaluate_full, evaluate_reduced
 
     if settings.resolution == "reduced":
-        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                                scale_mismatch=settings.scale_mismatch)
+        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits,
+                                protocol=settings.protocol, scale_mismatch=settings.scale_mismatch)
     return evaluate_full(
         fused,
         inputs["ms"],

@@ -138,7 +138,8 @@ def gather_blocks(parts: np.ndarray | tuple[np.ndarray, ...], bs: int) -> np.nda
         full = p[:, :, : nx_full * bs].reshape(p.shape[0], ny, bs, nx_full, bs)
         out[:, :nx_full, c0:c1] = full.transpose(1, 3, 0, 2, 4)
         if nx != nx_full:
-            last = p[:, :, border_index(np.arange(nx_full * bs, nx * bs), w, "symmetric")].reshape(p.shape[0], ny, bs, bs)
+            edge = border_index(np.arange(nx_full * bs, nx * bs), w, "symmetric")
+            last = p[:, :, edge].reshape(p.shape[0], ny, bs, bs)
             out[:, nx_full, c0:c1] = last.transpose(1, 0, 2, 3)
         c0 = c1
     return out.reshape(ny * nx, c, bs * bs)
@@ -154,7 +155,7 @@ def check_block_fits(name: str, shape: tuple[int, ...], block_size: int) -> None
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ShapeError: ms: block_size 32 too large for images of 8x9 pixels (at most min(h, w) + 1 = 9); use a smaller block_size or larger images
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     h, w = int(shape[0]), int(shape[1])
     if block_size > min(h, w) + 1:
         raise ShapeError(f"{name}: block_size {block_size} too large for images of {h}x{w} pixels "

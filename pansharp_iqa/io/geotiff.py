@@ -22,8 +22,8 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["GeoInfo", "check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid", "count_nodata", "quiet_tifffile", "read_geoinfo",
-           "read_geotiff"]
+__all__ = ["GeoInfo", "check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid", "count_nodata",
+           "quiet_tifffile", "read_geoinfo", "read_geotiff"]
 
 _TIFF_SUFFIXES = (".tif", ".tiff")
 #: Largest georeference difference taken as the same grid: a thousandth of a pixel (offset) and a
@@ -180,7 +180,7 @@ def check_same_grid(result: GeoInfo, scene: GeoInfo, *, result_name: str, scene_
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.DataError: GSA/a.tif is not on the grid of a_pan.tif: its georeference is offset by 4 px east and 0 px south (its pixels are not the scene's), so every index would compare other pixels. Resample or crop the result onto the scene's grid (e.g. gdalwarp -te ... -tr ...), or write it with the scene's georeference if the pixels do match
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if result.crs is not None and scene.crs is not None and result.crs != scene.crs:
         raise DataError(
             f"{result_name} is in another CRS than {scene_name} ({result.crs} vs {scene.crs}), so its pixels cannot "
@@ -196,7 +196,8 @@ def check_same_grid(result: GeoInfo, scene: GeoInfo, *, result_name: str, scene_
             abs(rb - b) > 1e-6 * (abs(a) + abs(b)), abs(rd - d) > 1e-6 * (abs(d) + abs(e))]
     if any(size):
         raise DataError(
-            f"{result_name} has another pixel size than {scene_name} ({math.hypot(ra, rd):.6g} x {math.hypot(rb, re_):.6g} "
+            f"{result_name} has another pixel size than {scene_name} "
+            f"({math.hypot(ra, rd):.6g} x {math.hypot(rb, re_):.6g} "
             f"vs {math.hypot(a, d):.6g} x {math.hypot(b, e):.6g} map units), so its pixels are not the scene's and "
             f"every index would compare other pixels. Resample the result onto the scene's grid"
         )
@@ -229,7 +230,7 @@ def check_no_nodata(array: np.ndarray, nodata: float | None, *, name: str) -> No
     ...
     pansharp_iqa.validation.DataError: a.tif: 1 pixels hold the declared no-data value 0 (its GeoTIFF nodata tag); the indexes cannot leave pixels out, and would score them as values. Crop the scene and the result to the valid window, or fill them (and remove the nodata tag) if scoring the filled values is intended
     >>> check_no_nodata(np.array([[3, 5]]), 0.0, name="a.tif")
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if nodata is None or math.isnan(nodata):  # NaN no-data: the non-finite rule refuses it
         return
     check_nodata_count(int(np.count_nonzero(np.asarray(array) == nodata)), nodata, name=name)

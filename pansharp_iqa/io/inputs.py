@@ -59,7 +59,7 @@ def check_image_path(name: str, value: Any) -> Any:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.DataError: reference: scene.mat is a MATLAB file, which holds named arrays; paths are read tile by tile as one raster (GeoTIFF) or one .npy array. Load the array and pass it, e.g. scipy.io.loadmat(path)['I_MS'] (or evaluate the folder with pansharp-eval, which reads .mat scenes)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if not isinstance(value, (str, os.PathLike)):
         return value
     path = os.fspath(value)

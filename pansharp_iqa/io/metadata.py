@@ -186,7 +186,7 @@ def check_recorded(recorded: Recorded, settings: Mapping[str, Any], sources: Map
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.MetadataConflictError: dataset.toml says sensor = 'QB' but imgIK.mat records 'IKONOS'; the data's own metadata wins unless you are sure: fix the setting (or remove it and let the file decide)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     flags = {"sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "scale": "--input-scale"}
     for key, value in recorded.as_settings().items():
         given = settings.get(key)
@@ -207,7 +207,7 @@ def check_setting(setting: str, given: object, recorded: object, *, source: str,
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.MetadataConflictError: --ratio says ratio = 2 but a.mat records 4; the data's own metadata wins unless you are sure: fix the setting (or remove it and let the file decide)
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     if setting == "sensor" and given is not None and recorded is not None and same_sensor(given, recorded):
         return
     check_metadata(setting, given, recorded, source=source, flag=flag)

@@ -50,7 +50,7 @@ def check_finite(array: np.ndarray, *, name: str) -> None:
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.NonFiniteError: s.npy: contains 1 non-finite values (NaN/Inf); indexes are undefined there. Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window).
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     finite_range(name, np.asarray(array))  # min/max in row chunks: no copy of a strided view
 
 
@@ -81,13 +81,14 @@ def check_input_values(facts: ImageFacts, *, label: str, bits: int, role: str | 
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: s_gt.npy: float data within [0.4, 0.4], a unit scale (reflectance, or [0, 1] values) rather than digital numbers, but the evaluation (Q2n) rounds to integer digital numbers (uint16, as the reference toolbox does), which would collapse these values to a few levels. They are declared as DN (scale = 'dn'): declare scale = 'unit' in dataset.toml (or --input-scale unit) if they are [0, 1] data.
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     check_finite_facts(facts)
     if label == "dn":
         fix = ("They are declared as DN (scale = 'dn'): declare scale = 'unit' in dataset.toml (or --input-scale "
                "unit) if they are [0, 1] data.")
     else:
-        fix = f"The declared scale {label!r} leaves them on a unit scale: check 'scale' in dataset.toml (or --input-scale)."
+        fix = (f"The declared scale {label!r} leaves them on a unit scale: check 'scale' in dataset.toml "
+               "(or --input-scale).")
     check_dn_range(facts, what="the evaluation (Q2n)", fix=fix, bits=bits)
     check_non_negative(facts, fix="Inputs are digital numbers: store the sensor's DN, not standardised or offset data.")
     if role not in (None, "gt"):
@@ -146,7 +147,7 @@ def check_result_values(fused: ImageFacts, reference: ImageFacts, *, label: str,
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.ScaleError: GSA/s.npy is on another scale than s_gt.npy: its values are about 0.000489 times theirs (means 0.476 vs 975, spreads 0.271 vs 554), so every index would measure the factor, not the fusion. The declared result scale 'dn' contradicts the data: declare result_scale = 'unit' in dataset.toml (or --result-scale unit), the results look like [0, 1] data.
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     check_finite_facts(fused)
     check_not_wrapped(fused, reference)
     check_scales_agree(fused, reference, fix=lambda factor: _result_fix(factor, label, multiplier, bits),

@@ -190,7 +190,7 @@ def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mappi
     Traceback (most recent call last):
     ...
     pansharp_iqa.validation.DataError: scene 's': pan must be exactly ratio=4 times the MS size: pan (16, 16), ms (8, 8) (the sizes say ratio 2); check the ratio, or crop both consistently
-    """
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
     arrays = {role: _Shaped(tuple(shape)) for role, shape in shapes.items()}
     r = settings.ratio
     ms, pan, gt = arrays.get("ms"), arrays.get("pan"), arrays.get("gt")

@@ -26,7 +26,8 @@ __all__ = ["render_html", "render_scene_grid"]
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5em auto;
 max-width:1400px;padding:0 1em;color:#1d1d1f;background:#fff;line-height:1.4}
-h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.25em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
+h1{font-size:1.5em;margin-bottom:.2em}
+h2{font-size:1.25em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
 h3{font-size:1.05em;margin:1.2em 0 .4em}
 table{border-collapse:collapse;margin:.4em 0 .8em;font-size:.9em}
 th,td{border:1px solid #d0d0d0;padding:.25em .55em;text-align:right;white-space:nowrap}
@@ -75,7 +76,8 @@ def _num(x: float | None, digits: int = DIGITS) -> str:
 
 def _index_head(metric: str) -> str:
     arrow = direction_arrow(METRIC_DIRECTIONS.get(metric), up=" ↑", down=" ↓")
-    return f"<th title='{_e('higher is better' if arrow == ' ↑' else 'lower is better' if arrow else '')}'>{_e(metric)}{arrow}</th>"
+    title = "higher is better" if arrow == " ↑" else "lower is better" if arrow else ""
+    return f"<th title='{_e(title)}'>{_e(metric)}{arrow}</th>"
 
 
 def _summary_table(summary: Summary, statistics: Mapping[str, IndexStatistics]) -> str:
@@ -123,7 +125,8 @@ def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int
                 f"<tr><td>{_e(c.method)}</td><td data-v='{st.mean_rank[c.method]}'>{st.mean_rank[c.method]:.2f}</td>"
                 f"<td data-v='{c.mean_difference}'>{_num(c.mean_difference)}</td><td>{ci}</td>"
                 f"<td data-v='{'' if c.p is None else c.p}'>{format_p(c.p)}</td>"
-                f"<td data-v='{'' if c.p_holm is None else c.p_holm}'>{format_p(c.p_holm)}</td><td>{c.verdict}</td></tr>"
+                f"<td data-v='{'' if c.p_holm is None else c.p_holm}'>{format_p(c.p_holm)}</td>"
+                f"<td>{c.verdict}</td></tr>"
             )
         parts.append(f"<table class='sortable'><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>")
     return "".join(parts)
@@ -138,7 +141,8 @@ def _card(provenance: Mapping[str, Any]) -> str:
                     if value else "-")
         elif isinstance(value, Mapping):
             inner = "<br>".join(
-                f"{_e(k)} = {'; '.join(map(_e, v)) if isinstance(v, (list, tuple)) else _e(v)}" for k, v in value.items()
+                f"{_e(k)} = {'; '.join(map(_e, v)) if isinstance(v, (list, tuple)) else _e(v)}"
+                for k, v in value.items()
             )
             cell = f"<details><summary>{len(value)} entries</summary>{inner}</details>" if value else "-"
         elif isinstance(value, (list, tuple)):

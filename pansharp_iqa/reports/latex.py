@@ -20,7 +20,8 @@ def latex_escape(text: str) -> str:
     return re.sub(r"[&%$#_{}~^\\]", lambda m: _SPECIAL[m.group()], str(text))
 
 
-def render_latex(summary: Summary, *, caption: str = "", label: str = "tab:pansharp-eval", notes: Sequence[str] = ()) -> str:
+def render_latex(summary: Summary, *, caption: str = "", label: str = "tab:pansharp-eval",
+                 notes: Sequence[str] = ()) -> str:
     """Booktabs ``table`` with mean $\\pm$ std per method and index; best mean in bold.
 
     Parameters

@@ -22,7 +22,8 @@ def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int) 
         arrow = "higher is better" if st.direction > 0 else "lower is better"
         lines += ["", f"### {metric} ({arrow}; best: {st.best})", ""]
         if st.friedman is not None:
-            lines.append(f"Friedman chi2 = {st.friedman['statistic']:.3f}, p = {format_p(st.friedman['p'])}. {st.note}.")
+            lines.append(f"Friedman chi2 = {st.friedman['statistic']:.3f}, p = {format_p(st.friedman['p'])}. "
+                         f"{st.note}.")
         else:
             lines.append(f"{st.note}.")
         lines += ["", "| Method | mean rank | mean diff. vs best | 95 % CI | p (Holm) | verdict |",

@@ -156,7 +156,8 @@ def _exp_crop(access: ImageAccess, bands: Sequence[int], crop: tuple[int, int, i
 
     def get_low(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         blocks = [
-            np.concatenate([access.window("ms", (r0, r1), (c0, c1), bands) for c0, c1 in consecutive_runs(cols)], axis=1)
+            np.concatenate([access.window("ms", (r0, r1), (c0, c1), bands) for c0, c1 in consecutive_runs(cols)],
+                           axis=1)
             for r0, r1 in consecutive_runs(rows)
         ]
         return np.concatenate(blocks, axis=0)

@@ -298,12 +298,14 @@ def _index_statistics(
         adjusted = holm([p for _, p in tests])
         for i, (stat, p), p_h in zip(others, tests, adjusted, strict=True):
             d = values[:, i] - values[:, best_i]
-            comparisons.append(Comparison(methods[i], float(d.mean()), bootstrap_ci(d, n_resamples=n_resamples, seed=seed),
+            comparisons.append(Comparison(methods[i], float(d.mean()),
+                                          bootstrap_ci(d, n_resamples=n_resamples, seed=seed),
                                           stat, p, p_h, p_h < ALPHA))
         friedman = _friedman(values)
         note = (f"{n} scenes; Friedman test over {len(methods)} methods" if friedman else
                 f"{n} scenes; Friedman test needs 3 or more methods")
-        note += f"; Wilcoxon signed-rank vs {best} (Holm-corrected); bootstrap 95 % CI ({n_resamples} resamples, seed {seed})"
+        note += (f"; Wilcoxon signed-rank vs {best} (Holm-corrected); "
+                 f"bootstrap 95 % CI ({n_resamples} resamples, seed {seed})")
     else:
         for i in others:
             d = values[:, i] - values[:, best_i]

@@ -42,7 +42,10 @@ def render_table(summary: Summary, failures: Sequence[Mapping[str, Any]] = (), *
         rows.append(row)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [title] if title else []
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))  # noqa: E731
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+
     lines.append(fmt(header))
     lines.append("  ".join("-" * w for w in widths))
     lines.extend(fmt(r) for r in rows)

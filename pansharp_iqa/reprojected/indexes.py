@@ -113,7 +113,8 @@ def uiqi_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = 32
     return q_index(reference, fused, block_size=block_size, windows="edge-extended", return_map=return_map)
 
 
-def sam_index(reference: np.ndarray, fused: np.ndarray, *, return_map: bool = False) -> float | tuple[float, np.ndarray]:
+def sam_index(reference: np.ndarray, fused: np.ndarray, *,
+              return_map: bool = False) -> float | tuple[float, np.ndarray]:
     """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="count")``."""
     _deprecated("sam_index", "pansharp_iqa.sam(..., zero_norm='count')")
     return sam(reference, fused, zero_norm="count", return_map=return_map)

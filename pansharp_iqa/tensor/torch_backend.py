@@ -5,7 +5,8 @@ a device implementation that computes the same fields as the strip pass and the 
 set per image, in float64 on the inputs' device, from the operators of :mod:`.torch_ops`
 (``interp23tap``, MATLAB's ``imresize``, the MTF filters, Sobel, window and block sums, the uint16
 cast). Only per-image sums and per-block moments leave the device (never an image); the finalize
-steps are the catalogue's shared ones, and the per-window UIQI (:func:`~pansharp_iqa.indexes.uiqi.uiqi_from_window_sums`)
+steps are the catalogue's shared ones, and the per-window UIQI
+(:func:`~pansharp_iqa.indexes.uiqi.uiqi_from_window_sums`)
 and per-block Q2n (:func:`~pansharp_iqa.hypercomplex.block_q_from_band_moments`) formulas are the
 core's own functions. The value rules of :mod:`pansharp_iqa.validation` decide on per-image
 summaries computed on the device, with the host path's messages.

@@ -247,8 +247,9 @@ def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: 
     return full_job(fused, ms, pan, settings, tile_size=tile_size, name=name)
 
 
-def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
-                           scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
+def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
+                           protocol: str | Protocol = "toolbox2020", scale: float = 1.0, threshold: bool = False,
+                           tile_size: int = DEFAULT_TILE_SIZE,
                            jobs: int = 1, scheduler: Any = None, progress: bool = False,
                            scale_mismatch: str = "raise") -> dict[str, Any]:
     """Reduced-resolution indexes of a scene of any size, tile by tile, in bounded memory.

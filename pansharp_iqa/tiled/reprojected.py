@@ -318,7 +318,8 @@ def _d_rho_sums(ctx: ReprojectedContext, fus: Patch, pan: Patch, tile: Tile, out
         sxy = box_sum(xc * yc, hw)
         sxx_own = np.ascontiguousarray(sxx[own])
         out.maximum("drho_sxx_max", float(sxx_own.max()))
-        sums[band] = one_minus_rho_sum(np.ascontiguousarray(sxy[own]), sxx_own, syy_own, None if tops is None else tops[0])
+        sums[band] = one_minus_rho_sum(np.ascontiguousarray(sxy[own]), sxx_own, syy_own,
+                                       None if tops is None else tops[0])
     out.add("drho", sums)
 
 

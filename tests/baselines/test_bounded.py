@@ -64,7 +64,8 @@ def test_lazy_inputs_give_the_in_memory_numbers(pair, whole, tmp_path):
             "paths": (str(tmp_path / "ms.npy"), str(tmp_path / "pan.npy")),
             "source": (ArraySource(ms), ArraySource(pan)),
             "array-like": (_Sliceable(ms), _Sliceable(pan)),
-            "windowed": (open_windowed(str(tmp_path / "ms.npy"), role="ms"), open_windowed(str(tmp_path / "pan.npy"), role="pan"))}
+            "windowed": (open_windowed(str(tmp_path / "ms.npy"), role="ms"),
+                         open_windowed(str(tmp_path / "pan.npy"), role="pan"))}
     for kind, (m, p) in lazy.items():
         for method, fuse in BASELINES.items():
             _same(fuse(m, p, sensor="QB", ratio=4, strip_rows=24), whole[method])

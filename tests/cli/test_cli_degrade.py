@@ -105,7 +105,8 @@ def test_baselines_scale_note_only_when_needed(tmp_path, capsys):
     write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="full", result_scale="unit")
     assert main(["baselines", str(folder), "--out", str(tmp_path / "a"), "--methods", "EXP"]) == 0
     assert "pansharp-eval: note:" not in capsys.readouterr().out
-    assert main(["baselines", str(folder), "--out", str(tmp_path / "b"), "--methods", "EXP", "--result-scale", "dn"]) == 0
+    assert main(["baselines", str(folder), "--out", str(tmp_path / "b"), "--methods", "EXP",
+                 "--result-scale", "dn"]) == 0
     assert "evaluate them with --result-scale dn" in capsys.readouterr().out
     write_toml(folder, sensor="none", ratio=RATIO, bits=BITS, resolution="full")
     assert main(["baselines", str(folder), "--out", str(tmp_path / "c"), "--methods", "EXP"]) == 0

@@ -177,7 +177,8 @@ def test_unwritable_out_is_one_line(tmp_path, capsys, reduced_dataset, rr_method
                  ["degrade", folder, "--resolution", "full", "--out", tmp_path / "afile" / "red"]):
         code, _, err = _run(capsys, argv)
         assert code == 2 and len(err.strip().splitlines()) == 1, err
-        assert f"cannot create --out {tmp_path / 'afile'}" in err and f"{tmp_path / 'afile'} is a file, not a folder" in err
+        assert f"cannot create --out {tmp_path / 'afile'}" in err
+        assert f"{tmp_path / 'afile'} is a file, not a folder" in err
 
 
 def test_other_os_errors_name_the_reason_and_path_not_a_write(tmp_path, capsys, monkeypatch, reduced_dataset,

@@ -35,7 +35,8 @@ def test_band_subsets_and_dataset_band_names():
     assert rgb_bands(3, ["blue", "GREEN", "Red"]).indices == (2, 1, 0)
 
 
-@pytest.mark.parametrize(("n", "indices"), [(4, (2, 1, 0)), (8, (4, 2, 1)), (3, (0, 1, 2)), (6, (2, 1, 0)), (1, (0,)), (2, (0,))])
+@pytest.mark.parametrize(("n", "indices"),
+                         [(4, (2, 1, 0)), (8, (4, 2, 1)), (3, (0, 1, 2)), (6, (2, 1, 0)), (1, (0,)), (2, (0,))])
 def test_unknown_band_order_falls_back_and_says_so(n, indices):
     choice = rgb_bands(n, None, sensor="none")
     assert choice.indices == indices and not choice.true_colour

@@ -28,7 +28,8 @@ def _run(n_scenes: int):
                                 "reason": "missing result: no bad/s0.npy"})
                 continue
             fused = gt + rng.normal(0, 5 + 20 * j, gt.shape)
-            displays[m] = make_pair_display(Arrays(fused=fused, gt=gt), method=m, resolution="reduced", ratio=4, rgb=rgb)
+            displays[m] = make_pair_display(Arrays(fused=fused, gt=gt), method=m, resolution="reduced", ratio=4,
+                                            rgb=rgb)
             records.append({"scene": f"s{i}", "method": m, "status": "ok", "reason": None,
                             "metrics": {"Q2n": 0.9 - 0.1 * j - 0.001 * i, "SAM": 2.0 + j + 0.01 * i}})
         views[f"s{i}"] = assemble_scene(f"s{i}", METHODS, displays)

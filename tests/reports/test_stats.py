@@ -131,7 +131,8 @@ def test_json_form_is_plain_data():
     import json
 
     rng = np.random.default_rng(2)
-    st = compare_methods(_records({"A": rng.random(7), "B": rng.random(7), "C": rng.random(7)}), ["A", "B", "C"], ["Q2n"])
+    st = compare_methods(_records({"A": rng.random(7), "B": rng.random(7), "C": rng.random(7)}), ["A", "B", "C"],
+                         ["Q2n"])
     doc = json.loads(json.dumps(statistics_to_dict(st, 7)))
     entry = doc["indexes"]["Q2n"]
     assert doc["bootstrap_resamples"] == N_RESAMPLES and entry["scenes"] == 7 and entry["tested"]

@@ -151,7 +151,8 @@ def test_q2n_two_band_by_complex_numbers(rng):
     m2 = sum(z2) / N
     c_ = N / (N - 1)
     mean_bias = 2 * abs(m1) * abs(m2) / (abs(m1) ** 2 + abs(m2) ** 2)
-    term3 = c_ * (sum(abs(z) ** 2 for z in z1) / N + sum(abs(z) ** 2 for z in z2) / N) - c_ * (abs(m1) ** 2 + abs(m2) ** 2)
+    term3 = (c_ * (sum(abs(z) ** 2 for z in z1) / N + sum(abs(z) ** 2 for z in z2) / N)
+             - c_ * (abs(m1) ** 2 + abs(m2) ** 2))
     q = (c_ * sum(a * b for a, b in zip(z1, z2, strict=True)) / N - c_ * m1 * m2) * mean_bias * 2 / term3
     assert R.q2n(gt, f) == pytest.approx(abs(q), rel=1e-12)
     assert 0.3 < abs(q) < 1.0

@@ -106,7 +106,8 @@ def test_q2n_two_band_complex_hand(piq, rng):
         stats.append((m, math.sqrt(sum((v - m) ** 2 for v in x) / (N - 1))))
     z1 = [complex((gt[i, j, 0] - stats[0][0]) / stats[0][1] + 1, (gt[i, j, 1] - stats[1][0]) / stats[1][1] + 1)
           for i in range(32) for j in range(32)]
-    z2 = [complex((f[i, j, 0] - stats[0][0]) / stats[0][1] + 1, (f[i, j, 1] - stats[1][0]) / stats[1][1] + 1).conjugate()
+    z2 = [complex((f[i, j, 0] - stats[0][0]) / stats[0][1] + 1,
+                  (f[i, j, 1] - stats[1][0]) / stats[1][1] + 1).conjugate()
           for i in range(32) for j in range(32)]
     m1, m2 = sum(z1) / N, sum(z2) / N
     c = N / (N - 1)
@@ -229,7 +230,8 @@ def test_ergas_hand(piq):
 @pytest.mark.parametrize("shape,kind", [((70, 90, 3), "float"), ((37, 41, 4), "int")])
 def test_scc_vs_reference(piq, rng, variant, shape, kind):
     gt, f = _pair(rng, shape, kind)
-    rel_close(piq.scc(gt, f, gradient={"2020": "magnitude", "2015": "vertical"}[variant]), R.scc(gt, f, variant), what=f"scc {variant}")
+    rel_close(piq.scc(gt, f, gradient={"2020": "magnitude", "2015": "vertical"}[variant]), R.scc(gt, f, variant),
+              what=f"scc {variant}")
 
 
 def test_scc_variants_differ_and_identity(piq, rng):

@@ -122,8 +122,9 @@ def test_installed_package_finds_sensor_files(piq):
     import sys
     code = ("import pansharp_iqa as p; s = p.get_sensor('WorldView-3'); "
             "print(s.name, list(s.gnyq_for(8)), len(p.list_sensors()))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.path.expanduser("~") if os.path.isdir(os.path.expanduser("~")) else "/",
-                         timeout=120)
+    home = os.path.expanduser("~")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=home if os.path.isdir(home) else "/", timeout=120)
     assert out.returncode == 0, out.stderr
     name, rest = out.stdout.split(" ", 1)
     assert name == "WV3"
@@ -155,7 +156,8 @@ def test_non_editable_wheel_ships_sensor_files(piq, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import pansharp_iqa as p; "
             "assert p.__file__.startswith(sys.argv[1]), p.__file__; "
-            "s = p.get_sensor('worldview-2'); print(s.name, list(s.gnyq_for(8)), p.get_sensor('QuickBird').pan_gnyq_for())")
+            "s = p.get_sensor('worldview-2'); "
+            "print(s.name, list(s.gnyq_for(8)), p.get_sensor('QuickBird').pan_gnyq_for())")
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     out = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True, text=True,

@@ -166,7 +166,8 @@ def test_model_eval_with_a_loss_and_selected_inputs(scenes):
 def test_full_quality_equals_full_metrics(scenes):
     fr, ms_, pan = scenes["fr"], scenes["ms"], scenes["pan"]
     metric = FullQuality(sensor="none", ratio=4, bits=11, scale=2047)
-    metric.update(ms.Tensor(fr.transpose(0, 3, 1, 2) / 2047), ms.Tensor(np.stack([ms_] * 2).transpose(0, 3, 1, 2) / 2047),
+    metric.update(ms.Tensor(fr.transpose(0, 3, 1, 2) / 2047),
+                  ms.Tensor(np.stack([ms_] * 2).transpose(0, 3, 1, 2) / 2047),
                   ms.Tensor(np.stack([pan] * 2)[:, None] / 2047.0))
     want = [pi.evaluate_full(f, ms_, pan, sensor="none", ratio=4, bits=11) for f in fr]
     for k in FR:

@@ -71,7 +71,8 @@ def test_readers_return_the_same_windows(tmp_path):
 
 STORED = [  # (stored shape, role, expected (H, W, B) of a fused result)
     ((40, 36, 3), "gt", None), ((3, 40, 36), "gt", None), ((1, 3, 40, 36, 1), "ms", None), ((40, 36), "gt", None),
-    ((40, 36), "pan", None), ((1, 40, 36), "pan", None), ((40, 36, 1), "pan", None), ((3, 40, 36), "fused", (40, 36, 3)),
+    ((40, 36), "pan", None), ((1, 40, 36), "pan", None), ((40, 36, 1), "pan", None),
+    ((3, 40, 36), "fused", (40, 36, 3)),
 ]
 
 

@@ -105,7 +105,8 @@ def test_pansharp_eval_names_the_bit_depth_factor_and_its_fix(tmp_path, capsys):
     code, pairs, _ = run_eval(capsys, data2, method2, tmp_path / "o2")
     assert code == 0 and pairs[("s", "m")]["status"] == "ok"
     # the override: numbers, recorded in the card
-    for extra, folder in ((("--scale-mismatch", "warn"), "o3"), (("--scale-mismatch", "warn", "--tiled", "always"), "o4")):
+    for extra, folder in ((("--scale-mismatch", "warn"), "o3"),
+                          (("--scale-mismatch", "warn", "--tiled", "always"), "o4")):
         with pytest.warns(ScaleMismatchWarning):
             code, pairs, _ = run_eval(capsys, data, method, tmp_path / folder, *extra)
         assert code == 0, pairs

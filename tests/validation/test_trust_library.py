@@ -57,7 +57,8 @@ def test_full_resolution_refuses_a_fused_image_on_another_scale(scene, factor):
 
 
 def test_mixed_scales_between_pan_and_ms_are_refused(scene):
-    with pytest.raises(ScaleError, match=r"pan is on another scale than ms.*multiply it by about .*close to 2\*\*11 - 1"):
+    with pytest.raises(ScaleError,
+                       match=r"pan is on another scale than ms.*multiply it by about .*close to 2\*\*11 - 1"):
         _fr(scene["fr_fused"], {**scene, "pan": scene["pan"] / 2047.0})
 
 

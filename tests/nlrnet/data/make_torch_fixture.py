@@ -12,7 +12,8 @@ parameter names, shapes and forward pass, no code copied), with the width, band 
 count as arguments so that the fixture stays small. The released ``NLRNet.py`` (top level,
 residual blocks) is source; the released context block ``GCblock.ContextBlock2d`` is only
 published as compiled ``.pyc`` files, so ``GlobalContext`` below is a reconstruction from its
-parameter names and shapes and the paper, not checked against the released ``.pyc``. Module names follow the released code, so
+parameter names and shapes and the paper, not checked against the released ``.pyc``. Module names
+follow the released code, so
 its ``state_dict`` keys are the released ones (``conv_input``, ``residual.<i>.conv1``,
 ``residual.<i>.in1``, ``residual.<i>.gc.conv_mask``, ``residual.<i>.gc.conv`` (Conv1d k9),
 ``residual.<i>.gc.channel_add_conv.{0,1,3}``, ``residual.<i>.gc.gamma``, ``residual.<i>.gamma``,
