@@ -6,6 +6,8 @@ provenance card. MindSpore (NLRNet) lives in the optional ``pansharp_iqa.nlrnet`
 never imported here.
 """
 
+from typing import Any
+
 from ._version import __version__
 from .degradation import decimate, wald_degrade
 from .evaluate import evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
@@ -19,7 +21,7 @@ from .sensors import Sensor, UnknownSensorError, get_sensor, list_sensors, resol
 from .validation import InputError
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # reprojection-protocol functions, imported on first use (keeps `import pansharp_iqa` light)
     if name in _REPROJECTED:
         from . import reprojected

@@ -155,7 +155,9 @@ def mtf_filter(
         raise ShapeError(f"image must be (H, W) or (H, W, B), got shape {arr.shape}")
     bands = arr[:, :, None] if arr.ndim == 2 else arr
     n = bands.shape[2]
-    gains = [float(gnyq)] * n if np.isscalar(gnyq) else [float(g) for g in gnyq]  # type: ignore[union-attr]
+    # np.isscalar narrows like a TypeGuard, to numpy's scalar union (str, bytes, ...): neither branch is narrowed to
+    # what the value is here (a number, else a sequence of numbers)
+    gains = [float(gnyq)] * n if np.isscalar(gnyq) else [float(g) for g in gnyq]  # type: ignore[arg-type, union-attr]
     if len(gains) != n:
         raise ShapeError(f"gnyq has {len(gains)} values but the image has {n} bands")
     kernels = [mtf_kernel(g, ratio, size, sigma_form=sigma_form) for g in gains]

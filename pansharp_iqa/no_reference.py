@@ -112,8 +112,9 @@ class _Case:
     sensor: Sensor | None
 
     @classmethod
-    def build(cls, fused, ms, pan, *, ratio, block_size, ms_exp, protocol, variant, nan_policy, sensor,
-              index: str, dn: bool = False) -> _Case:
+    def build(cls, fused: np.ndarray, ms: np.ndarray, pan: np.ndarray | None, *, ratio: int | None, block_size: int,
+              ms_exp: np.ndarray | None, protocol: str | Protocol, variant: str | None, nan_policy: str,
+              sensor: str | Sensor | None, index: str, dn: bool = False) -> _Case:
         if variant is not None:
             warnings.warn(f"{index}(variant=...) is deprecated: use protocol=... (the same names)",
                           DeprecationWarning, stacklevel=3)
@@ -157,9 +158,10 @@ class _Case:
         return fr_block_uiqi(self.fused, self.ms, self.pan, exp, self.ratio, self.block_size,
                              self.protocol.low_res_terms, low_pan=low_pan)
 
-    def _means(self, keys: tuple[str, str]) -> list[np.ndarray]:
-        return [mean_block_uiqi(block_sums(self.blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=self.nan_policy)
-                for k in keys]
+    def _means(self, keys: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        high, low = (mean_block_uiqi(block_sums(self.blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=self.nan_policy)
+                     for k in keys)
+        return high, low
 
     def d_lambda(self, p: float) -> float:
         return d_lambda_from_means(*self._means(("pairs_high", "pairs_low")), self.fused.shape[2], float(p))

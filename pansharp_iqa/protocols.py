@@ -14,6 +14,7 @@ import dataclasses
 from typing import Literal
 
 from .indexes.catalog import indexes_of
+from .mtf import SigmaForm
 from .validation import SettingError
 
 __all__ = [
@@ -86,7 +87,7 @@ class Protocol:
     low_res_terms: LowResTerms = "exp"
     d_s_low_pass: LowPassPan = "exp-imresize"
     scc_gradient: SccGradient = "magnitude"
-    sigma_form: str = "2020"
+    sigma_form: SigmaForm = "2020"
     dim_cut: tuple[int, int] | None = (20, 21)
     block_size: int = 32
 

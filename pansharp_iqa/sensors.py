@@ -116,6 +116,7 @@ class Sensor:
         override = dict(self.protocol_overrides.get(protocol or "", {}))
         if self.is_generic:
             value = override.get("ms_gnyq_all_bands", self.ms_gnyq_all_bands)
+            assert value is not None  # the generic entry defines ms_gnyq_all_bands
             return (float(value),) * int(n_bands)
         if n_bands != self.n_bands:
             subsets = ", ".join(f"{k}={list(v)}" for k, v in self.subsets.items()) or "none recorded"

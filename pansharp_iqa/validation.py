@@ -226,7 +226,7 @@ def check_image_shape(name: str, shape: Sequence[int]) -> tuple[int, int, int]:
         raise ShapeError(f"{name}: empty image of shape {shape}")
     if _looks_channel_first(shape):
         raise _layout_error(name, shape)
-    return shape  # type: ignore[return-value]
+    return shape
 
 
 def _image_dims(name: str, arr: np.ndarray, *, allow_2d: bool) -> np.ndarray:

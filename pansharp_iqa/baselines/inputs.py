@@ -210,7 +210,7 @@ def open_pair(ms: Any, pan: Any, ratio: int) -> Pair:
         return _open_lazy(ms, pan, ratio)
     ms_arr, pan_arr, ratio = check_pair(ms, pan, ratio)
     ms_arr = ms_arr if ms_arr.ndim == 3 else ms_arr[:, :, None]
-    return Pair(ms_arr, pan_arr, ratio, tuple(ms_arr.shape), tuple(pan_arr.shape))  # type: ignore[arg-type]
+    return Pair(ms_arr, pan_arr, ratio, tuple(ms_arr.shape), tuple(pan_arr.shape))
 
 
 def fused_shape(ms: Any, pan: Any) -> tuple[int, int, int]:

@@ -202,7 +202,7 @@ def _scan(v: np.ndarray, s: _Search, ext: list[float], kept: list[np.ndarray] | 
     if kept is not None:
         kept.append(sel)
     else:
-        hist += np.histogram(sel, bins=HISTOGRAM_BINS, range=(s.lo, s.hi))[0]  # type: ignore[operator]
+        hist += np.histogram(sel, bins=HISTOGRAM_BINS, range=(s.lo, s.hi))[0]
 
 
 def hazen_percentiles(blocks: Callable[[], Iterable[np.ndarray]], q: float, *, n: int,

@@ -148,7 +148,7 @@ def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, An
     if scene.kind == "split" and not scene.problem and all(paths.values()):
         try:
             images = {role: open_windowed(path, role=role, multiplier=settings.input_scale)
-                      for role, path in paths.items()}
+                      for role, path in paths.items() if path}
         except NotWindowed:
             images = None
         if images is not None:

@@ -130,7 +130,7 @@ def _write_scene(out: Path, scene: SceneSource, arrays: dict[str, np.ndarray], l
     """Write one scene's arrays (a system error names the file)."""
     if layout == "npz":
         with atomic_file(out / f"{scene.name}.npz") as handle:
-            np.savez(handle, **arrays)
+            np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy stub: **kwds also match allow_pickle
         return
     for role, arr in arrays.items():
         with atomic_file(out / f"{scene.name}_{role}.npy") as handle:

@@ -85,7 +85,8 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
             with atomic_file(out / "datasets" / resolution / "dataset.toml", "w") as handle:
                 handle.write(_toml(settings, resolution))
             with atomic_file(out / "datasets" / resolution / f"{DEMO_SCENE}.npz") as handle:
-                np.savez(handle, **{k: np.asarray(v) for k, v in arrays.items()})
+                # numpy's stub lets the **kwds match its allow_pickle flag; they are array names
+                np.savez(handle, **{k: np.asarray(v) for k, v in arrays.items()})  # type: ignore[arg-type]
         folder.commit()
     # the baselines and evaluate steps check, replace and record their own folders (their manifests);
     # each records the command that repeats it

@@ -117,7 +117,7 @@ def choose_path(
     mode: str,
     *,
     resolution: str,
-    shape: tuple[int, int, int] | None,
+    shape: tuple[int, ...] | None,
     available: int | None,
     jobs: int = 1,
     not_windowed: tuple[str, str] | None = None,

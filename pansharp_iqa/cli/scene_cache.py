@@ -101,7 +101,7 @@ def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: di
     maps_path = path.with_suffix(".maps.npz")
     if outcome.maps:
         with atomic_file(maps_path) as handle:
-            np.savez(handle, **outcome.maps)
+            np.savez(handle, **outcome.maps)  # type: ignore[arg-type]  # numpy stub: **kwds also match allow_pickle
     elif maps_path.is_file():
         maps_path.unlink()
     doc = {

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from pansharp_iqa.io.dataset_config import DatasetSettings
+from pansharp_iqa.io.windows import WindowedImage
 from pansharp_iqa.reports.display import DISPLAY_SIDE, RgbChoice, downsample, residual_map, rgb_bands
 from pansharp_iqa.reports.pair_display import ArrayImages, PairDisplay, make_pair_display
 
@@ -40,7 +41,7 @@ class _DecimatedImages:
     (:class:`pansharp_iqa.io.windows.WindowedImage`: GeoTIFF, ``.npy`` or HDF5): decimated views
     (nearest neighbour, one row window at a time) and crop windows, never the whole image."""
 
-    def __init__(self, images: Mapping[str, object]) -> None:
+    def __init__(self, images: Mapping[str, WindowedImage]) -> None:
         self.images = dict(images)
         self._views: dict[tuple[str, tuple[int, int]], np.ndarray] = {}
         H, W = self.shape("gt" if "gt" in self.images else "pan")
@@ -50,7 +51,7 @@ class _DecimatedImages:
         )
 
     def shape(self, role: str) -> tuple[int, int]:
-        shape = self.images[role].shape  # type: ignore[attr-defined]
+        shape = self.images[role].shape
         return (int(shape[0]), int(shape[1]))
 
     def _view(self, role: str, shape: Sequence[int]) -> np.ndarray:
@@ -60,7 +61,7 @@ class _DecimatedImages:
             H, W = self.shape(role)
             rows = np.minimum((np.arange(key[1][0]) + 0.5) * H / key[1][0], H - 1).astype(np.int64)
             cols = np.minimum((np.arange(key[1][1]) + 0.5) * W / key[1][1], W - 1).astype(np.int64)
-            out = np.stack([np.asarray(img[r : r + 1, :])[0][cols] for r in rows])  # type: ignore[index]
+            out = np.stack([np.asarray(img[r : r + 1, :])[0][cols] for r in rows])
             self._views[key] = (out if out.ndim == 3 else out[:, :, None]).astype(np.float32)
         return self._views[key]
 
@@ -70,7 +71,7 @@ class _DecimatedImages:
 
     def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
         part = np.asarray(self.images[role][rows[0] : rows[1], cols[0] : cols[1]],
-                          dtype=np.float64)  # type: ignore[index]
+                          dtype=np.float64)
         part = part if part.ndim == 3 else part[:, :, None]
         return part[:, :, list(bands)] if bands else part[:, :, 0]
 
@@ -122,7 +123,7 @@ def display_from_arrays(
 
 
 def display_from_files(
-    images: Mapping[str, object], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
+    images: Mapping[str, WindowedImage], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
 ) -> PairDisplay | str:
     """Display material of a tile-wise pair from decimated reads of its files (bounded memory):
     ``images`` holds ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as
@@ -130,7 +131,7 @@ def display_from_files(
     :func:`display_from_arrays`."""
     try:
         ref = images["gt" if "gt" in images else "ms"]
-        n_bands = int(ref.shape[2]) if len(ref.shape) == 3 else 1  # type: ignore[attr-defined]
+        n_bands = int(ref.shape[2]) if len(ref.shape) == 3 else 1
         return _make(_DecimatedImages(images), n_bands, method=method, settings=settings, max_side=max_side,
                      with_fused="fused" in images)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation

@@ -383,11 +383,11 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
         return None
     from .scene_display import display_from_arrays, display_from_files
 
-    options = {"method": task.method, "settings": task.settings, "max_side": task.display}
     if images is not None:
-        return display_from_files(images, **options)
+        return display_from_files(images, method=task.method, settings=task.settings, max_side=task.display)
     if inputs is None:
         return None
-    make = functools.partial(display_from_arrays, fused, inputs, **options)
+    make = functools.partial(display_from_arrays, fused, inputs, method=task.method, settings=task.settings,
+                             max_side=task.display)
     size = sum(a.nbytes for a in inputs.values()) + (0 if fused is None else fused.nbytes)
     return defer(make) if defer is not None and size <= DEFERRED_DISPLAY_BYTES else make()

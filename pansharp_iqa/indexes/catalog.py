@@ -284,9 +284,10 @@ STATISTICS: dict[str, Statistic] = {
 # --------------------------------------------------------------------------- finalize steps
 
 
-def _block_means(sums: Mapping[str, Any], ctx: FinalizeContext, keys: tuple[str, str]) -> list[np.ndarray]:
+def _block_means(sums: Mapping[str, Any], ctx: FinalizeContext, keys: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     fam = sums["block_uiqi"]
-    return [mean_block_uiqi(fam[k], what=BLOCK_FAMILIES[k], nan_policy=ctx.nan_policy) for k in keys]
+    high, low = (mean_block_uiqi(fam[k], what=BLOCK_FAMILIES[k], nan_policy=ctx.nan_policy) for k in keys)
+    return high, low
 
 
 def _d_lambda(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeContext) -> float:

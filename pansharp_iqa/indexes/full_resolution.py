@@ -212,14 +212,16 @@ def fr_block_uiqi(fus: np.ndarray | StripImage, ms: np.ndarray, pan: np.ndarray 
     with_pan = pan is not None
     if with_pan and low_pan is None:
         raise ValueError("fr_block_uiqi: give the low-pass PAN with the PAN")
+    low: np.ndarray | StripImage
     if low_res_terms == "ms":
         low_bs = low_res_block(block_size, ratio)
         low = ms
     else:
+        assert exp is not None, "fr_block_uiqi: low_res_terms='exp' needs the EXP"
         low_bs = block_size
         low = exp
     hm, hc = block_moments(fus, block_size, extra=pan)
-    lm, lc = block_moments(low, low_bs, extra=low_pan if with_pan else None)  # type: ignore[arg-type]
+    lm, lc = block_moments(low, low_bs, extra=low_pan if with_pan else None)
     out = {"pairs_high": pair_uiqi(hm, hc, nb), "pairs_low": pair_uiqi(lm, lc, nb)}
     if with_pan:
         out["pan_high"] = against_last_uiqi(hm, hc, nb)

@@ -240,6 +240,8 @@ def scc(reference: np.ndarray, fused: np.ndarray, *, gradient: Gradient = "magni
         rp = scc_strip_planes(rs.planes, h, w, r0, r1, grad)
         if rp is None:
             return np.zeros(3)
-        return scc_sums(rp, scc_strip_planes(fs.planes, h, w, r0, r1, grad), gradient=grad)
+        fp = scc_strip_planes(fs.planes, h, w, r0, r1, grad)
+        assert fp is not None  # the same rows as rp
+        return scc_sums(rp, fp, gradient=grad)
 
     return scc_from_sums(np.sum(map_strips(strip, ref.shape[0], 1), axis=0))

@@ -60,7 +60,7 @@ class StripImage:
     def shape(self) -> tuple[int, int, int]:
         """(H, W, B) whatever the storage order."""
         a = self.array.shape
-        return (a[1], a[2], a[0]) if self.bands_first else a  # type: ignore[return-value]
+        return (a[1], a[2], a[0]) if self.bands_first else a
 
     @property
     def identity(self) -> bool:
@@ -87,9 +87,7 @@ class StripImage:
         ``extra`` (H, W) is appended as one more channel (e.g. the PAN), unscaled.
         """
         part = self.rows(rows)  # (B, k, W)
-        if extra is not None:
-            part = (part, extra[rows][None])
-        blocks = gather_blocks(part, bs)
+        blocks = gather_blocks(part if extra is None else (part, extra[rows][None]), bs)
         if self.scale != 1.0 or self.clip_max is not None:
             self.to_dn(blocks[:, : blocks.shape[1] - 1] if extra is not None else blocks)
         return blocks

@@ -15,7 +15,7 @@ Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-Q w
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import cv2
 import numpy as np
@@ -196,6 +196,20 @@ def q_from_sums(q_sums: np.ndarray, q_count: int) -> float:
     return float(np.mean(np.asarray(q_sums) / q_count))
 
 
+@overload
+def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
+            return_map: Literal[False] = ..., layout: None = ...) -> float: ...
+@overload
+def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
+            return_map: Literal[True], layout: None = ...) -> tuple[float, np.ndarray]: ...
+@overload
+def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
+            return_map: Literal[False] = ..., layout: Layout) -> np.ndarray: ...
+@overload
+def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
+            return_map: bool, layout: None = ...) -> float | tuple[float, np.ndarray]: ...
+
+
 @batched("reference", "fused")
 def q_index(
     reference: np.ndarray,
@@ -205,7 +219,7 @@ def q_index(
     windows: Windows = "valid",
     return_map: bool = False,
     layout: Layout | None = None,
-) -> float | tuple[float, np.ndarray]:
+) -> float | tuple[float, np.ndarray] | np.ndarray:
     """Q_avg: band-averaged UIQI on a sliding window (toolbox ``Q``; R-Q's windows by option).
 
     Parameters
@@ -246,8 +260,8 @@ def q_index(
     check_choice("windows", windows, ("valid", "edge-extended"))
     ref, fus = checked_pair(reference, fused)
     if windows == "edge-extended":
-        value, qmap = edge_extended_q(ref, fus, bs)
-        return (value, qmap) if return_map else value
+        value, edge_map = edge_extended_q(ref, fus, bs)
+        return (value, edge_map) if return_map else value
     check_min_size("reference", ref.shape, bs)
     h, w, nb = ref.shape
     q_h = h - bs + 1
@@ -263,7 +277,7 @@ def q_index(
 
     sums = np.sum(map_strips(strip, h, bs), axis=0)
     value = q_from_sums(sums, q_h * (w - bs + 1))
-    return (value, qmap) if return_map else value
+    return value if qmap is None else (value, qmap)
 
 
 def edge_extended_q(ref: np.ndarray, fus: np.ndarray, block_size: int, *,
@@ -344,7 +358,7 @@ def block_moments(
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
-def uiqi_from_moments(cxy, vx, vy, mx, my) -> np.ndarray:
+def uiqi_from_moments(cxy: np.ndarray, vx: np.ndarray, vy: np.ndarray, mx: np.ndarray, my: np.ndarray) -> np.ndarray:
     """``4 cxy mx my / (vx + vy) / (mx^2 + my^2)`` (MATLAB ``uqi``); NaN where 0/0.
 
     Examples

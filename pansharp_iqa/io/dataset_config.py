@@ -195,7 +195,7 @@ def _merge_recorded(path: Path, merged: dict[str, Any], sources: dict[str, str])
     from .metadata import check_recorded, read_recorded
 
     recorded = read_recorded(path)
-    given = {k: merged[k] for k in ("sensor", "ratio", "bits", "scale") if k in merged}
+    given: dict[str, Any] = {k: merged[k] for k in ("sensor", "ratio", "bits", "scale") if k in merged}
     if "scale" in given:  # compare multipliers, not labels
         try:
             given["scale"] = parse_scale(given["scale"], merged.get("bits", recorded.bits), what="scale")[0]

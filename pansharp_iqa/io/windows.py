@@ -476,7 +476,7 @@ def open_source(x: Any, name: str = "image") -> Source:
         return RasterioSource(x.name, name)
     if isinstance(x, np.memmap) and getattr(x, "filename", None) and isinstance(x.base, mmap.mmap) \
             and x.flags.c_contiguous:  # a whole mapped file, not a view of one
-        return MemmapSource(x.filename, x.dtype, x.shape, x.offset, name)  # type: ignore[arg-type]
+        return MemmapSource(x.filename, x.dtype, x.shape, x.offset, name)
     if isinstance(x, np.ndarray) or (hasattr(x, "shape") and hasattr(x, "__getitem__")):
         return ArraySource(x, name)
     try:

@@ -10,7 +10,7 @@ __all__ = ["DIGITS", "format_value", "format_p", "direction_arrow"]
 DIGITS = 4
 
 
-def format_value(mean: float, std: float, n: int, *, pm: str) -> str:
+def format_value(mean: float, std: float, n: float, *, pm: str) -> str:
     """``"mean pm std"`` with :data:`DIGITS` decimals; ``"-"`` when no scene succeeded."""
     if n == 0 or not math.isfinite(mean):
         return "-"

@@ -170,8 +170,9 @@ def _scene_table(scene: str, methods: Sequence[str], metrics: Sequence[str],
         cells = []
         for k in metrics:
             v = vals.get(k)
-            fin = v is not None and math.isfinite(float(v))
-            cells.append(f"<td data-v='{float(v) if fin else ''}'>{_num(float(v)) if fin else '-'}</td>")
+            x = math.nan if v is None else float(v)
+            fin = math.isfinite(x)
+            cells.append(f"<td data-v='{x if fin else ''}'>{_num(x) if fin else '-'}</td>")
         rows.append(f"<tr><td>{_e(m)}</td>{''.join(cells)}</tr>")
     return f"<table class='sortable'><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
 

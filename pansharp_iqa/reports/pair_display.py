@@ -66,7 +66,7 @@ class ArrayImages:
         self.arrays = {**inputs, **({} if fused is None else {"fused": fused})}
 
     def shape(self, role: str) -> tuple[int, int]:
-        return tuple(self.arrays[role].shape[:2])  # type: ignore[return-value]
+        return tuple(self.arrays[role].shape[:2])
 
     def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
         arr = self.arrays[role]
@@ -230,7 +230,7 @@ def make_pair_display(
         if reduced:
             residual = _compact(access.residual(display_shape((H, W), max(1, max_side // 2))))
     if reduced:
-        references = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
+        references: tuple[Panel, ...] = (panel("GT", ref, access.window("gt", rows, cols, bands), limits),)
     else:
         assert pan is not None
         references = (
@@ -318,11 +318,11 @@ def assemble_scene(scene: str, methods: Sequence[str], displays: dict[str, objec
     --------
     See ``tests/reports/test_pair_display.py``.
     """
-    shown = [displays[m] for m in methods if isinstance(displays.get(m), PairDisplay)]
+    shown = [d for m in methods if isinstance(d := displays.get(m), PairDisplay)]
     if not shown:
         return None
-    first: PairDisplay = shown[0]  # type: ignore[assignment]
-    references = next((d.references for d in shown if d.references), ())  # type: ignore[union-attr]
+    first = shown[0]
+    references = next((d.references for d in shown if d.references), ())
     panels: dict[str, Panel | str] = {}
     residuals: dict[str, np.ndarray] = {}
     for m in methods:
@@ -387,8 +387,12 @@ def scene_view(
     """
     if gt is None and (ms is None or pan is None):
         raise ValueError("pass gt (reduced resolution) or ms and pan (full resolution)")
-    inputs = {"gt": gt} if gt is not None else {"ms": ms, "pan": pan}
-    n_bands = (gt if gt is not None else ms).shape[2]  # type: ignore[union-attr]
+    if gt is not None:
+        inputs = {"gt": gt}
+    else:
+        assert ms is not None and pan is not None  # checked above
+        inputs = {"ms": ms, "pan": pan}
+    n_bands = (gt if gt is not None else inputs["ms"]).shape[2]
     rgb = rgb_bands(n_bands, band_names)
     displays: dict[str, object] = {
         m: make_pair_display(ArrayImages(f, inputs), method=m, resolution="reduced" if gt is not None else "full",

@@ -13,7 +13,7 @@ row-major order). Deterministic.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -158,6 +158,18 @@ def phase_correlations(
 
     means = np.concatenate(parallel_map(one, chunks(phases.shape[0], workers), workers), axis=0)
     return means.reshape(sw, sw, n_bands)
+
+
+@overload
+def coregister(ms: np.ndarray, pan: np.ndarray, kernel: np.ndarray, ratio: int, *, search_window: int | None = ...,
+               integral: IntegralMethod = ..., return_details: Literal[False] = ...) -> np.ndarray: ...
+@overload
+def coregister(ms: np.ndarray, pan: np.ndarray, kernel: np.ndarray, ratio: int, *, search_window: int | None = ...,
+               integral: IntegralMethod = ..., return_details: Literal[True]) -> tuple[np.ndarray, dict[str, Any]]: ...
+@overload
+def coregister(ms: np.ndarray, pan: np.ndarray, kernel: np.ndarray, ratio: int, *, search_window: int | None = ...,
+               integral: IntegralMethod = ...,
+               return_details: bool = ...) -> np.ndarray | tuple[np.ndarray, dict[str, Any]]: ...
 
 
 def coregister(

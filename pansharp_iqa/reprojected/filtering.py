@@ -103,5 +103,5 @@ def reproject(
         r, c = int(sh[b, 0]), int(sh[b, 1])
         return np.array(filt[r::ratio, c::ratio][:h, :w])
 
-    planes = parallel_map(one, list(range(n_bands)), workers=1)
-    return np.stack(planes, axis=-1)
+    decimated = parallel_map(one, list(range(n_bands)), workers=1)
+    return np.stack(decimated, axis=-1)

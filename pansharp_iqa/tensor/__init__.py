@@ -11,10 +11,12 @@ DLPack arrays, batch by batch, on the tensor's device.
 No framework is imported until it is used.
 """
 
+from typing import Any
+
 __all__ = ["ReducedMetrics", "FullMetrics"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in __all__:
         from . import metrics
 

@@ -106,7 +106,7 @@ def _batch_card(card: dict[str, Any], n: int, layout: Layout | None, backend: st
     return {**card, "batch": {"images": n, "layout": layout or "HWB", "backend": backend, "device": device}}
 
 
-def evaluate_batch(engine: Callable[..., dict[str, Any]], settings: EvaluationSettings, inputs: dict[str, object], *,
+def evaluate_batch(engine: Callable[..., dict[str, Any]], settings: EvaluationSettings, inputs: Mapping[str, object], *,
                    layout: object, backend: str, pans: tuple[str, ...] = ()) -> dict[str, Any]:
     """Evaluate each image of a batch (or one tensor image) with validated settings.
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -84,7 +84,7 @@ def device_of(x: object) -> str:
     if kind == "cupy":
         return f"cuda:{x.device.id}"  # type: ignore[attr-defined]
     if kind == "dlpack" and hasattr(x, "__dlpack_device__"):
-        dev_type, dev_id = x.__dlpack_device__()  # type: ignore[attr-defined]
+        dev_type, dev_id = x.__dlpack_device__()
         return "cpu" if int(dev_type) == 1 else f"device{int(dev_type)}:{int(dev_id)}"
     return "cpu"
 
@@ -120,7 +120,7 @@ def to_numpy(name: str, x: object) -> np.ndarray | object:
         return np.asarray(x)
     if kind == "dlpack":
         try:
-            return np.from_dlpack(x)
+            return np.from_dlpack(x)  # type: ignore[arg-type]  # framework_of found __dlpack__ (duck typing)
         except (TypeError, RuntimeError, BufferError) as exc:
             raise InputError(f"{name}: numpy cannot read this array from its device ({exc}); copy it to "
                              "the host first, or pass a PyTorch tensor with backend='torch'") from None
@@ -229,7 +229,7 @@ def batch_size(name: str, x: object) -> int:
     return int(shape[0])
 
 
-def check_same_device(named: dict[str, object]) -> str:
+def check_same_device(named: Mapping[str, object]) -> str:
     """All framework arrays of one call on one device; returns it.
 
     Raises

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..evaluate import full_in_memory, reduced_in_memory
 from ..indexes.catalog import get_index
-from ..settings import EvaluationSettings, full_settings, reduced_settings
+from ..settings import FullSettings, ReducedSettings, full_settings, reduced_settings
 from ..validation import SettingError
 from .batch import BACKENDS, evaluate_batch
 from .inputs import check_layout
@@ -61,7 +61,7 @@ def summarize(per_image: dict[str, list[float]]) -> tuple[dict[str, float], dict
 class _Accumulator:
     """What both metrics share: per-image values, the first card, update/compute/reset."""
 
-    def __init__(self, settings: EvaluationSettings, layout: str | None, backend: str) -> None:
+    def __init__(self, settings: ReducedSettings | FullSettings, layout: str | None, backend: str) -> None:
         lay = check_layout(layout)
         if lay is None:
             raise SettingError("layout: a metric accumulates batches; give 'NCHW' (default) or 'NHWC'")

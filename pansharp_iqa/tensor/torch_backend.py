@@ -28,7 +28,7 @@ Examples
 from __future__ import annotations
 
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -138,7 +138,7 @@ def _one_tensor(x: object) -> torch.Tensor:
     if kind == "torch":
         return x.detach()  # type: ignore[attr-defined]
     if kind in ("cupy", "dlpack"):
-        return torch.from_dlpack(x)  # type: ignore[arg-type]
+        return torch.from_dlpack(x)
     return torch.from_numpy(np.asarray(to_numpy("input", x)))
 
 
@@ -190,7 +190,8 @@ def _q2n_values(ref: torch.Tensor, fus: torch.Tensor, bs: int) -> list[np.ndarra
     n_pix = bs * bs
     if sums_exact(n_pix, 65535.0):
         raw = _host(*ops.block_raw_moments(rb, fb))
-        moments = [integer_block_moments(*(r[i] for r in raw), n_pix) for i in range(ref.shape[0])]
+        moments = [integer_block_moments(raw[0][i], raw[1][i], raw[2][i], raw[3][i], raw[4][i], n_pix)
+                   for i in range(ref.shape[0])]
     else:  # blocks too large for exact raw sums: centred moments, as the core's float path
         mr, mf = rb.mean(dim=3), fb.mean(dim=3)
         rc, fc = rb - mr[..., None], fb - mf[..., None]
@@ -322,7 +323,7 @@ def _low_pan(pan: torch.Tensor, settings: FullSettings) -> torch.Tensor:
     if proto.d_s_low_pass == "imresize":
         return ops.imresize(pan, 1.0 / r)
     if proto.d_s_low_pass == "pan-mtf":
-        kernel = mtf_kernel(settings.pan_gnyq(), r, sigma_form=proto.sigma_form)  # type: ignore[arg-type]
+        kernel = mtf_kernel(settings.pan_gnyq(), r, sigma_form=proto.sigma_form)
         return ops.filter_replicate(pan, kernel)
     return ops.interp23tap(ops.imresize(pan, 1.0 / r), r)
 
@@ -331,7 +332,11 @@ def _block_uiqi(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, exp: tor
                 settings: FullSettings) -> list[dict[str, Any]]:
     proto = settings.protocol
     bs, nb = proto.block_size, fus.shape[1]
-    low, low_bs = (ms, low_res_block(bs, settings.ratio)) if proto.low_res_terms == "ms" else (exp, bs)
+    if proto.low_res_terms == "ms":
+        low, low_bs = ms, low_res_block(bs, settings.ratio)
+    else:
+        assert exp is not None  # the caller computes the EXP for protocols whose low-resolution terms use it
+        low, low_bs = exp, bs
     hm, hc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([fus, pan], dim=1), bs)))
     lm, lc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([low, _low_pan(pan, settings)], dim=1),
                                                                   low_bs)))
@@ -407,7 +412,7 @@ def torch_computes(settings: EvaluationSettings) -> bool:
     return not (isinstance(settings, FullSettings) and settings.protocol.full_engine != "toolbox")
 
 
-def evaluate_torch(settings: EvaluationSettings, inputs: dict[str, object], *, layout: Layout | None,
+def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *, layout: Layout | None,
                    pans: tuple[str, ...] = ()) -> dict[str, Any]:
     """A batch (or one image) evaluated by the PyTorch backend on the inputs' device.
 

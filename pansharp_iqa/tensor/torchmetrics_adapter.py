@@ -34,7 +34,7 @@ from torchmetrics.utilities import dim_zero_cat
 
 from ..evaluate import full_in_memory, reduced_in_memory
 from ..indexes.catalog import get_index
-from ..settings import EvaluationSettings, full_settings, reduced_settings
+from ..settings import FullSettings, ReducedSettings, full_settings, reduced_settings
 from .batch import evaluate_batch
 from .inputs import check_layout
 from .metrics import summarize
@@ -53,7 +53,7 @@ class _Quality(Metric):
     full_state_update = False
     higher_is_better: bool | None = None
 
-    def _setup(self, settings: EvaluationSettings, layout: str, backend: str) -> None:
+    def _setup(self, settings: ReducedSettings | FullSettings, layout: str, backend: str) -> None:
         lay = check_layout(layout)
         if lay is None:
             raise ValueError("layout: give 'NCHW' (default) or 'NHWC'")
@@ -75,7 +75,7 @@ class _Quality(Metric):
         out = {}
         for n in self.indexes:
             state = getattr(self, _state_name(n))
-            out[n] = dim_zero_cat(state).tolist() if len(state) else []  # type: ignore[arg-type]
+            out[n] = dim_zero_cat(state).tolist() if len(state) else []
         return out
 
     def compute(self) -> dict[str, torch.Tensor]:
@@ -199,4 +199,4 @@ def index_metric(index: str, **settings: Any) -> _Quality:
         name = index.replace("-", "_") + "Quality"
         _CLASSES[index] = type(name, (base,), {"higher_is_better": spec.higher_is_better, "__module__": __name__,
                                                "__doc__": f"{index} alone: {spec.definition}."})
-    return _CLASSES[index](indexes=[index], **settings)  # type: ignore[call-arg]
+    return _CLASSES[index](indexes=[index], **settings)

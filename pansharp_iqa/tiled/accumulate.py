@@ -75,7 +75,7 @@ def combine(partials: Sequence[Partial]) -> Partial:
         stack = np.stack([p.sums[k] for p in partials if k in p.sums])
         out.sums[k] = np.array([_exact_sum(stack[:, i].tolist()) for i in range(n)])
     for p in partials:
-        for k, v in p.maxima.items():
-            out.maximum(k, v)
+        for k, m in p.maxima.items():
+            out.maximum(k, m)
         out.pixels += p.pixels
     return out

@@ -235,7 +235,8 @@ def _run_round(
             if remaining[j] == 0:
                 try:
                     result = job.finalize(combine([p for p in parts[j] if p is not None]))
-                    outcomes[j] = JobOutcome(job.name, result, None, time.perf_counter() - start)
+                    # a next pass (TiledJob) rides in result until run_jobs runs it; callers get dicts
+                    outcomes[j] = JobOutcome(job.name, result, None, time.perf_counter() - start)  # type: ignore[arg-type]
                 except Exception as exc:  # noqa: BLE001 - fails this scene only
                     outcomes[j] = JobOutcome(job.name, None, exc, time.perf_counter() - start)
                 parts[j] = []

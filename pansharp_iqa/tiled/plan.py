@@ -81,7 +81,7 @@ def plan_tiles(height: int, width: int, tile_size: int) -> list[Tile]:
     -------
     list of Tile
     """
-    tiles = []
+    tiles: list[Tile] = []
     for r0 in range(0, height, tile_size):
         for c0 in range(0, width, tile_size):
             tiles.append(Tile(len(tiles), (r0, min(r0 + tile_size, height)), (c0, min(c0 + tile_size, width))))

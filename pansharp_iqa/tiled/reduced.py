@@ -19,6 +19,7 @@ What each index needs around a tile (all read from the file, never invented):
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -88,7 +89,7 @@ def _check_range(lo: int, hi: int, n: int, lead: int, full: int) -> np.ndarray:
     return np.arange(a, b)
 
 
-def _needs(lo: int, hi: int, n: int, ctx: ReducedContext, supports: set[str]) -> dict[str, np.ndarray | None]:
+def _needs(lo: int, hi: int, n: int, ctx: ReducedContext, supports: AbstractSet[str]) -> dict[str, np.ndarray | None]:
     """Evaluated-image positions (``-1`` = zero) each support reads along one axis."""
     bs = ctx.block_size
     out: dict[str, np.ndarray | None] = {}
@@ -140,10 +141,11 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     own_rows = _check_range(*tile.rows, h, ctx.lead, ctx.shape[0])
     own_cols = _check_range(*tile.cols, w, ctx.lead, ctx.shape[1])
     row_sets, col_sets = [own_rows], [own_cols]
-    for key in rn:
-        if rn[key] is not None and cn[key] is not None:
-            row_sets.append(_g(rn[key], ctx.lead))
-            col_sets.append(_g(cn[key], ctx.lead))
+    for key, r_idx in rn.items():
+        c_idx = cn[key]
+        if r_idx is not None and c_idx is not None:
+            row_sets.append(_g(r_idx, ctx.lead))
+            col_sets.append(_g(c_idx, ctx.lead))
     scale = ctx.settings.scale
     fus_p, fus_stats = fetch(ctx.fused, row_sets, col_sets, scale=scale)
     ref_p, ref_stats = fetch(ctx.reference, row_sets, col_sets, scale=scale)
