@@ -391,7 +391,8 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         if "block_uiqi" in wanted:
             per_stat["block_uiqi"] = _block_uiqi(fus, ms, pan, exp, settings)
         if "khan_q2n" in wanted:
-            per_stat["khan_q2n"] = _khan_q2n(fus, exp, ms_gnyq, settings)  # type: ignore[arg-type]
+            assert exp is not None  # needs_exp holds for the Khan Q2n
+            per_stat["khan_q2n"] = _khan_q2n(fus, exp, ms_gnyq, settings)
         for i in range(fus.shape[0]):
             with image_of_batch(part.start + i):
                 values = finalize(names, {k: v[i] for k, v in per_stat.items()}, fin)
