@@ -355,6 +355,6 @@ def _index_names(value: Any) -> tuple[str, ...] | None:
         raise DatasetConfigError(f"indexes must be a comma-separated string or a list of names, got {value!r}")
     names = tuple(t.strip() for t in items if t.strip())
     if not names:
-        raise DatasetConfigError(
-            f"indexes is empty: name at least one index, e.g. default,PSNR ({_FLAG['indexes']} or dataset.toml 'indexes')")
+        raise DatasetConfigError(f"indexes is empty: name at least one index, e.g. default,PSNR "
+                                 f"({_FLAG['indexes']} or dataset.toml 'indexes')")
     return names
