@@ -20,28 +20,42 @@ name stays broken, and the nitpicky build reports it.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 from pathlib import Path
 
-#: Public modules documented in the API reference, in page order. Optional ones (a subpackage
-#: that is not there yet, or whose extra is not installed) are skipped when absent.
+#: Public modules documented in the API reference, in page order.
 API_MODULES = (
     ("pansharp_iqa", "Top level: indexes, filters, protocols, sensors and the evaluation entry points"),
+    ("pansharp_iqa.indexes", "The quality indexes, one formula each"),
+    ("pansharp_iqa.indexes.catalog", "The index catalogue: every index and statistic declared once"),
+    ("pansharp_iqa.no_reference", "The full-resolution (no-reference) indexes"),
+    ("pansharp_iqa.protocols", "The protocol registry and its named conventions"),
+    ("pansharp_iqa.sensors", "The sensor MTF registry"),
+    ("pansharp_iqa.validation", "Input rules and the InputError family"),
     ("pansharp_iqa.reprojected", "The reprojected full-resolution protocol (Scarpa & Ciotola 2022)"),
     ("pansharp_iqa.baselines", "Classical pansharpening baselines"),
     ("pansharp_iqa.tiled", "Tile-wise evaluation of whole scenes in bounded memory"),
     ("pansharp_iqa.io", "Readers of datasets and results"),
+    ("pansharp_iqa.reports", "Report tables, figures and summaries"),
     ("pansharp_iqa.demo_data", "The bundled demo scene"),
 )
-OPTIONAL_MODULES = ("pansharp_iqa.tensor",)
+#: Modules documented only where they import, i.e. where their framework is installed (PyTorch,
+#: torchmetrics, MindSpore); skipped otherwise, so the site builds with the docs extra alone.
+OPTIONAL_MODULES = (
+    ("pansharp_iqa.tensor", "Tensors and batches on their device: streaming metrics for training loops"),
+    ("pansharp_iqa.tensor.torchmetrics_adapter", "torchmetrics metrics (needs torchmetrics)"),
+    ("pansharp_iqa.tensor.mindspore_adapter", "MindSpore metrics (needs MindSpore)"),
+)
 
-_KINDS = (("Functions", "function"), ("Classes", "class"), ("Exceptions", "exception"), ("Constants", "data"))
+_KINDS = (("Functions", "function"), ("Classes", "class"), ("Exceptions", "exception"),
+          ("Type aliases", "alias"), ("Constants", "data"))
 
 
 def _kind(obj: object) -> str:
     if inspect.isclass(obj):
         return "exception" if issubclass(obj, BaseException) else "class"
+    if type(obj).__module__ == "typing":
+        return "alias"  # Literal[...] and friends: callable objects, but documented as data
     if callable(obj):
         return "function"
     return "data"
@@ -70,7 +84,7 @@ def module_page(modname: str, title: str) -> str:
     top_names = set(_public_names(pansharp_iqa)) if modname != "pansharp_iqa" else set()
     for name in _public_names(module):
         obj = getattr(module, name)
-        if name in top_names and getattr(pansharp_iqa, name) is obj and _kind(obj) != "data":
+        if name in top_names and getattr(pansharp_iqa, name) is obj and _kind(obj) not in ("data", "alias"):
             at_top.append(name)
         else:
             groups[_kind(obj)].append(name)
@@ -156,9 +170,12 @@ def _write(path: Path, text: str) -> None:
 
 def api_modules() -> list[tuple[str, str]]:
     mods = list(API_MODULES)
-    for modname in OPTIONAL_MODULES:
-        if importlib.util.find_spec(modname) is not None:
-            mods.append((modname, "Tensor and batch inputs"))
+    for modname, title in OPTIONAL_MODULES:
+        try:
+            importlib.import_module(modname)
+        except ImportError:
+            continue  # its framework is not installed
+        mods.append((modname, title))
     return mods
 
 
@@ -232,8 +249,21 @@ def readable_signature(app, what, name, obj, options, signature, return_annotati
     return None
 
 
+def public_bases(app, name, obj, options, bases) -> None:
+    """A private base class (``_Quality``) has no page: show the public classes it derives from
+    instead, so that "Bases:" links to documented classes."""
+    i = 0
+    while i < len(bases):
+        base = bases[i]
+        if getattr(base, "__name__", "").startswith("_") and base is not object:
+            bases[i:i + 1] = [b for b in base.__bases__ if b not in bases]
+        else:
+            i += 1
+
+
 def setup(app):
     app.connect("autodoc-process-signature", readable_signature)
+    app.connect("autodoc-process-bases", public_bases)
     app.connect("missing-reference", resolve_home_reference)
     # before Sphinx lists the source files and autosummary scans them for its tables
     app.connect("config-inited", generate)
