@@ -65,7 +65,9 @@ nitpick_ignore_regex = [
 # -- autodoc / autosummary / numpydoc ----------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": False}
+# no "members": False here: a non-string default overrides the class template's `:members:` (then
+# class pages lose their methods and properties); module pages say `:no-members:` themselves
+autodoc_default_options: dict[str, object] = {}
 autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
 numpydoc_show_class_members = False   # class pages list their members through autodoc instead

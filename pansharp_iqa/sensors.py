@@ -33,7 +33,7 @@ class UnknownSensorError(SettingError):
 class Sensor:
     """Immutable description of a pansharpening sensor.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Canonical short name (``"WV2"``, ``"QB"``, ``"none"``...).
@@ -304,7 +304,30 @@ def get_sensor(name: str) -> Sensor:
 
 
 def resolve_sensor(sensor: str | Sensor) -> Sensor:
-    """Accept a name or a :class:`Sensor` and return a :class:`Sensor`."""
+    """Accept a name or a :class:`Sensor` and return a :class:`Sensor`.
+
+    Parameters
+    ----------
+    sensor : str or Sensor
+        A registry name (:func:`get_sensor`; ``"WV3[4band]"`` selects a subset) or a sensor object
+        (returned as is).
+
+    Returns
+    -------
+    Sensor
+
+    Raises
+    ------
+    SettingError
+        ``None`` (the sensor is required).
+    UnknownSensorError
+        An unknown name.
+
+    Examples
+    --------
+    >>> resolve_sensor("wv2").name
+    'WV2'
+    """
     if isinstance(sensor, Sensor):
         return sensor
     if sensor is None:

@@ -12,9 +12,10 @@ Files are rewritten only when their text changes (Sphinx then rebuilds only what
 
 A cross-reference to an object's home module (``pansharp_iqa.evaluate.evaluate_full``,
 ``pansharp_iqa.io.errors.DataError``, or relative to the docstring's module, ``exp.exp`` in
-:mod:`pansharp_iqa.baselines`) resolves to the page of the public name the same object is
-documented under (``pansharp_iqa.evaluate_full``); a reference to an object that has no public
-name stays broken, and the nitpicky build reports it.
+:mod:`pansharp_iqa.baselines`, or relative to the module the docstring was written in,
+``Statistic`` in the docstring of ``pansharp_iqa.Index``) resolves to the page of the public name
+the same object is documented under (``pansharp_iqa.evaluate_full``); a reference to an object
+that has no public name stays broken, and the nitpicky build reports it.
 """
 
 from __future__ import annotations
@@ -219,12 +220,33 @@ def _lookup(dotted: str) -> object | None:
     return None
 
 
+def _home_module(docname: str) -> str | None:
+    """The module a documented object was written in, from its page's name
+    (``api/generated/pansharp_iqa.Index`` -> ``pansharp_iqa.indexes.catalog``): a docstring's
+    relative reference (``:class:`Statistic``` in ``Index``) means a name of that module."""
+    prefix = "api/generated/"
+    if not docname.startswith(prefix):
+        return None
+    obj = _lookup(docname[len(prefix):])
+    if obj is None or inspect.ismodule(obj):
+        return None
+    return getattr(obj, "__module__", None)
+
+
 def resolve_home_reference(app, env, node, contnode):
     if node.get("refdomain") != "py" or not node.get("reftarget", "").strip():
         return None
     target = node["reftarget"].lstrip(".~")
     context = node.get("py:module") or ""
     candidates = [target] + ([f"{context}.{target}"] if context else [])
+    home = _home_module(node.get("refdoc", ""))
+    if home and home != context:
+        candidates.append(f"{home}.{target}")
+        # documented under that very name (a type alias, a constant of the home module)
+        found = env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, node["reftype"],
+                                                   f"{home}.{target}", node, contnode)
+        if found is not None:
+            return found
     if not hasattr(app, "_pansharp_aliases"):
         app._pansharp_aliases = _public_aliases()
     for dotted in candidates:

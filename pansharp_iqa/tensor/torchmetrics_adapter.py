@@ -98,14 +98,19 @@ class ReducedQuality(_Quality):
     Parameters
     ----------
     ratio : int
+        PAN/MS resolution ratio (ERGAS).
     bits : int
+        Radiometric resolution (bits).
     protocol : str, default "toolbox2020"
+        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
     scale : float, default 1.0
         Multiplier to DN (e.g. 2047 for [0, 1] outputs of 11-bit data).
     threshold : bool
+        Clip predictions to [0, 2^bits] first.
     indexes : sequence of str, optional
         The table (e.g. ``["Q2n"]`` alone, or ``["default", "PSNR", "CC"]``).
     layout : {"NCHW", "NHWC"}, default "NCHW"
+        Layout of the prediction and target batches.
     backend : {"auto", "host", "torch"}
         ``"auto"``: on the tensors' device when it is an accelerator, else the host core.
     **kwargs
@@ -136,15 +141,23 @@ class FullQuality(_Quality):
     Parameters
     ----------
     sensor : str or Sensor
+        Required (its MTF drives D_lambda_K).
     ratio, bits : int, optional
+        Default to the sensor's nominal values.
     protocol : str, default "toolbox2020"
+        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
     scale : float, default 1.0
+        Multiplier to DN of predictions, MS and PAN.
     threshold : bool
+        Clip predictions to [0, 2^bits] first.
     nan_policy : {"raise", "omit", "propagate"}
+        Treatment of constant blocks (see :func:`pansharp_iqa.d_lambda`).
     indexes : sequence of str, optional
+        A subset of the protocol's table.
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Of the prediction and MS batches; PAN as (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
     backend : {"auto", "host", "torch"}
+        ``"auto"``: on the tensors' device when it is an accelerator, else the host core.
     **kwargs
         torchmetrics ``Metric`` options.
 
