@@ -1,7 +1,7 @@
 """The public full-resolution (no reference) indexes: D_lambda, D_s, QNR, Khan's D_lambda_K, HQNR.
 
 Each function validates its inputs, then computes its statistics and finalize steps with the
-formulas of :mod:`pansharp_iqa.indexes.full_resolution` under the protocol's conventions (which reference terms, which
+formulas of ``pansharp_iqa.indexes.full_resolution`` under the protocol's conventions (which reference terms, which
 low-pass PAN for D_s: :func:`pan_low_pass`). This module sits above :mod:`pansharp_iqa.protocols`;
 the formulas below it do not read protocols.
 

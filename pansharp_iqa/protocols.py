@@ -120,6 +120,15 @@ class Protocol:
     def indexes(self, resolution: str) -> tuple[str, ...]:
         """The protocol's index keys at ``"reduced"`` or ``"full"`` resolution.
 
+        Parameters
+        ----------
+        resolution : {"reduced", "full"}
+            Which table.
+
+        Returns
+        -------
+        tuple of str
+
         Examples
         --------
         >>> get_protocol("toolbox2015").indexes("full")

@@ -128,7 +128,22 @@ class Sensor:
         return tuple(float(g) for g in override.get("ms_gnyq", self.ms_gnyq))
 
     def pan_gnyq_for(self, *, protocol: str | None = None) -> float:
-        """PAN GNyq, raising a clear error where the registry has no value for this sensor."""
+        """PAN GNyq, raising a clear error where the registry has no value for this sensor.
+
+        Parameters
+        ----------
+        protocol : str, optional
+            Protocol name whose overrides apply (``protocol_overrides``).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        SensorMismatchError
+            No PAN GNyq for this sensor.
+        """
         override = dict(self.protocol_overrides.get(protocol or "", {}))
         value = override.get("pan_gnyq", self.pan_gnyq)
         if value is None:

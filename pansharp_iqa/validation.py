@@ -999,7 +999,7 @@ def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms", protocol:
 def check_band_names(sensor: Any, names: object, *, what: str = "band_names") -> tuple[str, ...]:
     """Validate an MS band order against a sensor: every name one of its bands, none twice.
 
-    A named sensor applies its MTF per named band (:meth:`pansharp_iqa.sensors.Sensor.select_bands`),
+    A named sensor applies its MTF per named band (:meth:`pansharp_iqa.Sensor.select_bands`),
     so a typo or a duplicate would give a band another band's MTF; the generic sensor (one MTF for
     every band) takes any distinct labels.
 
@@ -1081,7 +1081,7 @@ def check_metadata(setting: str, given: object, recorded: object, *, source: str
     ------
     MetadataConflictError
         Both known and different (strings compared case-insensitively; sensor aliases are compared
-        by :func:`pansharp_iqa.io.metadata.check_setting`).
+        by ``pansharp_iqa.io.metadata.check_setting``).
 
     Examples
     --------

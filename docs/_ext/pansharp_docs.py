@@ -14,14 +14,16 @@ A cross-reference to an object's home module (``pansharp_iqa.evaluate.evaluate_f
 ``pansharp_iqa.io.errors.DataError``, or relative to the docstring's module, ``exp.exp`` in
 :mod:`pansharp_iqa.baselines`, or relative to the module the docstring was written in,
 ``Statistic`` in the docstring of ``pansharp_iqa.Index``) resolves to the page of the public name
-the same object is documented under (``pansharp_iqa.evaluate_full``); a reference to an object
-that has no public name stays broken, and the nitpicky build reports it.
+the same object is documented under (``pansharp_iqa.evaluate_full``); a reference to an optional
+module that is not built (its framework is not installed) is shown as text; a reference to an
+object that has no public name stays broken, and the nitpicky build reports it.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 #: Public modules documented in the API reference, in page order.
@@ -249,6 +251,11 @@ def resolve_home_reference(app, env, node, contnode):
             return found
     if not hasattr(app, "_pansharp_aliases"):
         app._pansharp_aliases = _public_aliases()
+        app._pansharp_built = {m for m, _ in api_modules()}
+    for dotted in candidates:
+        owners = [m for m, _ in OPTIONAL_MODULES if dotted == m or dotted.startswith(m + ".")]
+        if owners and max(owners, key=len) not in app._pansharp_built:
+            return contnode  # an optional module whose framework is not installed here: text, no link
     for dotted in candidates:
         if not dotted.startswith("pansharp_iqa"):
             continue
@@ -283,10 +290,44 @@ def public_bases(app, name, obj, options, bases) -> None:
             i += 1
 
 
+def _defining_module(obj: object) -> str:
+    for candidate in (obj, getattr(obj, "fget", None), getattr(obj, "__func__", None)):
+        module = getattr(candidate, "__module__", None)
+        if isinstance(module, str):
+            return module
+    return ""
+
+
+def own_members_only(app, what, name, obj, skip, options):
+    """Class pages list inherited members (``:inherited-members:`` in the class template), so that
+    methods a public class gets from a private base (``ReducedQuality.compute`` from ``_Quality``)
+    are documented; members defined outside the package (torchmetrics' ``Metric``, ``Exception``,
+    ``tuple``) are left out."""
+    if what == "class":
+        if inspect.isroutine(obj) and getattr(obj, "__name__", name).startswith("_") and not name.startswith("_"):
+            return True  # a private function stored as a field default (``Statistic.merge``): a field
+        module = _defining_module(obj)
+        if module and not module.startswith("pansharp_iqa"):
+            return True
+    return None
+
+
+def exclude_type_aliases(app, config) -> None:
+    """numpydoc validates ``__doc__``, which a type alias (``Literal[...]``) does not have: its
+    documentation is the ``#:`` comment autodoc reads. Leave the aliases out of the validation."""
+    names = {f"{modname}.{name}" for modname, _ in api_modules()
+             for name in _public_names(importlib.import_module(modname))
+             if _kind(getattr(importlib.import_module(modname), name)) == "alias"}
+    config.numpydoc_validation_exclude = set(config.numpydoc_validation_exclude) | {
+        "^" + re.escape(n) + "$" for n in names}
+
+
 def setup(app):
     app.connect("autodoc-process-signature", readable_signature)
     app.connect("autodoc-process-bases", public_bases)
+    app.connect("autodoc-skip-member", own_members_only)
     app.connect("missing-reference", resolve_home_reference)
     # before Sphinx lists the source files and autosummary scans them for its tables
     app.connect("config-inited", generate)
+    app.connect("config-inited", exclude_type_aliases, priority=100)  # before numpydoc compiles it (500)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -164,6 +164,16 @@ class Statistic:
     def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
         """Merge chunk results (in chunk order) into the statistic's fields.
 
+        Parameters
+        ----------
+        parts : sequence
+            The chunk function's results, in chunk order.
+
+        Returns
+        -------
+        dict
+            The statistic's fields.
+
         Examples
         --------
         >>> get_statistic("sam_angles").reduce([{"angle_sum": 1.0, "valid": 2, "pixels": 2}] * 2)

@@ -74,7 +74,7 @@ _FLAG = {
 class DatasetSettings:
     """The settings one evaluation runs with (all recorded in ``results.json``).
 
-    Attributes
+    Parameters
     ----------
     name : str
         Dataset name (the folder or ``.h5`` file stem unless ``name`` is set in the TOML).
@@ -102,6 +102,9 @@ class DatasetSettings:
         MS band order, when declared (spelled as the sensor spells them).
     sources : dict
         For each setting, where it came from (``"dataset.toml"``, ``"flag"`` or ``"default"``).
+    scale_mismatch : {"raise", "warn"}
+        What an image on another scale than its reference does (``scale_mismatch=`` of
+        :func:`pansharp_iqa.evaluate_reduced`).
     """
 
     name: str

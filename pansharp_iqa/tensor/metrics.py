@@ -225,6 +225,13 @@ class FullMetrics(_Accumulator):
     def update(self, pred: object, ms: object, pan: object) -> dict[str, np.ndarray]:
         """Evaluate one batch (fused, MS, PAN) and keep its per-image values.
 
+        Parameters
+        ----------
+        pred, ms : batch
+            Fused images and their low-resolution MS in the metric's layout (tensors or arrays).
+        pan : batch
+            PAN images, (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
+
         Returns
         -------
         dict

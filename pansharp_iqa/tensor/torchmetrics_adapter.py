@@ -6,7 +6,7 @@ every process's images and :meth:`~ReducedQuality.compute` returns the numbers o
 that saw them all (means over images by correctly rounded sums: the order does not matter).
 ``compute()`` returns ``{index: mean}`` as float64 scalar tensors; :meth:`~ReducedQuality.std`,
 :meth:`~ReducedQuality.per_image` and :meth:`~ReducedQuality.card` give the rest. Each index's
-direction is :attr:`~ReducedQuality.higher_is_better_of`; :func:`index_metric` makes a metric of
+direction is ``metric.higher_is_better_of``; :func:`index_metric` makes a metric of
 one index whose class declares its ``higher_is_better`` (for ``MetricCollection``, ``plot()`` and
 checkpoint callbacks that read it).
 
@@ -130,7 +130,13 @@ class ReducedQuality(_Quality):
                                      indexes=indexes), layout, backend)
 
     def update(self, pred: torch.Tensor, target: torch.Tensor) -> None:
-        """Evaluate a batch of predictions against their references."""
+        """Evaluate a batch of predictions against their references.
+
+        Parameters
+        ----------
+        pred, target : torch.Tensor
+            Predictions and references in the metric's layout.
+        """
         self._store(evaluate_batch(reduced_in_memory, self.settings, {"fused": pred, "reference": target},
                                    layout=self.layout, backend=self.backend))
 
@@ -176,7 +182,15 @@ class FullQuality(_Quality):
                                   threshold=threshold, nan_policy=nan_policy, indexes=indexes), layout, backend)
 
     def update(self, pred: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor) -> None:
-        """Evaluate a batch of fused images against their MS and PAN."""
+        """Evaluate a batch of fused images against their MS and PAN.
+
+        Parameters
+        ----------
+        pred, ms : torch.Tensor
+            Fused images and their low-resolution MS in the metric's layout.
+        pan : torch.Tensor
+            PAN images, (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
+        """
         self._store(evaluate_batch(full_in_memory, self.settings, {"fused": pred, "ms": ms, "pan": pan},
                                    layout=self.layout, backend=self.backend, pans=("pan",)))
 
