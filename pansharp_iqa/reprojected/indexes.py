@@ -357,7 +357,9 @@ def d_rho(
 ) -> float | tuple[float, np.ndarray]:
     """D_rho: mean of ``1 - rho`` between every fused band and the PAN (Scarpa & Ciotola 2022).
 
-    ``rho`` is the local cross-correlation field (:func:`~pansharp_iqa.reprojected.local_cross_correlation`) of each fused band (PAN scale, unfiltered) with the PAN, half width
+    ``rho`` is the local cross-correlation field
+    (:func:`~pansharp_iqa.reprojected.local_cross_correlation`) of each fused band (PAN scale,
+    unfiltered) with the PAN, half width
     ``ceil(ratio/2)`` (window ratio x ratio for even ratios), clipped to [-1, 1]; D_rho is one
     global mean over all pixels (borders included) and bands. Sensor-independent; invariant to a
     positive gain on the fused image; 0 when every band equals the PAN; in [0, 2].
