@@ -36,7 +36,7 @@ from .validation import (
 
 __all__ = [
     "EvaluationSettings", "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
-    "NAN_POLICIES", "Q2N_CAST",
+    "NAN_POLICIES", "Q2N_CAST", "requested_indexes",
 ]
 
 #: Treatments of constant blocks (UIQI 0/0) in D_lambda/D_s.
@@ -246,11 +246,37 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=check_bits(bits),
                            scale=check_scale(scale), threshold=bool(threshold),
                            scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
-                           requested=_requested(indexes, proto, "reduced"))
+                           requested=requested_indexes(indexes, proto, "reduced"))
 
 
-def _requested(indexes: Sequence[str] | str | None, proto: Protocol, resolution: str) -> tuple[str, ...] | None:
-    """``indexes=`` validated against the protocol (None when it is the protocol's table)."""
+def requested_indexes(indexes: Sequence[str] | str | None, proto: Protocol, resolution: str) -> tuple[str, ...] | None:
+    """``indexes=`` validated against what a protocol computes at a resolution.
+
+    Parameters
+    ----------
+    indexes : sequence of str, str or None
+        Index names (comma-separated in a string); ``"default"`` stands for the protocol's table.
+    proto : Protocol
+    resolution : {"reduced", "full"}
+
+    Returns
+    -------
+    tuple of str or None
+        The names in the order given; None when they are the protocol's own table (or not given).
+
+    Raises
+    ------
+    SettingError
+        An unknown index, one of the other resolution, or one this protocol cannot compute.
+
+    Examples
+    --------
+    >>> from pansharp_iqa.protocols import get_protocol
+    >>> requested_indexes("default,PSNR", get_protocol("toolbox2020"), "reduced")
+    ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR')
+    >>> requested_indexes(["default"], get_protocol("toolbox2020"), "reduced") is None
+    True
+    """
     if indexes is None:
         return None
     engine = proto.full_engine if resolution == "full" else "toolbox"
@@ -391,4 +417,4 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                         bits=check_bits(bits), scale=check_scale(scale), threshold=bool(threshold),
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
                         scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
-                        requested=_requested(indexes, proto, "full"))
+                        requested=requested_indexes(indexes, proto, "full"))

@@ -18,11 +18,13 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pansharp_iqa.io.dataset_config import DatasetSettings, load_settings
 from pansharp_iqa.io.discovery import SceneSource, discover_scenes
 from pansharp_iqa.io.errors import DataError, DatasetConfigError
 from pansharp_iqa.io.hashing import sha256_file
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
-from pansharp_iqa.io.dataset_config import DatasetSettings, load_settings
+from pansharp_iqa.settings import requested_indexes
+from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary
@@ -54,7 +56,7 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
     overrides = {key: getattr(ns, flag, None) for key, flag in (
         ("sensor", "sensor"), ("ratio", "ratio"), ("bits", "bits"), ("resolution", "resolution"),
         ("protocol", "protocol"), ("scale", "input_scale"), ("result_scale", "result_scale"),
-        ("scale_mismatch", "scale_mismatch"))}
+        ("scale_mismatch", "scale_mismatch"), ("indexes", "indexes"))}
     try:
         return load_settings(ns.dataset, overrides)
     except DatasetConfigError as exc:
@@ -266,6 +268,10 @@ def _check_protocol(settings: DatasetSettings) -> None:
     wanted = protocol.reduced_indexes if settings.resolution == "reduced" else protocol.full_indexes
     if not wanted:
         raise UsageError(f"protocol {settings.protocol!r} has no {settings.resolution}-resolution indexes")
+    try:
+        requested_indexes(settings.indexes, protocol, settings.resolution)
+    except InputError as exc:
+        raise UsageError(f"{exc} (--indexes or dataset.toml 'indexes')") from None
 
 
 def _method_dirs(paths: list[str]) -> dict[str, Path]:

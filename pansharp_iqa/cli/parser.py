@@ -69,6 +69,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                "help": "one folder per method holding <scene>.{mat,tif,npy,npz,h5}"}),
     "out": (("--out",), {"metavar": "DIR", "help": "output folder"}),
     "protocol": (("--protocol",), {"help": "protocol name (default: dataset.toml's, else toolbox2020)"}),
+    "indexes": (("--indexes",), {
+        "metavar": "NAMES",
+        "help": "comma-separated indexes to report: 'default' is the protocol's table, extras are added by name "
+                "(reduced resolution: PSNR, CC), e.g. default,PSNR,CC (default: dataset.toml's, else the table)"}),
     "result_scale": (("--result-scale",), {
         "help": "scale of the results: dn, unit ([0,1], times 2**bits-1) or a multiplier; required unless "
                 "dataset.toml sets result_scale"}),
@@ -130,7 +134,7 @@ COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
     "evaluate": (("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
                   "index, every scene."), [
         "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
-        "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS]),
+        "indexes", "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS]),
     "demo": (("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
               "(Apache-2.0) at reduced and full resolution, the tables printed."), [
         ("out", {"help": "output folder (default: ./pansharp-eval-demo/)"}),

@@ -59,7 +59,8 @@ def cache_key(
     from pansharp_iqa import __version__
 
     payload = {
-        "settings": {k: getattr(settings, k) for k in _SETTING_KEYS},
+        "settings": {k: getattr(settings, k) for k in _SETTING_KEYS}
+        | ({"indexes": list(settings.indexes)} if settings.indexes is not None else {}),
         "scene": scene,
         "method": method,
         "inputs": inputs_sha,

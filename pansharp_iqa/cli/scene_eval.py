@@ -139,7 +139,7 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
 
     if settings.resolution == "reduced":
         return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                                scale_mismatch=settings.scale_mismatch)
+                                scale_mismatch=settings.scale_mismatch, indexes=settings.indexes)
     return evaluate_full(
         fused,
         inputs["ms"],
@@ -149,6 +149,7 @@ def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: 
         bits=settings.bits,
         protocol=settings.protocol,
         scale_mismatch=settings.scale_mismatch,
+        indexes=settings.indexes,
     )
 
 
@@ -263,11 +264,12 @@ def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettin
     if settings.resolution == "reduced":
         result = evaluate_reduced_tiled(images["fused"], images["gt"], ratio=settings.ratio, bits=settings.bits,
                                         protocol=settings.protocol, tile_size=TILE_SIZE,
-                                        scale_mismatch=settings.scale_mismatch)
+                                        scale_mismatch=settings.scale_mismatch, indexes=settings.indexes)
     else:
         result = evaluate_full_tiled(images["fused"], images["ms"], images["pan"], sensor=settings.resolved_sensor(),
                                      ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                                     tile_size=TILE_SIZE, scale_mismatch=settings.scale_mismatch)
+                                     tile_size=TILE_SIZE, scale_mismatch=settings.scale_mismatch,
+                                     indexes=settings.indexes)
     tiling = (result.get("protocol") or {}).get("tiling")
     if isinstance(tiling, dict):
         tiling["readers"] = {role: img.describe() for role, img in images.items()}

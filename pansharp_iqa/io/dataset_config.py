@@ -26,6 +26,10 @@ result_scale : ``"dn"``, ``"unit"`` or a number
 scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
     A result on another scale than its reference (e.g. a bit-depth factor of 2) fails its pair, or
     is scored with a warning recorded in its card (``--scale-mismatch``).
+indexes : list of str or a comma-separated str (optional, default: the protocol's table)
+    The indexes to report: ``"default"`` stands for the protocol's table, and the catalogue's
+    extras (``"PSNR"``, ``"CC"`` at reduced resolution) are added by name, e.g.
+    ``["default", "PSNR", "CC"]`` (``--indexes default,PSNR,CC``).
 
 Integer settings (``ratio``, ``bits``) follow the package's one rule
 (:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
@@ -61,12 +65,12 @@ DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
 _KNOWN = set(_REQUIRED) | {
     "protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description", "notes", "source",
-    "license", "attribution",
+    "license", "attribution", "indexes",
 }
 _FLAG = {
     "sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "resolution": "--resolution",
     "protocol": "--protocol", "scale": "--input-scale", "result_scale": "--result-scale",
-    "scale_mismatch": "--scale-mismatch",
+    "scale_mismatch": "--scale-mismatch", "indexes": "--indexes",
 }
 
 
@@ -102,9 +106,12 @@ class DatasetSettings:
         MS band order, when declared (spelled as the sensor spells them).
     sources : dict
         For each setting, where it came from (``"dataset.toml"``, ``"flag"`` or ``"default"``).
-    scale_mismatch : {"raise", "warn"}
-        What an image on another scale than its reference does (``scale_mismatch=`` of
-        :func:`pansharp_iqa.evaluate_reduced`).
+    scale_mismatch : str
+        ``"raise"`` or ``"warn"`` (see :func:`pansharp_iqa.evaluate.evaluate_reduced`).
+    indexes : tuple of str or None
+        The indexes to report (``"default"`` for the protocol's table, and extras such as
+        ``"PSNR"``, ``"CC"``), as given; None: the protocol's table. Checked against the protocol
+        before anything runs.
     """
 
     name: str
@@ -121,6 +128,7 @@ class DatasetSettings:
     band_names: tuple[str, ...] | None
     sources: Mapping[str, str]
     scale_mismatch: str = "raise"
+    indexes: tuple[str, ...] | None = None
 
     @property
     def peak(self) -> int:
@@ -132,6 +140,10 @@ class DatasetSettings:
         out = dataclasses.asdict(self)
         out["band_names"] = list(self.band_names) if self.band_names is not None else None
         out["sources"] = dict(self.sources)
+        if self.indexes is None:  # absent unless asked for (results.json of a default run unchanged)
+            del out["indexes"]
+        else:
+            out["indexes"] = list(self.indexes)
         return out
 
     def resolved_sensor(self) -> Any:
@@ -313,6 +325,7 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         scale_mismatch = check_choice("scale_mismatch", merged.get("scale_mismatch", "raise"), SCALE_MISMATCH_POLICIES)
     except InputError as exc:
         raise DatasetConfigError(f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
+    indexes = _index_names(merged.get("indexes"))
     name = str(data.get("name") or (path.name if path.is_dir() else path.stem))
     return DatasetSettings(
         name=name,
@@ -329,4 +342,19 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         band_names=band_names,
         sources=sources,
         scale_mismatch=scale_mismatch,
+        indexes=indexes,
     )
+
+
+def _index_names(value: Any) -> tuple[str, ...] | None:
+    """``indexes`` as a tuple of names (a comma-separated string or a list of strings)."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(t, str) for t in items):
+        raise DatasetConfigError(f"indexes must be a comma-separated string or a list of names, got {value!r}")
+    names = tuple(t.strip() for t in items if t.strip())
+    if not names:
+        raise DatasetConfigError(f"indexes is empty: name at least one index, e.g. default,PSNR "
+                                 f"({_FLAG['indexes']} or dataset.toml 'indexes')")
+    return names

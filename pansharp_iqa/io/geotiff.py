@@ -22,8 +22,8 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["GeoInfo", "check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid", "count_nodata", "quiet_tifffile", "read_geoinfo",
-           "read_geotiff"]
+__all__ = ["GeoInfo", "check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid",
+           "check_same_grid_files", "count_nodata", "quiet_tifffile", "read_geoinfo", "read_geotiff"]
 
 _TIFF_SUFFIXES = (".tif", ".tiff")
 #: Largest georeference difference taken as the same grid: a thousandth of a pixel (offset) and a
@@ -149,6 +149,35 @@ def read_geoinfo(path: str | os.PathLike[str]) -> GeoInfo:
             return _geoinfo(tif)
     except Exception as exc:  # noqa: BLE001
         raise DataError(f"cannot read TIFF {os.fspath(path)}: {type(exc).__name__}: {exc}") from None
+
+
+def check_same_grid_files(result_path: str | os.PathLike[str], scene_path: str | os.PathLike[str], *,
+                          result_name: str, scene_name: str) -> None:
+    """:func:`check_same_grid` on two files' tags: nothing to compare when the result has no
+    georeference, or when either file cannot be read (its reader names that trouble).
+
+    Parameters
+    ----------
+    result_path, scene_path : path-like
+    result_name, scene_name : str
+        For the message.
+
+    Raises
+    ------
+    DataError
+        Another CRS, pixel size or an offset grid.
+
+    Examples
+    --------
+    >>> check_same_grid_files("GSA/s.mat", "s_gt.mat", result_name="GSA/s.mat", scene_name="s_gt.mat")  # no TIFFs
+    """
+    try:
+        result, scene = read_geoinfo(result_path), read_geoinfo(scene_path)
+    except DataError:
+        return
+    if result.crs is None and result.transform is None:
+        return
+    check_same_grid(result, scene, result_name=result_name, scene_name=scene_name)
 
 
 def check_same_grid(result: GeoInfo, scene: GeoInfo, *, result_name: str, scene_name: str) -> None:

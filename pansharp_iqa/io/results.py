@@ -12,7 +12,7 @@ import numpy as np
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .discovery import SceneSource
 from .errors import DataError
-from .geotiff import check_same_grid, read_geoinfo, read_geotiff
+from .geotiff import check_same_grid_files, read_geotiff
 from .orientation import match_expected_shape
 from .scale import check_finite
 
@@ -175,11 +175,5 @@ def check_result_georeference(result_file: str | os.PathLike[str], scene: SceneS
     grid = scene.file_for("gt" if resolution == "reduced" else "pan")
     if grid is None or scene.kind != "split":
         return
-    try:
-        result, scene_grid = read_geoinfo(result_file), read_geoinfo(grid)
-    except DataError:
-        return  # unreadable: the reader names the trouble
-    if result.transform is None and result.crs is None:
-        return
-    check_same_grid(result, scene_grid, result_name=f"{Path(result_file).parent.name}/{Path(result_file).name}",
-                    scene_name=Path(grid).name)
+    check_same_grid_files(result_file, grid, result_name=f"{Path(result_file).parent.name}/{Path(result_file).name}",
+                          scene_name=Path(grid).name)

@@ -9,12 +9,12 @@ import numpy as np
 
 from ..validation import InputError, ShapeError, check_pan_ratio, check_reduced_geometry, check_sensor_bands
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
+from .dataset_config import DatasetSettings
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
 from .orientation import as_hw, as_hwb
 from .scale import check_input_values, input_facts
-from .dataset_config import DatasetSettings
 
 
 class _Shaped:

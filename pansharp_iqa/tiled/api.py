@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -214,7 +214,8 @@ _JOB_BUILDERS: dict[str, Callable[..., TiledJob]] = {
 
 def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
                     scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
-                    name: str = "scene", scale_mismatch: str = "raise") -> TiledJob:
+                    name: str = "scene", scale_mismatch: str = "raise",
+                    indexes: Sequence[str] | str | None = None) -> TiledJob:
     """Validate the settings and shapes of a reduced-resolution evaluation and plan its tiles.
 
     Parameters
@@ -231,14 +232,15 @@ def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protoc
         :func:`pansharp_iqa.tiled.evaluate_scenes`).
     """
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                scale_mismatch=scale_mismatch)
+                                scale_mismatch=scale_mismatch, indexes=indexes)
     return reduced_job(fused, reference, settings, tile_size=tile_size, name=name)
 
 
 def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
                  bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
                  threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                 name: str = "scene", scale_mismatch: str = "raise") -> TiledJob:
+                 name: str = "scene", scale_mismatch: str = "raise",
+                 indexes: Sequence[str] | str | None = None) -> TiledJob:
     """Validate the settings and shapes of a full-resolution evaluation and plan its tiles.
 
     Parameters
@@ -253,14 +255,15 @@ def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: 
     TiledJob
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy, scale_mismatch=scale_mismatch)
+                             threshold=threshold, nan_policy=nan_policy, scale_mismatch=scale_mismatch,
+                             indexes=indexes)
     return full_job(fused, ms, pan, settings, tile_size=tile_size, name=name)
 
 
 def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
                            scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
                            jobs: int = 1, scheduler: Any = None, progress: bool = False,
-                           scale_mismatch: str = "raise") -> dict[str, Any]:
+                           scale_mismatch: str = "raise", indexes: Sequence[str] | str | None = None) -> dict[str, Any]:
     """Reduced-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -291,11 +294,14 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
         tqdm bar with tiles done / total and megapixels per second.
     scale_mismatch : {"raise", "warn"}
         As for :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
+    indexes : sequence of str or str, optional
+        As for :func:`~pansharp_iqa.evaluate.evaluate_reduced` (e.g. ``["default", "PSNR", "CC"]``).
 
     Returns
     -------
     dict
-        ``Q2n``, ``Q``, ``SAM`` (degrees), ``ERGAS``, ``SCC`` and ``"protocol"`` (the card).
+        ``Q2n``, ``Q``, ``SAM`` (degrees), ``ERGAS``, ``SCC`` (or the ``indexes`` asked for) and
+        ``"protocol"`` (the card).
 
     Raises
     ------
@@ -321,7 +327,7 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
     (4, True)
     """
     job = prepare_reduced(fused, reference, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                          threshold=threshold, tile_size=tile_size, scale_mismatch=scale_mismatch)
+                          threshold=threshold, tile_size=tile_size, scale_mismatch=scale_mismatch, indexes=indexes)
     return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
 
 
@@ -329,7 +335,7 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
                         bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
                         threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
                         jobs: int = 1, scheduler: Any = None, progress: bool = False,
-                        scale_mismatch: str = "raise") -> dict[str, Any]:
+                        scale_mismatch: str = "raise", indexes: Sequence[str] | str | None = None) -> dict[str, Any]:
     """Full-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -368,6 +374,8 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
         tqdm bar with tiles done / total and megapixels per second.
     scale_mismatch : {"raise", "warn"}
         As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
+    indexes : sequence of str or str, optional
+        As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
 
     Returns
     -------
@@ -397,5 +405,6 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     (9, True)
     """
     job = prepare_full(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size, scale_mismatch=scale_mismatch)
+                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size, scale_mismatch=scale_mismatch,
+                       indexes=indexes)
     return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
