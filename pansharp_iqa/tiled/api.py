@@ -220,7 +220,7 @@ def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protoc
 
     Parameters
     ----------
-    fused, reference, ratio, bits, protocol, scale, threshold, tile_size, scale_mismatch
+    fused, reference, ratio, bits, protocol, scale, threshold, tile_size, scale_mismatch, indexes
         As :func:`evaluate_reduced_tiled`.
     name : str
         Label of the job (progress, outcomes).
@@ -245,7 +245,7 @@ def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: 
 
     Parameters
     ----------
-    fused, ms, pan, sensor, ratio, bits, protocol, scale, threshold, nan_policy, tile_size, scale_mismatch
+    fused, ms, pan, sensor, ratio, bits, protocol, scale, threshold, nan_policy, tile_size, scale_mismatch, indexes
         As :func:`evaluate_full_tiled`.
     name : str
         Label of the job (progress, outcomes).
