@@ -25,7 +25,9 @@ def decimate(image: np.ndarray, ratio: int) -> np.ndarray:
     Parameters
     ----------
     image : ndarray, shape (H, W[, B])
+        The image to decimate.
     ratio : int
+        Decimation factor (keeps every ``ratio``-th row and column).
 
     Returns
     -------

@@ -128,7 +128,7 @@ def evaluate_reduced(
         Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
         and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
-        tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
+        tensors on an accelerator, the host otherwise (see ``pansharp_iqa.tensor.batch``).
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than the reference (a band, or the whole image, off by a
         bit-depth factor such as 2, or by more than 3 in mean and spread) is refused; ``"warn"``
@@ -254,6 +254,7 @@ def evaluate_full(
     ratio, bits : int, optional
         Default to the sensor's nominal values (required for the generic sensor).
     protocol : str or Protocol, default "toolbox2020"
+        Evaluation protocol (:func:`list_protocols`); its table sets the keys returned.
     scale : float, default 1.0
         Multiplier to DN applied to all three images.
     threshold : bool, default False
@@ -263,7 +264,7 @@ def evaluate_full(
     ms_exp : ndarray, optional
         Precomputed ``interp23tap(ms, ratio)`` in DN (after scaling); in-memory evaluation only.
     tiled : {"auto", "always", "never"}
-        ``"auto"``: lazy inputs, and numpy arrays of at least :data:`TILED_AUTO_PIXELS` PAN pixels,
+        ``"auto"``: lazy inputs, and numpy arrays of at least ``pansharp_iqa.evaluate.TILED_AUTO_PIXELS`` PAN pixels,
         tile-wise in bounded memory (same numbers to 1e-12; the card says so under ``"tiling"``);
         smaller arrays in memory. ``"always"`` / ``"never"`` force one path (``"never"``: numpy
         arrays only).
@@ -279,7 +280,7 @@ def evaluate_full(
         Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
         and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
-        tensors on an accelerator, the host otherwise (see :mod:`pansharp_iqa.tensor.batch`).
+        tensors on an accelerator, the host otherwise (see ``pansharp_iqa.tensor.batch``).
     scale_mismatch : {"raise", "warn"}
         As for :func:`evaluate_reduced` (the fused image against the MS).
 
@@ -472,10 +473,13 @@ def sensor_sensitivity(
     sensors : sequence of str or Sensor
         Sensors to try (e.g. ``"WV3[4band]"`` for 4 bands; the generic ``"none"`` fits any).
     protocol : str or Protocol
+        Evaluation protocol (:func:`list_protocols`).
     ratio, bits : int, optional
         Applied to every sensor; when omitted, the sensors' nominal values (which must agree).
     scale : float
+        Multiplier to DN applied to all three images.
     nan_policy : {"raise", "omit", "propagate"}
+        Treatment of constant blocks (see :func:`d_lambda`).
 
     Returns
     -------

@@ -107,7 +107,9 @@ def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
     Parameters
     ----------
     band : ndarray, shape (H, W)
+        One band.
     kernel : ndarray, shape (k, k), k odd
+        Correlation kernel (not flipped, as ``imfilter``).
     out : ndarray, shape (H, W), float64, C-contiguous, optional
         Destination.
 
@@ -204,6 +206,7 @@ def mtf_filter_sensor(
     Parameters
     ----------
     image : ndarray, shape (H, W, B) or (H, W) for the PAN
+        The image to filter (DN or any linear scale).
     sensor : str or Sensor
         Registry name (``"WV2"``...) or a :class:`~pansharp_iqa.sensors.Sensor`.
     ratio : int, optional

@@ -1,7 +1,7 @@
 """The public full-resolution (no reference) indexes: D_lambda, D_s, QNR, Khan's D_lambda_K, HQNR.
 
 Each function validates its inputs, then computes its statistics and finalize steps with the
-formulas of :mod:`pansharp_iqa.indexes.full_resolution` under the protocol's conventions (which reference terms, which
+formulas of ``pansharp_iqa.indexes.full_resolution`` under the protocol's conventions (which reference terms, which
 low-pass PAN for D_s: :func:`pan_low_pass`). This module sits above :mod:`pansharp_iqa.protocols`;
 the formulas below it do not read protocols.
 
@@ -67,8 +67,11 @@ def pan_low_pass(pan: np.ndarray, ratio: int, protocol: Protocol, sensor: Sensor
     Parameters
     ----------
     pan : ndarray, shape (H, W), float64
+        PAN (DN).
     ratio : int
+        PAN/MS resolution ratio.
     protocol : Protocol
+        Its ``d_s_low_pass`` selects the low-pass.
     sensor : Sensor or None
         Required for ``"pan-mtf"``.
 
@@ -307,6 +310,10 @@ def qnr(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, ratio: int, block
 
     Parameters
     ----------
+    alpha, beta : float, default 1
+        Exponents of the spectral ``(1 - D_lambda)`` and spatial ``(1 - D_s)`` terms.
+    fused, ms, pan, ratio, block_size, p, q, ms_exp, protocol, sensor, nan_policy, variant
+        As :func:`d_lambda` and :func:`d_s`.
     layout : {"NCHW", "NHWC"}, optional
         The images are batches in this layout (arrays or framework tensors): the index of each
         image is returned as a (N,) float64 array. Tensors (PyTorch, MindSpore, CuPy, DLPack) are

@@ -5,7 +5,7 @@ sigma form, D_s's low-pass PAN, ...). It is an object that carries its behaviour
 fields, so that no module compares protocol names: the reduced-resolution pass reads
 ``protocol.scc_gradient``, D_s reads ``protocol.d_s_low_pass``, the full-resolution entry points
 dispatch on ``protocol.full_engine``. Results always carry a card naming the protocol and its
-settings (:mod:`pansharp_iqa.settings`).
+settings (``pansharp_iqa.settings``).
 """
 
 from __future__ import annotations
@@ -50,12 +50,14 @@ SccGradient = Literal["magnitude", "vertical"]
 class Protocol:
     """Definition of a named protocol, with the behaviour the evaluation code reads from it.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        Registry name (``"toolbox2020"``, ...), recorded in every card.
     description : str
         What it computes and how it differs from the default.
     sources : tuple of str
+        The publications and code it follows.
     reduced_indexes : tuple of str
         Keys returned by ``evaluate_reduced`` (empty: no reduced-resolution part). Left out, the
         indexes the catalogue (:mod:`pansharp_iqa.indexes.catalog`) declares for this protocol's
@@ -118,6 +120,15 @@ class Protocol:
 
     def indexes(self, resolution: str) -> tuple[str, ...]:
         """The protocol's index keys at ``"reduced"`` or ``"full"`` resolution.
+
+        Parameters
+        ----------
+        resolution : {"reduced", "full"}
+            Which table.
+
+        Returns
+        -------
+        tuple of str
 
         Examples
         --------
@@ -223,6 +234,7 @@ def get_protocol(name: str | Protocol) -> Protocol:
     Parameters
     ----------
     name : str or Protocol
+        A registered name (:func:`list_protocols`), or a protocol object (returned as is).
 
     Returns
     -------

@@ -186,6 +186,7 @@ def imresize(image: np.ndarray, scale: float) -> np.ndarray:
     Parameters
     ----------
     image : ndarray, shape (H, W) or (H, W, B)
+        The image (any dtype; computed in float64).
     scale : float
         Scale factor, e.g. ``1/4`` to shrink by 4.
 

@@ -33,7 +33,7 @@ class UnknownSensorError(SettingError):
 class Sensor:
     """Immutable description of a pansharpening sensor.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Canonical short name (``"WV2"``, ``"QB"``, ``"none"``...).
@@ -129,7 +129,22 @@ class Sensor:
         return tuple(float(g) for g in override.get("ms_gnyq", self.ms_gnyq))
 
     def pan_gnyq_for(self, *, protocol: str | None = None) -> float:
-        """PAN GNyq, raising a clear error where the registry has no value for this sensor."""
+        """PAN GNyq, raising a clear error where the registry has no value for this sensor.
+
+        Parameters
+        ----------
+        protocol : str, optional
+            Protocol name whose overrides apply (``protocol_overrides``).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        SensorMismatchError
+            No PAN GNyq for this sensor.
+        """
         override = dict(self.protocol_overrides.get(protocol or "", {}))
         value = override.get("pan_gnyq", self.pan_gnyq)
         if value is None:
@@ -305,7 +320,30 @@ def get_sensor(name: str) -> Sensor:
 
 
 def resolve_sensor(sensor: str | Sensor) -> Sensor:
-    """Accept a name or a :class:`Sensor` and return a :class:`Sensor`."""
+    """Accept a name or a :class:`Sensor` and return a :class:`Sensor`.
+
+    Parameters
+    ----------
+    sensor : str or Sensor
+        A registry name (:func:`get_sensor`; ``"WV3[4band]"`` selects a subset) or a sensor object
+        (returned as is).
+
+    Returns
+    -------
+    Sensor
+
+    Raises
+    ------
+    SettingError
+        ``None`` (the sensor is required).
+    UnknownSensorError
+        An unknown name.
+
+    Examples
+    --------
+    >>> resolve_sensor("wv2").name
+    'WV2'
+    """
     if isinstance(sensor, Sensor):
         return sensor
     if sensor is None:

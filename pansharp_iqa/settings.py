@@ -55,6 +55,7 @@ def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
     Parameters
     ----------
     protocol : Protocol
+        The protocol the result was computed under.
     **settings
         Run settings (ratio, bits, scale, sensor, ...), stored as given (JSON-serialisable).
 

@@ -201,6 +201,7 @@ def check_image_shape(name: str, shape: Sequence[int]) -> tuple[int, int, int]:
     Parameters
     ----------
     name : str
+        Role of the image in messages.
     shape : sequence of int
         The shape (a 2-D shape is one band).
 
@@ -282,7 +283,9 @@ def pan_array(name: str, value: object) -> np.ndarray:
     Parameters
     ----------
     name : str
+        Role of the image in messages.
     value : array_like
+        The PAN, (H, W) or (H, W, 1).
 
     Returns
     -------
@@ -317,6 +320,19 @@ def _as_float(arr: np.ndarray, name: str) -> np.ndarray:
 def as_image(name: str, value: object, *, allow_2d: bool = False) -> np.ndarray:
     """:func:`image_array`, returned as a new C-contiguous float64 array of finite values.
 
+    Parameters
+    ----------
+    name : str
+        Role of the image in messages (``"fused"``, ``"ms"``, ...).
+    value : array_like
+        The image, (H, W, B) (or (H, W) with ``allow_2d``).
+    allow_2d : bool
+        Accept an (H, W) image as one band.
+
+    Returns
+    -------
+    ndarray, shape (H, W, B), float64
+
     Raises
     ------
     InputError
@@ -332,6 +348,17 @@ def as_image(name: str, value: object, *, allow_2d: bool = False) -> np.ndarray:
 
 def as_pan(name: str, value: object) -> np.ndarray:
     """Validate a PAN image, (H, W) or (H, W, 1), and return it as a new (H, W) float64 array.
+
+    Parameters
+    ----------
+    name : str
+        Role of the image in messages.
+    value : array_like
+        The PAN, (H, W) or (H, W, 1).
+
+    Returns
+    -------
+    ndarray, shape (H, W), float64
 
     Examples
     --------
@@ -416,7 +443,7 @@ def _spread(n: float, total: float, total_sq: float) -> float:
 class ImageFacts:
     """Value summary of one image, the evidence the value rules decide on.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Role of the image in messages (``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``).
@@ -504,6 +531,7 @@ def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
     Parameters
     ----------
     name : str
+        Role of the array in messages.
     arr : ndarray
         Integer or float values.
 
@@ -606,8 +634,11 @@ def facts_from_sums(name: str, shape: Sequence[int], dtype: Any, *, lo: float, h
     Parameters
     ----------
     name : str
+        Role of the image in messages.
     shape : sequence of int
+        Shape of the whole image, (H, W, B).
     dtype : dtype-like
+        Stored dtype (integer data are DN by definition).
     lo, hi : float
         Minimum and maximum over every pixel (DN).
     n, total, total_sq : float
@@ -675,6 +706,7 @@ def integer_setting(name: str, value: object, *, lo: int | None = None, hi: int 
     name : str
         The setting, for the message.
     value : object
+        The value given.
     lo, hi : int, optional
         Bounds (inclusive).
 
@@ -709,6 +741,25 @@ def integer_setting(name: str, value: object, *, lo: int | None = None, hi: int 
 def check_choice(name: str, value: object, choices: Sequence[object]) -> Any:
     """Refuse a value outside a fixed set of options.
 
+    Parameters
+    ----------
+    name : str
+        Name of the setting in messages.
+    value : object
+        The value given.
+    choices : sequence
+        The accepted values.
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    SettingError
+        A value outside ``choices`` (the message lists them).
+
     Examples
     --------
     >>> check_choice("nan_policy", "omit", ("raise", "omit", "propagate"))
@@ -731,6 +782,7 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     Parameters
     ----------
     ratio : int
+        PAN/MS resolution ratio (an integral float or a string that spells one is accepted).
     exp : bool
         The operation uses the EXP interpolator (power of two required).
     name : str
@@ -765,6 +817,20 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
 def check_bits(bits: object) -> int:
     """Validate the radiometric resolution in bits (1..16, required).
 
+    Parameters
+    ----------
+    bits : int
+        Radiometric resolution (bits); an integral float or a string that spells one is accepted.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SettingError
+        Missing, not an integer, or outside 1..16.
+
     Examples
     --------
     >>> check_bits(11)
@@ -781,6 +847,20 @@ def check_bits(bits: object) -> int:
 def check_scale(scale: object) -> float:
     """Validate a multiplier to digital numbers (a positive finite number).
 
+    Parameters
+    ----------
+    scale : float
+        Multiplier from the stored values to DN.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SettingError
+        Not a positive finite number.
+
     Examples
     --------
     >>> check_scale(2047)
@@ -794,6 +874,24 @@ def check_scale(scale: object) -> float:
 
 def check_block_size(block_size: object, *, name: str = "block_size", minimum: int = 2) -> int:
     """Validate a block or window side in pixels (an integer >= ``minimum``).
+
+    Parameters
+    ----------
+    block_size : int
+        The side (pixels).
+    name : str
+        Name of the setting in messages.
+    minimum : int
+        Smallest side accepted.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SettingError
+        Not an integer, or below ``minimum``.
 
     Examples
     --------
@@ -809,6 +907,22 @@ def check_block_size(block_size: object, *, name: str = "block_size", minimum: i
 def check_gnyq(gnyq: object, *, name: str = "gnyq") -> float:
     """Validate an MTF gain at the Nyquist frequency: a number in (0, 1).
 
+    Parameters
+    ----------
+    gnyq : float
+        MTF gain at the Nyquist frequency (dimensionless).
+    name : str
+        Name of the setting in messages.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SettingError
+        Not a number in (0, 1).
+
     Examples
     --------
     >>> check_gnyq(0.3)
@@ -822,6 +936,20 @@ def check_gnyq(gnyq: object, *, name: str = "gnyq") -> float:
 
 def check_kernel_size(size: object) -> int:
     """Validate a filter kernel side in taps: an odd integer >= 3.
+
+    Parameters
+    ----------
+    size : int
+        Kernel side (taps).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SettingError
+        Not an odd integer >= 3.
 
     Examples
     --------
@@ -874,14 +1002,16 @@ def check_sensor_bands(sensor: Any, n_bands: int, *, name: str = "ms",
 def check_band_names(sensor: Any, names: object, *, what: str = "band_names") -> tuple[str, ...]:
     """Validate an MS band order against a sensor: every name one of its bands, none twice.
 
-    A named sensor applies its MTF per named band (:meth:`pansharp_iqa.sensors.Sensor.select_bands`),
+    A named sensor applies its MTF per named band (:meth:`pansharp_iqa.Sensor.select_bands`),
     so a typo or a duplicate would give a band another band's MTF; the generic sensor (one MTF for
     every band) takes any distinct labels.
 
     Parameters
     ----------
     sensor : Sensor
+        The sensor the MS comes from.
     names : sequence of str
+        MS band names in file order (case-insensitive).
     what : str
         Where the names come from, for the message.
 
@@ -954,7 +1084,7 @@ def check_metadata(setting: str, given: object, recorded: object, *, source: str
     ------
     MetadataConflictError
         Both known and different (strings compared case-insensitively; sensor aliases are compared
-        by :func:`pansharp_iqa.io.metadata.check_setting`).
+        by ``pansharp_iqa.io.metadata.check_setting``).
 
     Examples
     --------
@@ -986,6 +1116,22 @@ def check_same_shape(name_a: str, a: Any, name_b: str, b: Any) -> None:
 
     ``a`` and ``b`` are arrays or anything with a ``shape``.
 
+    Parameters
+    ----------
+    name_a : str
+        Role of the first image in messages.
+    a : array_like or shape holder
+        The first image.
+    name_b : str
+        Role of the second image in messages.
+    b : array_like or shape holder
+        The second image.
+
+    Raises
+    ------
+    ShapeError
+        The shapes differ.
+
     Examples
     --------
     >>> check_same_shape("reference", np.zeros((4, 4, 3)), "fused", np.zeros((4, 4, 3)))
@@ -1000,6 +1146,27 @@ def check_same_shape(name_a: str, a: Any, name_b: str, b: Any) -> None:
 
 def image_and_pan(image_name: str, image: object, pan_name: str, pan: object) -> tuple[np.ndarray, np.ndarray]:
     """An (H, W, B) image and a single-band (H, W) image on the same grid, as float64 copies.
+
+    Parameters
+    ----------
+    image_name : str
+        Role of the image in messages.
+    image : array_like, (H, W, B) or (H, W)
+        The image.
+    pan_name : str
+        Role of the PAN in messages.
+    pan : array_like, (H, W) or (H, W, 1)
+        The PAN.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Float64 copies: the image and the PAN as (H, W).
+
+    Raises
+    ------
+    InputError
+        As :func:`as_image` and :func:`as_pan`; :class:`ShapeError` for another grid.
 
     Examples
     --------
@@ -1018,6 +1185,22 @@ def image_and_pan(image_name: str, image: object, pan_name: str, pan: object) ->
 def check_min_size(name: str, shape: Sequence[int], block_size: int, *, why: str = "") -> None:
     """Raise if the image is smaller than one ``block_size`` block.
 
+    Parameters
+    ----------
+    name : str
+        Role of the image in messages.
+    shape : sequence of int
+        Its shape, (H, W[, B]).
+    block_size : int
+        Block side (pixels).
+    why : str
+        What needs whole blocks, for the message.
+
+    Raises
+    ------
+    ShapeError
+        Smaller than one block.
+
     Examples
     --------
     >>> check_min_size("reference", (64, 64, 4), 32)
@@ -1033,6 +1216,22 @@ def check_min_size(name: str, shape: Sequence[int], block_size: int, *, why: str
 
 def check_multiple_of(name: str, shape: Sequence[int], block_size: int, *, why: str) -> None:
     """Raise if the spatial size is not a multiple of the block size, saying how to crop.
+
+    Parameters
+    ----------
+    name : str
+        Role of the image in messages.
+    shape : sequence of int
+        Its shape, (H, W[, B]).
+    block_size : int
+        Block side (pixels).
+    why : str
+        What needs whole blocks, for the message.
+
+    Raises
+    ------
+    ShapeError
+        Smaller than one block, or not a multiple of it (the message says how to crop).
 
     Examples
     --------
@@ -1057,6 +1256,24 @@ def check_pan_ratio(fused: Any, ms: Any, pan: Any, ratio: int, *, fused_name: st
 
     Arguments are arrays or anything with ``shape`` ((H, W, B) for fused and MS, (H, W[, 1]) for
     the PAN).
+
+    Parameters
+    ----------
+    fused : array_like or shape holder, (H, W, B)
+        Fused image at PAN scale.
+    ms : array_like or shape holder, (H/ratio, W/ratio, B)
+        Low-resolution MS.
+    pan : array_like or shape holder, (H, W[, 1])
+        PAN.
+    ratio : int
+        PAN/MS resolution ratio.
+    fused_name, pan_name : str
+        Roles of the fused image and the PAN in messages.
+
+    Raises
+    ------
+    ShapeError
+        A size or band count that does not fit.
 
     Examples
     --------
@@ -1085,6 +1302,7 @@ def check_reduced_geometry(reference: Any, *, ratio: int, ms: Any = None, pan: A
     reference : array or shape holder, (H, W, B)
         Ground truth at PAN scale.
     ratio : int
+        PAN/MS resolution ratio.
     ms : (H/ratio, W/ratio, B), optional
         Low-resolution MS of the scene.
     pan : (H, W), optional
@@ -1141,6 +1359,16 @@ def _bands_text(bands: Sequence[int], n_bands: int) -> str:
 def check_finite_facts(facts: ImageFacts) -> None:
     """Refuse NaN/Inf recorded in a summary (the in-memory summary refuses them itself).
 
+    Parameters
+    ----------
+    facts : ImageFacts
+        Value summary of the image (DN, after the scale).
+
+    Raises
+    ------
+    NonFiniteError
+        The summary counts NaN/Inf values.
+
     Examples
     --------
     >>> check_finite_facts(facts_from_sums("ms", (2, 2, 1), "f8", lo=0, hi=1, n=4, total=2, total_sq=2,
@@ -1157,6 +1385,15 @@ def unit_scale_max(bits: int | None = None) -> float:
     """Largest magnitude (DN) of float data that are on a unit scale rather than in DN.
 
     :data:`UNIT_SCALE_MAX`, or ``(2**bits - 1) / 64`` when smaller (bit depths below 8).
+
+    Parameters
+    ----------
+    bits : int, optional
+        Radiometric resolution (bits).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -1175,6 +1412,22 @@ def check_dn_range(facts: ImageFacts, *, what: str, fix: str | None = None, bits
     meaningless. Checked per band (one band left on a unit scale is the same mistake); a dark
     scene in DN (a maximum of a few hundred) is far from it. Integer data are DN by definition and
     pass, and so do bands that are all zero.
+
+    Parameters
+    ----------
+    facts : ImageFacts
+        Value summary of the image (DN, after the scale).
+    what : str
+        The index that rounds to integer DN (``"Q2n"``, ``"D_lambda_K"``), for the message.
+    fix : str, optional
+        The advice ending the message (default: pass DN, or give ``scale``).
+    bits : int, optional
+        Radiometric resolution; below 8 bits it lowers the unit-scale bound (:func:`unit_scale_max`).
+
+    Raises
+    ------
+    ScaleError
+        Float data on a unit scale.
 
     Examples
     --------
@@ -1217,6 +1470,22 @@ def check_bits_range(facts: ImageFacts, bits: int, *, fix: str | None = None, sc
     A relative excess below 1e-6 (float rounding of [0, 1] data times ``2**bits - 1``) passes.
     ``fix`` may use ``{needed}`` (the bit depth the data need).
 
+    Parameters
+    ----------
+    facts : ImageFacts
+        Value summary of the reference, MS or PAN (DN, after ``scale``).
+    bits : int
+        Radiometric resolution (bits).
+    fix : str, optional
+        The advice ending the message (default: give the right bits or scale).
+    scale : float
+        Multiplier to DN that was applied (the message tells the stored values apart).
+
+    Raises
+    ------
+    ScaleError
+        The maximum exceeds ``2**bits - 1``.
+
     Examples
     --------
     >>> check_bits_range(image_facts("ms", np.full((2, 2, 1), 4095.0)), 11)
@@ -1247,6 +1516,20 @@ def check_bits_range(facts: ImageFacts, bits: int, *, fix: str | None = None, sc
 def check_cast_range(facts: ImageFacts, *, what: str, scale: float = 1.0) -> None:
     """Refuse an image above 65535 DN where ``what`` casts it to uint16 (the cast saturates there).
 
+    Parameters
+    ----------
+    facts : ImageFacts
+        Value summary of the image (DN, after the scale).
+    what : str
+        The index whose cast this is (``"Q2n"``, ``"D_lambda_K"``), for the message.
+    scale : float
+        Multiplier to DN that was applied (for the message).
+
+    Raises
+    ------
+    ScaleError
+        The maximum exceeds 65535.
+
     Examples
     --------
     >>> check_cast_range(image_facts("ms", np.full((2, 2, 1), 7.0e5)), what="D_lambda_K")
@@ -1271,6 +1554,18 @@ def check_non_negative(facts: ImageFacts, *, fix: str | None = None) -> None:
     ``-UNDERSHOOT * max`` (:data:`UNDERSHOOT`) or comes with a mean near 0 (below a quarter of the
     spread): mean-subtracted, standardised or offset data, whose numbers would be meaningless (the
     casts set negatives to 0; UIQI compares means). Fused images may undershoot and are not checked.
+
+    Parameters
+    ----------
+    facts : ImageFacts
+        Value summary of the image (DN, after the scale).
+    fix : str, optional
+        The advice ending the message (default: pass the sensor's DN).
+
+    Raises
+    ------
+    ScaleError
+        Negative values beyond resampling undershoot.
 
     Examples
     --------
@@ -1301,6 +1596,18 @@ def check_not_wrapped(test: ImageFacts, reference: ImageFacts) -> None:
     shape of the distribution (the scale rule's case); wrapped values are a far tail, which changes
     it: the maximum's distance from the mean in spreads, or the spread relative to the mean, differs
     from the reference's by more than 25 % (a rescale keeps both to rounding).
+
+    Parameters
+    ----------
+    test : ImageFacts
+        Value summary of the fused image.
+    reference : ImageFacts
+        Value summary of its reference (or MS).
+
+    Raises
+    ------
+    ScaleError
+        Values that wrapped around.
 
     Examples
     --------
@@ -1341,6 +1648,15 @@ _KNOWN_FACTORS: tuple[tuple[float, str], ...] = (
 def factor_hint(factor: float) -> str:
     """`` (close to 2**11 - 1, as for ...)`` when a scale factor is near a usual cause, else ``""``.
 
+    Parameters
+    ----------
+    factor : float
+        Ratio of two scales (e.g. of the means of two images).
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> factor_hint(2040.0)
@@ -1359,6 +1675,15 @@ def bit_depth_factor(factor: float) -> float | None:
 
     Every bit-depth confusion, (2**a - 1)/(2**b - 1), ``2**b - 1`` or a shift by k bits, is within
     0.1 % of one.
+
+    Parameters
+    ----------
+    factor : float
+        Ratio of two scales (e.g. of the means of two images).
+
+    Returns
+    -------
+    float or None
 
     Examples
     --------
@@ -1403,6 +1728,18 @@ def _band_mismatch(b: int, m_t: float, m_r: float, s_t: float, s_r: float) -> _M
 def scale_mismatches(test: ImageFacts, reference: ImageFacts) -> list[Any]:
     """The bands of ``test`` on another scale than the same bands of ``reference`` (see
     :func:`check_scales_agree`); images with other band counts (a PAN vs an MS) are compared pooled.
+
+    Parameters
+    ----------
+    test : ImageFacts
+        Value summary of the image checked (fused image, PAN).
+    reference : ImageFacts
+        Value summary of the image it is compared with (reference, MS).
+
+    Returns
+    -------
+    list
+        One record per band on another scale (``band``, ``factor``, ...); empty when they agree.
 
     Examples
     --------
@@ -1516,6 +1853,16 @@ def check_bands_agree(facts: ImageFacts) -> None:
     Applied where the sensor is known (its bands are DN of one bit depth): a band whose mean and
     spread are both more than :data:`BAND_FACTOR_LIMIT` times the bands' medians (or both less than
     its inverse), alike (within :data:`SCALE_FACTOR_LIMIT` of each other).
+
+    Parameters
+    ----------
+    facts : ImageFacts
+        Value summary of the MS (with per-band sums).
+
+    Raises
+    ------
+    ScaleError
+        A band on another scale than the others.
 
     Examples
     --------
@@ -1639,6 +1986,7 @@ def checked_pair(reference: object, fused: object, *, dn_what: str | None = None
     Parameters
     ----------
     reference, fused : array_like, shape (H, W, B)
+        The reference (ground truth) and the fused image, DN.
     dn_what : str, optional
         Name of the index that rounds to integer DN (enables the unit-scale and sign rules).
     scale : float

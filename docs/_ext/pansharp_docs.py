@@ -12,36 +12,53 @@ Files are rewritten only when their text changes (Sphinx then rebuilds only what
 
 A cross-reference to an object's home module (``pansharp_iqa.evaluate.evaluate_full``,
 ``pansharp_iqa.io.errors.DataError``, or relative to the docstring's module, ``exp.exp`` in
-:mod:`pansharp_iqa.baselines`) resolves to the page of the public name the same object is
-documented under (``pansharp_iqa.evaluate_full``); a reference to an object that has no public
-name stays broken, and the nitpicky build reports it.
+:mod:`pansharp_iqa.baselines`, or relative to the module the docstring was written in,
+``Statistic`` in the docstring of ``pansharp_iqa.Index``) resolves to the page of the public name
+the same object is documented under (``pansharp_iqa.evaluate_full``); a reference to an optional
+module that is not built (its framework is not installed) is shown as text; a reference to an
+object that has no public name stays broken, and the nitpicky build reports it.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
+import re
 from pathlib import Path
 
-#: Public modules documented in the API reference, in page order. Optional ones (a subpackage
-#: that is not there yet, or whose extra is not installed) are skipped when absent.
+#: Public modules documented in the API reference, in page order.
 API_MODULES = (
     ("pansharp_iqa", "Top level: indexes, filters, protocols, sensors and the evaluation entry points"),
+    ("pansharp_iqa.indexes", "The quality indexes, one formula each"),
+    ("pansharp_iqa.indexes.catalog", "The index catalogue: every index and statistic declared once"),
+    ("pansharp_iqa.no_reference", "The full-resolution (no-reference) indexes"),
+    ("pansharp_iqa.protocols", "The protocol registry and its named conventions"),
+    ("pansharp_iqa.sensors", "The sensor MTF registry"),
+    ("pansharp_iqa.validation", "Input rules and the InputError family"),
     ("pansharp_iqa.reprojected", "The reprojected full-resolution protocol (Scarpa & Ciotola 2022)"),
     ("pansharp_iqa.baselines", "Classical pansharpening baselines"),
     ("pansharp_iqa.tiled", "Tile-wise evaluation of whole scenes in bounded memory"),
     ("pansharp_iqa.io", "Readers of datasets and results"),
+    ("pansharp_iqa.reports", "Report tables, figures and summaries"),
     ("pansharp_iqa.demo_data", "The bundled demo scene"),
 )
-OPTIONAL_MODULES = ("pansharp_iqa.tensor",)
+#: Modules documented only where they import, i.e. where their framework is installed (PyTorch,
+#: torchmetrics, MindSpore); skipped otherwise, so the site builds with the docs extra alone.
+OPTIONAL_MODULES = (
+    ("pansharp_iqa.tensor", "Tensors and batches on their device: streaming metrics for training loops"),
+    ("pansharp_iqa.tensor.torchmetrics_adapter", "torchmetrics metrics (needs torchmetrics)"),
+    ("pansharp_iqa.tensor.mindspore_adapter", "MindSpore metrics (needs MindSpore)"),
+)
 
-_KINDS = (("Functions", "function"), ("Classes", "class"), ("Exceptions", "exception"), ("Constants", "data"))
+_KINDS = (("Functions", "function"), ("Classes", "class"), ("Exceptions", "exception"),
+          ("Type aliases", "alias"), ("Constants", "data"))
 
 
 def _kind(obj: object) -> str:
     if inspect.isclass(obj):
         return "exception" if issubclass(obj, BaseException) else "class"
+    if type(obj).__module__ == "typing":
+        return "alias"  # Literal[...] and friends: callable objects, but documented as data
     if callable(obj):
         return "function"
     return "data"
@@ -70,7 +87,7 @@ def module_page(modname: str, title: str) -> str:
     top_names = set(_public_names(pansharp_iqa)) if modname != "pansharp_iqa" else set()
     for name in _public_names(module):
         obj = getattr(module, name)
-        if name in top_names and getattr(pansharp_iqa, name) is obj and _kind(obj) != "data":
+        if name in top_names and getattr(pansharp_iqa, name) is obj and _kind(obj) not in ("data", "alias"):
             at_top.append(name)
         else:
             groups[_kind(obj)].append(name)
@@ -156,9 +173,12 @@ def _write(path: Path, text: str) -> None:
 
 def api_modules() -> list[tuple[str, str]]:
     mods = list(API_MODULES)
-    for modname in OPTIONAL_MODULES:
-        if importlib.util.find_spec(modname) is not None:
-            mods.append((modname, "Tensor and batch inputs"))
+    for modname, title in OPTIONAL_MODULES:
+        try:
+            importlib.import_module(modname)
+        except ImportError:
+            continue  # its framework is not installed
+        mods.append((modname, title))
     return mods
 
 
@@ -202,14 +222,40 @@ def _lookup(dotted: str) -> object | None:
     return None
 
 
+def _home_module(docname: str) -> str | None:
+    """The module a documented object was written in, from its page's name
+    (``api/generated/pansharp_iqa.Index`` -> ``pansharp_iqa.indexes.catalog``): a docstring's
+    relative reference (``:class:`Statistic``` in ``Index``) means a name of that module."""
+    prefix = "api/generated/"
+    if not docname.startswith(prefix):
+        return None
+    obj = _lookup(docname[len(prefix):])
+    if obj is None or inspect.ismodule(obj):
+        return None
+    return getattr(obj, "__module__", None)
+
+
 def resolve_home_reference(app, env, node, contnode):
     if node.get("refdomain") != "py" or not node.get("reftarget", "").strip():
         return None
     target = node["reftarget"].lstrip(".~")
     context = node.get("py:module") or ""
     candidates = [target] + ([f"{context}.{target}"] if context else [])
+    home = _home_module(node.get("refdoc", ""))
+    if home and home != context:
+        candidates.append(f"{home}.{target}")
+        # documented under that very name (a type alias, a constant of the home module)
+        found = env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, node["reftype"],
+                                                   f"{home}.{target}", node, contnode)
+        if found is not None:
+            return found
     if not hasattr(app, "_pansharp_aliases"):
         app._pansharp_aliases = _public_aliases()
+        app._pansharp_built = {m for m, _ in api_modules()}
+    for dotted in candidates:
+        owners = [m for m, _ in OPTIONAL_MODULES if dotted == m or dotted.startswith(m + ".")]
+        if owners and max(owners, key=len) not in app._pansharp_built:
+            return contnode  # an optional module whose framework is not installed here: text, no link
     for dotted in candidates:
         if not dotted.startswith("pansharp_iqa"):
             continue
@@ -232,9 +278,56 @@ def readable_signature(app, what, name, obj, options, signature, return_annotati
     return None
 
 
+def public_bases(app, name, obj, options, bases) -> None:
+    """A private base class (``_Quality``) has no page: show the public classes it derives from
+    instead, so that "Bases:" links to documented classes."""
+    i = 0
+    while i < len(bases):
+        base = bases[i]
+        if getattr(base, "__name__", "").startswith("_") and base is not object:
+            bases[i:i + 1] = [b for b in base.__bases__ if b not in bases]
+        else:
+            i += 1
+
+
+def _defining_module(obj: object) -> str:
+    for candidate in (obj, getattr(obj, "fget", None), getattr(obj, "__func__", None)):
+        module = getattr(candidate, "__module__", None)
+        if isinstance(module, str):
+            return module
+    return ""
+
+
+def own_members_only(app, what, name, obj, skip, options):
+    """Class pages list inherited members (``:inherited-members:`` in the class template), so that
+    methods a public class gets from a private base (``ReducedQuality.compute`` from ``_Quality``)
+    are documented; members defined outside the package (torchmetrics' ``Metric``, ``Exception``,
+    ``tuple``) are left out."""
+    if what == "class":
+        if inspect.isroutine(obj) and getattr(obj, "__name__", name).startswith("_") and not name.startswith("_"):
+            return True  # a private function stored as a field default (``Statistic.merge``): a field
+        module = _defining_module(obj)
+        if module and not module.startswith("pansharp_iqa"):
+            return True
+    return None
+
+
+def exclude_type_aliases(app, config) -> None:
+    """numpydoc validates ``__doc__``, which a type alias (``Literal[...]``) does not have: its
+    documentation is the ``#:`` comment autodoc reads. Leave the aliases out of the validation."""
+    names = {f"{modname}.{name}" for modname, _ in api_modules()
+             for name in _public_names(importlib.import_module(modname))
+             if _kind(getattr(importlib.import_module(modname), name)) == "alias"}
+    config.numpydoc_validation_exclude = set(config.numpydoc_validation_exclude) | {
+        "^" + re.escape(n) + "$" for n in names}
+
+
 def setup(app):
     app.connect("autodoc-process-signature", readable_signature)
+    app.connect("autodoc-process-bases", public_bases)
+    app.connect("autodoc-skip-member", own_members_only)
     app.connect("missing-reference", resolve_home_reference)
     # before Sphinx lists the source files and autosummary scans them for its tables
     app.connect("config-inited", generate)
+    app.connect("config-inited", exclude_type_aliases, priority=100)  # before numpydoc compiles it (500)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,14 +6,14 @@ numbers; the result is ``(ratio*h, ratio*w, B)`` float64 in DN. Each equals the 
 Pansharpening Toolbox (Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315) to
 rounding, checked against that code run under GNU Octave (``tests/baselines``; the deliberate
 differences are listed in ``docs/cli.md``), and runs strip by strip in bounded memory
-(:mod:`.strips`), from in-memory arrays or lazy images, into any row-sliceable ``out``:
+(``strips``), from in-memory arrays or lazy images, into any row-sliceable ``out``:
 
 * ``EXP`` -- 23-tap upsampling, :func:`.exp.exp`;
 * ``BT-H`` -- Brovey with haze correction, :func:`.bt_h.bt_h`;
 * ``GSA`` -- adaptive Gram-Schmidt, :func:`.gsa.gsa`;
 * ``MTF-GLP-HPM`` -- MTF-matched GLP with high-pass modulation, :func:`.mtf_glp_hpm.mtf_glp_hpm`.
 
-:func:`.npy_output.write_baseline` writes one straight into a ``.npy`` file, atomically.
+``npy_output.write_baseline`` writes one straight into a ``.npy`` file, atomically.
 
 Example, on the bundled real scene (144 x 144 x 4 MS, 576 x 576 PAN, 11-bit DN):
 

@@ -36,12 +36,12 @@ def bt_h(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = Non
     Parameters
     ----------
     ms, pan, ratio
-        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+        The common baseline signature (``pansharp_iqa.baselines.inputs``), DN.
     sensor : str or Sensor
         Unused: the method does not depend on the MTF.
     out, strip_rows
-        Where to write the result and the strip height (:func:`.strips.output_for`,
-        :func:`.strips.strip_plan`).
+        Where to write the result and the strip height (``strips.output_for``,
+        ``strips.strip_plan``).
 
     Returns
     -------

@@ -22,12 +22,12 @@ def exp(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = None
     Parameters
     ----------
     ms, pan, ratio
-        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+        The common baseline signature (``pansharp_iqa.baselines.inputs``), DN.
     sensor : str or Sensor
         Unused (the PAN only fixes the output size).
     out, strip_rows
-        Where to write the result and the strip height (:func:`.strips.output_for`,
-        :func:`.strips.strip_plan`).
+        Where to write the result and the strip height (``strips.output_for``,
+        ``strips.strip_plan``).
 
     Returns
     -------

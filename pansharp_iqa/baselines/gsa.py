@@ -19,7 +19,7 @@ def gsa(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = None
 
     The intensity ``I = sum_b w_b EXP0_b + w_0`` uses weights regressed, at MS scale, between the
     mean-removed low-resolution MS plus a constant and the toolbox's ``LPfilterPlusDec`` of the
-    mean-removed PAN (:func:`.lowpass.plusdec_lowpass_decimate`: the undilated B3-spline wavelet
+    mean-removed PAN (``lowpass.plusdec_lowpass_decimate``: the undilated B3-spline wavelet
     low-pass with its own border rule, then nearest decimation). With ``I0 = I - mean(I)`` and
     ``g_b = cov(I0, EXP_b) / var(I0)``: ``F_b = EXP_b + g_b (P - mean(P) - I0)`` (``EXP`` = 23-tap
     upsampled MS, ``EXP0`` its band means removed). The toolbox then shifts each band to the mean
@@ -34,12 +34,12 @@ def gsa(ms: Any, pan: Any, *, sensor: object = None, ratio: int, out: Any = None
     Parameters
     ----------
     ms, pan, ratio
-        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+        The common baseline signature (``pansharp_iqa.baselines.inputs``), DN.
     sensor : str or Sensor
         Unused (GSA's injection gains come from regressions, not from the MTF).
     out, strip_rows
-        Where to write the result and the strip height (:func:`.strips.output_for`,
-        :func:`.strips.strip_plan`).
+        Where to write the result and the strip height (``strips.output_for``,
+        ``strips.strip_plan``).
 
     Returns
     -------

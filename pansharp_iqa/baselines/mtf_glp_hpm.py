@@ -39,12 +39,12 @@ def mtf_glp_hpm(ms: Any, pan: Any, *, sensor: object, ratio: int, out: Any = Non
     Parameters
     ----------
     ms, pan, ratio
-        The common baseline signature (:mod:`pansharp_iqa.baselines.inputs`), DN.
+        The common baseline signature (``pansharp_iqa.baselines.inputs``), DN.
     sensor : str or Sensor
         Required: it gives the per-band MS GNyq (``"none"`` for the generic 0.30).
     out, strip_rows
-        Where to write the result and the strip height (:func:`.strips.output_for`,
-        :func:`.strips.strip_plan`).
+        Where to write the result and the strip height (``strips.output_for``,
+        ``strips.strip_plan``).
 
     Returns
     -------

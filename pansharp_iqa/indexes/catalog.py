@@ -1,13 +1,13 @@
 """The index catalogue: every quality index declared once, for every path and report to iterate over.
 
 An :class:`Index` says what an index is (name, direction, unit, TeX label, definition and
-references), which protocols' default tables have it (:attr:`Index.protocols`; an index with
+references), which protocols' default tables have it (``Index.protocols``; an index with
 ``on_request=True`` is an extra a user can add with ``indexes=`` / ``--indexes``), which chunk
 :class:`Statistic` objects it is computed from, and its finalize step. A :class:`Statistic` says
 what one chunk of the images contributes (its chunk function and its fields), how chunks merge
 (:meth:`Statistic.reduce`), and the pixels around a chunk it reads (its :data:`Support`).
 
-The in-memory strip pass (:mod:`pansharp_iqa.indexes.reduced_pass`), the tile engine
+The in-memory strip pass (``pansharp_iqa.indexes.reduced_pass``), the tile engine
 (:mod:`pansharp_iqa.tiled`), the protocols' tables (:mod:`pansharp_iqa.protocols`) and the report
 writers (directions, TeX labels) read this module; nothing else names an index's formula.
 
@@ -60,7 +60,7 @@ __all__ = [
 #: mirror-extended at its bottom/right end (MATLAB ``'symmetric'``); ``"sobel"``: one pixel around
 #: it (zero outside the frame of the SCC form); ``"scene"``: full-resolution statistics computed by
 #: the full-resolution engines on derived images (the EXP, the low-pass PAN, the MTF-filtered
-#: fused image) with the halos of :mod:`pansharp_iqa.tiled.halos`.
+#: fused image) with the halos of ``pansharp_iqa.tiled.halos``.
 Support = Literal["pixels", "windows", "blocks", "sobel", "scene"]
 
 SUPPORTS: dict[str, str] = {
@@ -77,7 +77,7 @@ SUPPORTS: dict[str, str] = {
 class ChunkContext:
     """What a chunk function needs besides its pixels.
 
-    Attributes
+    Parameters
     ----------
     block_size : int
         Q2n block and Q window side (pixels).
@@ -96,7 +96,7 @@ class ChunkContext:
 class FinalizeContext:
     """What a finalize step needs besides the sums.
 
-    Attributes
+    Parameters
     ----------
     ratio : float
         PAN/MS resolution ratio (ERGAS).
@@ -105,7 +105,7 @@ class FinalizeContext:
     n_bands : int
         Bands of the evaluated images.
     nan_policy : {"raise", "omit", "propagate"}
-        Constant blocks of D_lambda/D_s (see :func:`~.full_resolution.mean_block_uiqi`).
+        Constant blocks of D_lambda/D_s (see ``indexes.full_resolution.mean_block_uiqi``).
     """
 
     ratio: float = 4.0
@@ -133,9 +133,10 @@ def _concat_blocks(parts: Sequence[np.ndarray]) -> dict[str, Any]:
 class Statistic:
     """The sums one chunk of the images contributes, and how chunks merge.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        Its key in the merged sums that finalize steps read (``"q2n_blocks"``, ``"sam_angles"``, ...).
     support : Support
         Pixels around a chunk the chunk function reads.
     fields : tuple of str
@@ -143,7 +144,7 @@ class Statistic:
     scalars : tuple of str
         The fields that are numbers (the others are vectors, e.g. one value per band).
     chunk : callable or None
-        ``"blocks"``: ``chunk(ref, fus, r0, r1, ctx)`` on :class:`~.strips.StripImage` images and
+        ``"blocks"``: ``chunk(ref, fus, r0, r1, ctx)`` on ``StripImage`` images (``indexes.strips``) and
         the block rows starting in ``[r0, r1)``; other supports: ``chunk(ref_planes, fus_planes,
         ctx)`` on (B, h, w) float64 planes of the chunk with its halo. Returns a dict of fields
         (``"blocks"``: the block values). None for ``"scene"`` statistics, which the
@@ -163,6 +164,16 @@ class Statistic:
     def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
         """Merge chunk results (in chunk order) into the statistic's fields.
 
+        Parameters
+        ----------
+        parts : sequence
+            The chunk function's results, in chunk order.
+
+        Returns
+        -------
+        dict
+            The statistic's fields.
+
         Examples
         --------
         >>> get_statistic("sam_angles").reduce([{"angle_sum": 1.0, "valid": 2, "pixels": 2}] * 2)
@@ -175,12 +186,14 @@ class Statistic:
 class Index:
     """One quality index, declared once.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Key in results and reports.
     resolution : {"reduced", "full"}
+        Reduced resolution (against a reference) or full resolution (no reference).
     higher_is_better : bool
+        The direction of better values (reports mark the best method with it).
     unit : str
         ``""`` for dimensionless indexes.
     tex : str
@@ -188,11 +201,12 @@ class Index:
     definition : str
         One line: what is computed (recorded in cards of extras).
     references : tuple of str
+        Where it is defined (authors, venue, DOI).
     protocols : tuple of str
         Protocols whose default table has the index, in table order (protocol names).
     on_request : bool
         An extra: computed only when asked for (``indexes=``), by any protocol whose engine has
-        the statistics it needs (:attr:`engine`).
+        the statistics it needs (``engine``).
     engine : {"toolbox", "reprojected"}
         Which family of evaluators computes it (``"reprojected"``: the reprojected protocol's own
         pipeline, :mod:`pansharp_iqa.reprojected`).
@@ -380,6 +394,15 @@ _BY_NAME = {i.name: i for i in INDEXES}
 def get_index(name: str) -> Index:
     """The declaration of an index, by its name (case-sensitive, as in results).
 
+    Parameters
+    ----------
+    name : str
+        Index name (``"Q2n"``, ``"D_lambda"``, ...).
+
+    Returns
+    -------
+    Index
+
     Raises
     ------
     SettingError
@@ -398,6 +421,20 @@ def get_index(name: str) -> Index:
 def get_statistic(name: str) -> Statistic:
     """A chunk statistic by name.
 
+    Parameters
+    ----------
+    name : str
+        Statistic name (``"q_windows"``, ``"block_uiqi"``, ...).
+
+    Returns
+    -------
+    Statistic
+
+    Raises
+    ------
+    KeyError
+        Unknown name.
+
     Examples
     --------
     >>> get_statistic("q_windows").support
@@ -409,6 +446,18 @@ def get_statistic(name: str) -> Statistic:
 def indexes_of(protocol: str, resolution: str) -> tuple[Index, ...]:
     """The default table of a protocol (by name) at ``"reduced"`` or ``"full"`` resolution.
 
+    Parameters
+    ----------
+    protocol : str
+        Protocol name (``"toolbox2020"``, ...).
+    resolution : {"reduced", "full"}
+        Which table.
+
+    Returns
+    -------
+    tuple of Index
+        In report order (empty for a protocol without that table).
+
     Examples
     --------
     >>> [i.name for i in indexes_of("toolbox2015", "full")]
@@ -419,6 +468,15 @@ def indexes_of(protocol: str, resolution: str) -> tuple[Index, ...]:
 
 def index_names(resolution: str | None = None) -> tuple[str, ...]:
     """Names of the declared indexes (of one resolution), in report order.
+
+    Parameters
+    ----------
+    resolution : {"reduced", "full"}, optional
+        Only the indexes of this resolution (default: all).
+
+    Returns
+    -------
+    tuple of str
 
     Examples
     --------
@@ -487,6 +545,15 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
     """The statistics the named indexes are computed from (through their ``needs`` too), in
     :data:`STATISTICS` order.
 
+    Parameters
+    ----------
+    names : sequence of str
+        Index names.
+
+    Returns
+    -------
+    tuple of Statistic
+
     Examples
     --------
     >>> [s.name for s in statistics_for(["QNR"])]
@@ -510,10 +577,12 @@ def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext
     Parameters
     ----------
     names : sequence of str
+        The indexes to finalize.
     sums : mapping
         Statistic name -> merged fields (a mapping that computes a statistic when first read is
         fine: statistics are read in catalogue order).
     ctx : FinalizeContext
+        Settings the finalize steps read (ratio, bits, band count, constant-block policy).
 
     Returns
     -------
@@ -543,6 +612,15 @@ def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext
 def direction(name: str) -> int | None:
     """+1 (higher is better), -1 (lower is better), or None for a name that is not an index.
 
+    Parameters
+    ----------
+    name : str
+        Index name, or another column of a report.
+
+    Returns
+    -------
+    int or None
+
     Examples
     --------
     >>> direction("SAM"), direction("HQNR"), direction("loss")
@@ -554,6 +632,15 @@ def direction(name: str) -> int | None:
 
 def tex_label(name: str) -> str | None:
     """The index's ``results.tex`` column label, or None for a name that is not an index.
+
+    Parameters
+    ----------
+    name : str
+        Index name, or another column of a report.
+
+    Returns
+    -------
+    str or None
 
     Examples
     --------

@@ -89,6 +89,7 @@ def ergas(reference: np.ndarray, fused: np.ndarray, *, ratio: int, layout: Layou
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
+        Reference (ground truth) and fused image, DN (any dtype; float64 inside).
     ratio : int
         PAN/MS resolution ratio (an integer >= 2); required, no default.
     layout : {"NCHW", "NHWC"}, optional

@@ -314,9 +314,9 @@ def q2n(
     of blocks, both images are extended at the bottom/right by mirroring that includes the edge
     pixel (MATLAB 'symmetric'); both are cast to uint16 as MATLAB does (round half away from
     zero, saturate); bands are zero-padded to the next power of two; each block's hypercomplex
-    quality is computed (:func:`pansharp_iqa.hypercomplex.block_q_values`) and the moduli are
+    quality is computed (``pansharp_iqa.hypercomplex.block_q_values``) and the moduli are
     averaged. ``cast="int16-truncated", padding="reflect"`` give the reprojected protocol's
-    conventions (see :func:`q2n_grid_values`; its ``std_floor`` default is then 1e-10).
+    conventions (see ``indexes.q2n.q2n_grid_values``; its ``std_floor`` default is then 1e-10).
 
     Parameters
     ----------

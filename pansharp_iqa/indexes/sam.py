@@ -118,8 +118,9 @@ def sam(
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
+        Reference (ground truth) and fused image, DN (any dtype; float64 inside).
     zero_norm : {"exclude", "count"}
-        Treatment of zero-norm pixels (see :func:`sam_from_sums`).
+        Treatment of zero-norm pixels (see ``indexes.sam.sam_from_sums``).
     return_map : bool
         Also return the (H, W) angle map in degrees.
     layout : {"NCHW", "NHWC"}, optional

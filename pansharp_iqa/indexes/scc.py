@@ -207,7 +207,10 @@ def scc(reference: np.ndarray, fused: np.ndarray, *, gradient: Gradient = "magni
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
+        Reference (ground truth) and fused image, DN (any dtype; float64 inside).
     gradient : {"magnitude", "vertical"}
+        Sobel magnitude of the frame-cropped image (toolbox 2020) or the vertical Sobel response
+        (toolbox 2015).
     variant : {"2020", "2015"}, optional
         Deprecated name of ``gradient``.
     layout : {"NCHW", "NHWC"}, optional

@@ -1,18 +1,18 @@
 """Readers for pansharpening datasets and results (the input side of ``pansharp-eval``).
 
-* :mod:`.dataset_config` -- ``dataset.toml`` parsing and command-line overrides (sensor, ratio, bits,
+* ``dataset_config`` -- ``dataset.toml`` parsing and command-line overrides (sensor, ratio, bits,
   resolution, protocol, input and result scales);
-* :mod:`.discovery` -- which scenes a dataset folder (or PanCollection ``.h5`` file) holds;
-* :mod:`.arrays` -- the format readers (``.mat``, ``.npy``, ``.npz``, ``.h5``);
-* :mod:`.geotiff` -- the one GeoTIFF reader;
-* :mod:`.orientation` -- ``(H, W, B)`` / ``(B, H, W)`` recognition;
-* :mod:`.scenes` -- loading one scene's MS, PAN and GT in digital numbers;
-* :mod:`.results` -- locating and loading a method's fused image for a scene;
-* :mod:`.scale` -- value-range checks against the declared scale;
-* :mod:`.hashing` -- SHA-256 of input files;
-* :mod:`.windows` -- ``.npy``/HDF5/GeoTIFF files read window by window (headers only until then),
+* ``discovery`` -- which scenes a dataset folder (or PanCollection ``.h5`` file) holds;
+* ``arrays`` -- the format readers (``.mat``, ``.npy``, ``.npz``, ``.h5``);
+* ``geotiff`` -- the one GeoTIFF reader;
+* ``orientation`` -- ``(H, W, B)`` / ``(B, H, W)`` recognition;
+* ``scenes`` -- loading one scene's MS, PAN and GT in digital numbers;
+* ``results`` -- locating and loading a method's fused image for a scene;
+* ``scale`` -- value-range checks against the declared scale;
+* ``hashing`` -- SHA-256 of input files;
+* ``windows`` -- ``.npy``/HDF5/GeoTIFF files read window by window (headers only until then),
   for tile-wise evaluation of scenes of any size (imported on demand, not here);
-* :mod:`.memory` -- memory available to the process (``MemAvailable``, cgroup limits).
+* ``memory`` -- memory available to the process (``MemAvailable``, cgroup limits).
 """
 
 from .dataset_config import DatasetSettings, load_settings, parse_scale

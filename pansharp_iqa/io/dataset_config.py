@@ -78,7 +78,7 @@ _FLAG = {
 class DatasetSettings:
     """The settings one evaluation runs with (all recorded in ``results.json``).
 
-    Attributes
+    Parameters
     ----------
     name : str
         Dataset name (the folder or ``.h5`` file stem unless ``name`` is set in the TOML).

@@ -29,7 +29,7 @@ _ROLE_RE = re.compile(r"^(?P<scene>.+)_(?P<role>ms|pan|gt)$", re.IGNORECASE)
 class SceneSource:
     """Where one scene's inputs are.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Scene name (results are looked up as ``<method>/<name>.<ext>``).
@@ -56,7 +56,18 @@ class SceneSource:
         return sorted({p for _, p in self.files})
 
     def file_for(self, role: str) -> str | None:
-        """Path of the file holding ``role`` (``"bundle"`` files hold every role)."""
+        """Path of the file holding ``role`` (``"bundle"`` files hold every role).
+
+        Parameters
+        ----------
+        role : str
+            ``"ms"``, ``"pan"``, ``"gt"``, ...
+
+        Returns
+        -------
+        str or None
+            ``None`` when the scene has no file for it.
+        """
         for r, p in self.files:
             if r in (role, "bundle"):
                 return p

@@ -76,7 +76,7 @@ def load_scene(
         Which of ``"ms"`` (low-resolution MS, ``(H/ratio, W/ratio, B)``), ``"pan"`` (``(H, W)``)
         and ``"gt"`` (``(H, W, B)``) to load.
     cache : dict, optional
-        Contents of ``.mat``/``.npz`` bundles already read (shared with :func:`scene_shapes`).
+        Contents of ``.mat``/``.npz`` bundles already read (shared with ``scene_shapes``).
 
     Returns
     -------

@@ -496,7 +496,8 @@ def is_lazy_input(x: Any) -> bool:
     Returns
     -------
     bool
-        True for paths (``str``/``os.PathLike``), rasterio datasets, :class:`Source` readers and
+        True for paths (``str``/``os.PathLike``), rasterio datasets, ``Source`` readers
+        (``pansharp_iqa.io.windows``) and
         non-``ndarray`` array-likes with ``.shape`` and slicing (h5py/zarr datasets...); False for
         NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and
         scalars.

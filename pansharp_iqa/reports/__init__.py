@@ -6,10 +6,10 @@ All writers take the same inputs: the per-(scene, method) records (dicts with ``
 :func:`.summary.summarise`.
 
 Modules imported on demand (they need scipy.stats, scikit-image or matplotlib):
-:mod:`.stats` (statistics across scenes), :mod:`.display` (display images from arrays),
-:mod:`.image_codec` (JPEG, ``data:`` URIs), :mod:`.pair_display` (one pair's images, one
-scene's grid), :mod:`.html` (``report.html``), :mod:`.figures` (publication figures),
-:mod:`.plots` (box plots and index maps).
+``stats`` (statistics across scenes), ``display`` (display images from arrays),
+``image_codec`` (JPEG, ``data:`` URIs), ``pair_display`` (one pair's images, one
+scene's grid), ``html`` (``report.html``), ``figures`` (publication figures),
+``plots`` (box plots and index maps).
 """
 
 from .csv_report import write_csv

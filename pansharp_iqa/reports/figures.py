@@ -60,7 +60,7 @@ def comparison_figure(view: SceneView, *, panel_inches: float = _PANEL_INCHES) -
     ----------
     view : SceneView
         The scene's panels (:func:`~.pair_display.scene_view` from arrays, or as ``pansharp-eval``
-        assembles them with :func:`~.pair_display.assemble_scene`).
+        assembles them with ``reports.pair_display.assemble_scene``).
     panel_inches : float
         Width of one panel (inches).
 

@@ -27,6 +27,7 @@ def render_latex(summary: Summary, *, caption: str = "", label: str = "tab:pansh
     Parameters
     ----------
     summary : Summary
+        Statistics of the evaluation (:func:`summarise`).
     caption : str
         Table caption (escaped).
     label : str

@@ -50,6 +50,7 @@ def render_markdown(
     Parameters
     ----------
     summary : Summary
+        Statistics of the evaluation (:func:`summarise`).
     failures : sequence of mapping
         Failed records (``scene``, ``method``, ``reason``).
     title : str
@@ -57,7 +58,7 @@ def render_markdown(
     notes : sequence of str
         Lines printed under the table (protocol, sensor, ...).
     statistics : mapping of str to IndexStatistics, optional
-        From :func:`~.stats.compare_methods`: adds the "Statistics across scenes" section and marks
+        From ``reports.stats.compare_methods``: adds the "Statistics across scenes" section and marks
         with ``≈`` the methods not distinguishable from the best. ``None``: no section.
     n_scenes : int
         Scenes in the run (explains an empty ``statistics``).

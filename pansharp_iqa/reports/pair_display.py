@@ -192,7 +192,7 @@ def make_pair_display(
     ratio : int
         PAN/MS resolution ratio.
     rgb : RgbChoice
-        Bands to show (see :func:`~.display.rgb_bands`).
+        Bands to show (see ``reports.display.rgb_bands``).
     max_side : int
         Longer side of the display images (pixels).
     with_fused : bool
@@ -369,14 +369,14 @@ def scene_view(
         PAN/MS resolution ratio.
     band_names : sequence of str, optional
         Band names in storage order: the bands named Red, Green and Blue are shown (see
-        :func:`~.display.rgb_bands`).
+        ``reports.display.rgb_bands``).
     max_side : int
         Longer side of the display images (pixels).
 
     Returns
     -------
     SceneView
-        For :func:`~.figures.comparison_figure` or :func:`~.html.render_scene_grid`.
+        For :func:`pansharp_iqa.reports.comparison_figure` or ``reports.html.render_scene_grid``.
 
     Examples
     --------

@@ -31,7 +31,7 @@ def metric_order(records: Sequence[Mapping[str, Any]]) -> list[str]:
 class Summary:
     """Statistics of one evaluation.
 
-    Attributes
+    Parameters
     ----------
     methods : list of str
         Methods in report order.

@@ -8,7 +8,7 @@ Public API
 ----------
 - :func:`evaluate_reprojected` -- all indexes in one pass (R-Q2n, R-Q, R-SAM, R-ERGAS, D_rho).
 - :func:`r_q2n`, :func:`r_q`, :func:`r_sam`, :func:`r_ergas`, :func:`d_rho`, :func:`d_lambda_k_ms`.
-- :func:`coregister` (per-band shifts), :func:`reproject`, :func:`reprojection_kernel(s)`,
+- :func:`coregister` (per-band shifts), :func:`reproject`, :func:`reprojection_kernel`, :func:`reprojection_kernels`,
   :func:`local_cross_correlation`, :func:`reprojected_values` (the R-indexes of a reprojected image:
   the package's Q2n, Q, SAM and ERGAS with the protocol's conventions). The former MS-scale twins
   ``q2n_index``, ``uiqi_index``, ``sam_index``, ``ergas_index`` are deprecated aliases of

@@ -47,6 +47,7 @@ def search_window_for(ratio: int) -> int:
     Parameters
     ----------
     ratio : int
+        PAN/MS resolution ratio.
 
     Returns
     -------

@@ -70,7 +70,7 @@ def reprojected_values(ms: np.ndarray, x: np.ndarray, ratio: int, *, indexes: Se
     ratio : int
         For R-ERGAS.
     indexes : sequence of str
-        Which of :data:`R_INDEXES`.
+        Which of ``R_INDEXES``.
     block_size, shift : int
         Q2n blocks and Q window.
 
@@ -100,7 +100,17 @@ def _deprecated(old: str, new: str) -> None:
 
 def q2n_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = 32, shift: int = 32,
               return_blocks: bool = False) -> float | tuple[float, np.ndarray]:
-    """Deprecated: ``pansharp_iqa.q2n(reference, fused, cast="int16-truncated", padding="reflect")``."""
+    """Deprecated: ``pansharp_iqa.q2n(reference, fused, cast="int16-truncated", padding="reflect")``.
+
+    Parameters
+    ----------
+    reference, fused : ndarray, shape (H, W, B)
+        Reference (the MS) and reprojected fused image.
+    block_size, shift : int
+        Q2n blocks and their step.
+    return_blocks : bool
+        Also return the block values.
+    """
     _deprecated("q2n_index", "pansharp_iqa.q2n(..., cast='int16-truncated', padding='reflect')")
     return q2n(reference, fused, block_size=block_size, shift=shift, cast="int16-truncated", padding="reflect",
                return_map=return_blocks)
@@ -108,20 +118,46 @@ def q2n_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = 32,
 
 def uiqi_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = 32,
                return_map: bool = False) -> float | tuple[float, np.ndarray]:
-    """Deprecated: ``pansharp_iqa.q_index(reference, fused, windows="edge-extended")``."""
+    """Deprecated: ``pansharp_iqa.q_index(reference, fused, windows="edge-extended")``.
+
+    Parameters
+    ----------
+    reference, fused : ndarray, shape (H, W, B)
+        Reference (the MS) and reprojected fused image.
+    block_size : int
+        UIQI window side.
+    return_map : bool
+        Also return the UIQI map.
+    """
     _deprecated("uiqi_index", "pansharp_iqa.q_index(..., windows='edge-extended')")
     return q_index(reference, fused, block_size=block_size, windows="edge-extended", return_map=return_map)
 
 
 def sam_index(reference: np.ndarray, fused: np.ndarray, *,
               return_map: bool = False) -> float | tuple[float, np.ndarray]:
-    """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="count")``."""
+    """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="count")``.
+
+    Parameters
+    ----------
+    reference, fused : ndarray, shape (H, W, B)
+        Reference (the MS) and reprojected fused image.
+    return_map : bool
+        Also return the angle map (degrees).
+    """
     _deprecated("sam_index", "pansharp_iqa.sam(..., zero_norm='count')")
     return sam(reference, fused, zero_norm="count", return_map=return_map)
 
 
 def ergas_index(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
-    """Deprecated: ``pansharp_iqa.ergas(reference, fused, ratio=ratio)``."""
+    """Deprecated: ``pansharp_iqa.ergas(reference, fused, ratio=ratio)``.
+
+    Parameters
+    ----------
+    reference, fused : ndarray, shape (H, W, B)
+        Reference (the MS) and reprojected fused image.
+    ratio : int
+        PAN/MS resolution ratio.
+    """
     _deprecated("ergas_index", "pansharp_iqa.ergas")
     return ergas(reference, fused, ratio=ratio)
 
@@ -245,7 +281,12 @@ def r_q(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, sensor: Any, rati
         shifts: Any = None, block_size: int = 32) -> float:
     """R-Q: mean UIQI of the reprojected fused image against the MS (edge-extended windows).
 
-    Parameters are those of :func:`r_q2n` (``block_size``: the UIQI window, 32).
+    Parameters
+    ----------
+    fused, ms, pan, sensor, ratio, shifts
+        As :func:`r_q2n`.
+    block_size : int
+        UIQI window side (32 in the protocol).
 
     Returns
     -------
@@ -263,7 +304,10 @@ def r_sam(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, sensor: Any, ra
           shifts: Any = None) -> float:
     """R-SAM (degrees) of the reprojected fused image against the MS (zero-norm pixels count as 0).
 
-    Parameters are those of :func:`r_q2n`.
+    Parameters
+    ----------
+    fused, ms, pan, sensor, ratio, shifts
+        As :func:`r_q2n`.
 
     Returns
     -------
@@ -281,7 +325,10 @@ def r_ergas(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, sensor: Any, 
             shifts: Any = None) -> float:
     """R-ERGAS of the reprojected fused image against the MS.
 
-    Parameters are those of :func:`r_q2n`.
+    Parameters
+    ----------
+    fused, ms, pan, sensor, ratio, shifts
+        As :func:`r_q2n`.
 
     Returns
     -------
@@ -311,8 +358,9 @@ def d_rho(
 ) -> float | tuple[float, np.ndarray]:
     """D_rho: mean of ``1 - rho`` between every fused band and the PAN (Scarpa & Ciotola 2022).
 
-    ``rho`` is the local cross-correlation field (:func:`~pansharp_iqa.reprojected.correlation.
-    local_cross_correlation`) of each fused band (PAN scale, unfiltered) with the PAN, half width
+    ``rho`` is the local cross-correlation field
+    (:func:`~pansharp_iqa.reprojected.local_cross_correlation`) of each fused band (PAN scale,
+    unfiltered) with the PAN, half width
     ``ceil(ratio/2)`` (window ratio x ratio for even ratios), clipped to [-1, 1]; D_rho is one
     global mean over all pixels (borders included) and bands. Sensor-independent; invariant to a
     positive gain on the fused image; 0 when every band equals the PAN; in [0, 2].

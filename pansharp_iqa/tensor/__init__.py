@@ -1,11 +1,11 @@
 """Tensors, batches and training loops: the core's exact numbers on PyTorch, MindSpore, CuPy and
 DLPack arrays, batch by batch, on the tensor's device.
 
-* :mod:`.inputs`: recognising framework arrays, declared batch layouts (``"NCHW"``, ``"NHWC"``);
-* :mod:`.batch`: evaluating a batch (one value per image) on the host or on the device;
-* :mod:`.metrics`: :class:`ReducedMetrics` / :class:`FullMetrics`, streaming accumulators for
+* ``inputs``: recognising framework arrays, declared batch layouts (``"NCHW"``, ``"NHWC"``);
+* ``batch``: evaluating a batch (one value per image) on the host or on the device;
+* ``metrics``: :class:`ReducedMetrics` / :class:`FullMetrics`, streaming accumulators for
   validation loops;
-* :mod:`.torch_ops`, :mod:`.torch_backend`: the PyTorch backend (float64 on the tensor's device);
+* ``torch_ops``, ``torch_backend``: the PyTorch backend (float64 on the tensor's device);
 * :mod:`.torchmetrics_adapter`, :mod:`.mindspore_adapter`: framework metric classes.
 
 No framework is imported until it is used.

@@ -138,6 +138,7 @@ class ReducedMetrics(_Accumulator):
     bits : int
         Radiometric resolution.
     protocol : str, default "toolbox2020"
+        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
     scale : float, default 1.0
         Multiplier to DN of predictions and references (``2047`` for [0, 1] outputs of 11-bit
         data, PanCollection's convention); the scale rules apply to each image.
@@ -192,9 +193,11 @@ class FullMetrics(_Accumulator):
     ratio, bits : int, optional
         Default to the sensor's nominal values.
     protocol : str, default "toolbox2020"
+        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
     scale : float, default 1.0
         Multiplier to DN of predictions, MS and PAN.
     threshold : bool
+        Clip predictions to [0, 2^bits] first.
     nan_policy : {"raise", "omit", "propagate"}
     indexes : sequence of str, optional
         A subset of the protocol's table.
@@ -221,6 +224,13 @@ class FullMetrics(_Accumulator):
 
     def update(self, pred: object, ms: object, pan: object) -> dict[str, np.ndarray]:
         """Evaluate one batch (fused, MS, PAN) and keep its per-image values.
+
+        Parameters
+        ----------
+        pred, ms : batch
+            Fused images and their low-resolution MS in the metric's layout (tensors or arrays).
+        pan : batch
+            PAN images, (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
 
         Returns
         -------

@@ -6,7 +6,7 @@ every process's images and :meth:`~ReducedQuality.compute` returns the numbers o
 that saw them all (means over images by correctly rounded sums: the order does not matter).
 ``compute()`` returns ``{index: mean}`` as float64 scalar tensors; :meth:`~ReducedQuality.std`,
 :meth:`~ReducedQuality.per_image` and :meth:`~ReducedQuality.card` give the rest. Each index's
-direction is :attr:`~ReducedQuality.higher_is_better_of`; :func:`index_metric` makes a metric of
+direction is ``metric.higher_is_better_of``; :func:`index_metric` makes a metric of
 one index whose class declares its ``higher_is_better`` (for ``MetricCollection``, ``plot()`` and
 checkpoint callbacks that read it).
 
@@ -98,14 +98,19 @@ class ReducedQuality(_Quality):
     Parameters
     ----------
     ratio : int
+        PAN/MS resolution ratio (ERGAS).
     bits : int
+        Radiometric resolution (bits).
     protocol : str, default "toolbox2020"
+        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
     scale : float, default 1.0
         Multiplier to DN (e.g. 2047 for [0, 1] outputs of 11-bit data).
     threshold : bool
+        Clip predictions to [0, 2^bits] first.
     indexes : sequence of str, optional
         The table (e.g. ``["Q2n"]`` alone, or ``["default", "PSNR", "CC"]``).
     layout : {"NCHW", "NHWC"}, default "NCHW"
+        Layout of the prediction and target batches.
     backend : {"auto", "host", "torch"}
         ``"auto"``: on the tensors' device when it is an accelerator, else the host core.
     **kwargs
@@ -125,7 +130,13 @@ class ReducedQuality(_Quality):
                                      indexes=indexes), layout, backend)
 
     def update(self, pred: torch.Tensor, target: torch.Tensor) -> None:
-        """Evaluate a batch of predictions against their references."""
+        """Evaluate a batch of predictions against their references.
+
+        Parameters
+        ----------
+        pred, target : torch.Tensor
+            Predictions and references in the metric's layout.
+        """
         self._store(evaluate_batch(reduced_in_memory, self.settings, {"fused": pred, "reference": target},
                                    layout=self.layout, backend=self.backend))
 
@@ -136,15 +147,23 @@ class FullQuality(_Quality):
     Parameters
     ----------
     sensor : str or Sensor
+        Required (its MTF drives D_lambda_K).
     ratio, bits : int, optional
+        Default to the sensor's nominal values.
     protocol : str, default "toolbox2020"
+        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
     scale : float, default 1.0
+        Multiplier to DN of predictions, MS and PAN.
     threshold : bool
+        Clip predictions to [0, 2^bits] first.
     nan_policy : {"raise", "omit", "propagate"}
+        Treatment of constant blocks (see :func:`pansharp_iqa.d_lambda`).
     indexes : sequence of str, optional
+        A subset of the protocol's table.
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Of the prediction and MS batches; PAN as (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
     backend : {"auto", "host", "torch"}
+        ``"auto"``: on the tensors' device when it is an accelerator, else the host core.
     **kwargs
         torchmetrics ``Metric`` options.
 
@@ -163,7 +182,15 @@ class FullQuality(_Quality):
                                   threshold=threshold, nan_policy=nan_policy, indexes=indexes), layout, backend)
 
     def update(self, pred: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor) -> None:
-        """Evaluate a batch of fused images against their MS and PAN."""
+        """Evaluate a batch of fused images against their MS and PAN.
+
+        Parameters
+        ----------
+        pred, ms : torch.Tensor
+            Fused images and their low-resolution MS in the metric's layout.
+        pan : torch.Tensor
+            PAN images, (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
+        """
         self._store(evaluate_batch(full_in_memory, self.settings, {"fused": pred, "ms": ms, "pan": pan},
                                    layout=self.layout, backend=self.backend, pans=("pan",)))
 

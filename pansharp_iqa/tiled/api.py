@@ -218,13 +218,18 @@ def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protoc
                     indexes: Sequence[str] | str | None = None) -> TiledJob:
     """Validate the settings and shapes of a reduced-resolution evaluation and plan its tiles.
 
-    Parameters are those of :func:`evaluate_reduced_tiled`; ``name`` labels the job.
+    Parameters
+    ----------
+    fused, reference, ratio, bits, protocol, scale, threshold, tile_size, scale_mismatch, indexes
+        As :func:`evaluate_reduced_tiled`.
+    name : str
+        Label of the job (progress, outcomes).
 
     Returns
     -------
     TiledJob
-        Run it with :func:`pansharp_iqa.tiled.executor.run_jobs` (or
-        :func:`pansharp_iqa.tiled.distributed.evaluate_scenes`).
+        Run it with :func:`pansharp_iqa.tiled.run_jobs` (or
+        :func:`pansharp_iqa.tiled.evaluate_scenes`).
     """
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
                                 scale_mismatch=scale_mismatch, indexes=indexes)
@@ -238,7 +243,12 @@ def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: 
                  indexes: Sequence[str] | str | None = None) -> TiledJob:
     """Validate the settings and shapes of a full-resolution evaluation and plan its tiles.
 
-    Parameters are those of :func:`evaluate_full_tiled`; ``name`` labels the job.
+    Parameters
+    ----------
+    fused, ms, pan, sensor, ratio, bits, protocol, scale, threshold, nan_policy, tile_size, scale_mismatch, indexes
+        As :func:`evaluate_full_tiled`.
+    name : str
+        Label of the job (progress, outcomes).
 
     Returns
     -------
@@ -332,7 +342,7 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     Same numbers (to 1e-9 relative or better) and card as
     :func:`pansharp_iqa.evaluate.evaluate_full`, plus ``card["tiling"]``. ``reprojected2022``
     runs two passes over the tiles (coregistration sums, then the indexes with the chosen shifts;
-    see :mod:`pansharp_iqa.tiled.reprojected`).
+    see ``pansharp_iqa.tiled.reprojected``).
 
     Parameters
     ----------
@@ -343,20 +353,26 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     pan : same kinds, (H, W) or one band
         PAN (DN).
     sensor : str or Sensor
+        Required; its MTF drives D_lambda_K (and D_s under toolbox2015).
     ratio, bits : int, optional
         Default to the sensor's nominal values.
     protocol : str or Protocol, default "toolbox2020"
         ``toolbox2020``, ``toolbox2015``, ``qnr-paper`` or ``reprojected2022``.
     scale : float, default 1.0
+        Multiplier to DN applied to all three images.
     threshold : bool, default False
+        Clip the fused image to [0, 2^bits] first.
     nan_policy : {"raise", "omit", "propagate"}
         Constant blocks, as :func:`~pansharp_iqa.evaluate.evaluate_full` (counts are scene-wide).
     tile_size : int, default 512
         Tile side at PAN scale, rounded up to a multiple of lcm(32, ratio) (``reprojected2022``:
         of 32 ratio, so tiles hold whole 32 x 32 MS-scale blocks).
     jobs : int, default 1
+        Local worker processes.
     scheduler : str or distributed.Client, optional
+        Dask scheduler address (``"tcp://host:8786"``) or client: tiles run on that cluster.
     progress : bool
+        tqdm bar with tiles done / total and megapixels per second.
     scale_mismatch : {"raise", "warn"}
         As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
     indexes : sequence of str or str, optional

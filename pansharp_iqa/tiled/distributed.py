@@ -31,11 +31,12 @@ __all__ = ["Scene", "evaluate_scenes", "connect"]
 class Scene:
     """One scene to evaluate tile-wise.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Label in outcomes and progress.
     resolution : {"reduced", "full"}
+        Which evaluation (``reference`` or ``ms`` and ``pan`` are then required).
     fused : path-like or array-like
         Fused image (GeoTIFF path, ``.npy`` path, array...).
     reference : path-like or array-like, optional
@@ -57,7 +58,17 @@ class Scene:
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def prepare(self, tile_size: int) -> TiledJob:
-        """Validate and plan the scene (opens file headers; raises on bad input)."""
+        """Validate and plan the scene (opens file headers; raises on bad input).
+
+        Parameters
+        ----------
+        tile_size : int
+            Tile side in pixels (rounded up to the block grid).
+
+        Returns
+        -------
+        TiledJob
+        """
         if self.resolution == "reduced":
             return prepare_reduced(self.fused, self.reference, tile_size=tile_size, name=self.name, **self.settings)
         if self.resolution == "full":
@@ -80,6 +91,7 @@ def evaluate_scenes(
     Parameters
     ----------
     scenes : sequence of Scene
+        The scenes, each with its inputs and settings.
     jobs : int, default 1
         Local worker processes (ignored with ``scheduler``).
     scheduler : str or distributed.Client, optional

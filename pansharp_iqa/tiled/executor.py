@@ -25,13 +25,14 @@ __all__ = ["TiledJob", "JobOutcome", "run_jobs"]
 class TiledJob:
     """One scene's tile-wise evaluation.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Label for progress and outcomes (e.g. the scene name).
     ctx : object
         Picklable context passed to ``tile_fn`` (readers and settings).
     tiles : list of Tile
+        The tiles to run (``pansharp_iqa.tiled.plan``).
     tile_fn : callable
         Module-level ``tile_fn(ctx, tile) -> Partial`` (runs in workers).
     finalize : callable
@@ -52,11 +53,14 @@ class TiledJob:
 class JobOutcome:
     """Result of one job: the index dict, or the exception that failed the scene.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        The job's label.
     result : dict or None
+        The index dict (``None`` when the job failed).
     error : Exception or None
+        The exception that failed the job (``None`` when it succeeded).
     seconds : float
         Wall time from the start of the run to the job's completion (s).
     """
@@ -162,6 +166,7 @@ def run_jobs(
     Parameters
     ----------
     jobs : sequence of TiledJob
+        Prepared jobs (:func:`prepare_reduced`, :func:`prepare_full`).
     workers : int, default 1
         Local processes (``pansharp-eval --jobs``); 1 runs in this process.
     scheduler : str or distributed.Client, optional
