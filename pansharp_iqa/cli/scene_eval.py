@@ -181,8 +181,10 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
         reference = reference[lead : reference.shape[0] - trail, lead : reference.shape[1] - trail]
     bs = int(card.get("block_size", 32))
     shift = int(card.get("shift", bs))
-    _, q_map = q2n(reference, fused, block_size=bs, shift=shift, return_map=True)
-    _, s_map = sam(reference, fused, return_map=True)
+    q_out = q2n(reference, fused, block_size=bs, shift=shift, return_map=True)
+    s_out = sam(reference, fused, return_map=True)
+    assert isinstance(q_out, tuple) and isinstance(s_out, tuple)  # return_map=True: (value, map)
+    q_map, s_map = q_out[1], s_out[1]
     return {"Q2n": np.asarray(q_map, dtype=np.float64), "SAM": np.asarray(s_map, dtype=np.float64)}
 
 

@@ -16,7 +16,7 @@ Q2n conventions).
 from __future__ import annotations
 
 import math
-from typing import Literal, overload
+from typing import Literal
 
 import numpy as np
 
@@ -277,24 +277,6 @@ def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size
     return values
 
 
-@overload
-def q2n(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., shift: int = ...,
-        cast: Cast = ..., padding: Padding = ..., std_floor: float | None = ...,
-        return_map: Literal[False] = ..., layout: None = ...) -> float: ...
-@overload
-def q2n(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., shift: int = ...,
-        cast: Cast = ..., padding: Padding = ..., std_floor: float | None = ...,
-        return_map: Literal[True], layout: None = ...) -> tuple[float, np.ndarray]: ...
-@overload
-def q2n(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., shift: int = ...,
-        cast: Cast = ..., padding: Padding = ..., std_floor: float | None = ...,
-        return_map: Literal[False] = ..., layout: Layout) -> np.ndarray: ...
-@overload
-def q2n(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., shift: int = ...,
-        cast: Cast = ..., padding: Padding = ..., std_floor: float | None = ...,
-        return_map: bool, layout: None = ...) -> float | tuple[float, np.ndarray]: ...
-
-
 @batched("reference", "fused")
 def q2n(
     reference: np.ndarray,
@@ -307,7 +289,7 @@ def q2n(
     std_floor: float | None = None,
     return_map: bool = False,
     layout: Layout | None = None,
-) -> float | tuple[float, np.ndarray] | np.ndarray:
+) -> float | tuple[float, np.ndarray]:
     """Q2n index between a reference and a fused image (toolbox ``q2n``).
 
     Steps (exactly as the reference toolbox with the defaults): if the size is not a whole number

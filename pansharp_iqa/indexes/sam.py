@@ -12,7 +12,7 @@ Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-SAM
 
 from __future__ import annotations
 
-from typing import Literal, overload
+from typing import Literal
 
 import numpy as np
 
@@ -91,24 +91,11 @@ def sam_from_sums(angle_sum: float, n_valid: int, n_pixels: int, *, zero_norm: Z
     return float(angle_sum / n * 180.0 / np.pi) if n else 0.0
 
 
-@overload
-def sam(reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = ..., return_map: Literal[False] = ...,
-        layout: None = ...) -> float: ...
-@overload
-def sam(reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = ..., return_map: Literal[True],
-        layout: None = ...) -> tuple[float, np.ndarray]: ...
-@overload
-def sam(reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = ..., return_map: Literal[False] = ...,
-        layout: Layout) -> np.ndarray: ...
-@overload
-def sam(reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = ..., return_map: bool,
-        layout: None = ...) -> float | tuple[float, np.ndarray]: ...
-
 
 @batched("reference", "fused")
 def sam(
     reference: np.ndarray, fused: np.ndarray, *, zero_norm: ZeroNorm = "exclude", return_map: bool = False
-, layout: Layout | None = None) -> float | tuple[float, np.ndarray] | np.ndarray:
+, layout: Layout | None = None) -> float | tuple[float, np.ndarray]:
     """Mean spectral angle between reference and fused pixels, in degrees (toolbox ``SAM``).
 
     Pixels where either vector has zero norm are left out of the mean (map value 0 there), or

@@ -15,7 +15,7 @@ Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-Q w
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -196,19 +196,6 @@ def q_from_sums(q_sums: np.ndarray, q_count: int) -> float:
     return float(np.mean(np.asarray(q_sums) / q_count))
 
 
-@overload
-def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
-            return_map: Literal[False] = ..., layout: None = ...) -> float: ...
-@overload
-def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
-            return_map: Literal[True], layout: None = ...) -> tuple[float, np.ndarray]: ...
-@overload
-def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
-            return_map: Literal[False] = ..., layout: Layout) -> np.ndarray: ...
-@overload
-def q_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = ..., windows: Windows = ...,
-            return_map: bool, layout: None = ...) -> float | tuple[float, np.ndarray]: ...
-
 
 @batched("reference", "fused")
 def q_index(
@@ -219,7 +206,7 @@ def q_index(
     windows: Windows = "valid",
     return_map: bool = False,
     layout: Layout | None = None,
-) -> float | tuple[float, np.ndarray] | np.ndarray:
+) -> float | tuple[float, np.ndarray]:
     """Q_avg: band-averaged UIQI on a sliding window (toolbox ``Q``; R-Q's windows by option).
 
     Parameters
