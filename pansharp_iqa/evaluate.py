@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
+from .indexes.catalog import ChunkContext, FinalizeContext, derived_images, finalize, statistics_for
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
@@ -385,8 +385,7 @@ def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: Fu
     bs = proto.block_size
     check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
     names = settings.indexes
-    wanted = {s.name for s in statistics_for(names)}
-    if "exp" not in shared and (proto.low_res_terms == "exp" or "khan_q2n" in wanted):
+    if "exp" not in shared and "exp" in derived_images(names, proto.low_res_terms):
         shared["exp"] = expanded_ms(ms, ratio, ms_exp, fus.shape)
     sensor_free = not proto.d_s_uses_sensor
 

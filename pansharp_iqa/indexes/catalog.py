@@ -5,10 +5,13 @@ references), which protocols' default tables have it (``Index.protocols``; an in
 ``on_request=True`` is an extra a user can add with ``indexes=`` / ``--indexes``), which chunk
 :class:`Statistic` objects it is computed from, and its finalize step. A :class:`Statistic` says
 what one chunk of the images contributes (its chunk function and its fields), how chunks merge
-(:meth:`Statistic.reduce`), and the pixels around a chunk it reads (its :data:`Support`).
+(:meth:`Statistic.reduce`), the pixels around a chunk it reads (its :data:`Support`), the backends
+that compute it (:data:`BACKENDS`) and the derived images it reads (:data:`DERIVED`).
 
 The in-memory strip pass (``pansharp_iqa.indexes.reduced_pass``), the tile engine
-(:mod:`pansharp_iqa.tiled`), the protocols' tables (:mod:`pansharp_iqa.protocols`) and the report
+(:mod:`pansharp_iqa.tiled`), the full-resolution engines (which derived images to compute:
+:func:`derived_images`), the PyTorch backend (which statistics it computes on the device:
+``Statistic.backends``), the protocols' tables (:mod:`pansharp_iqa.protocols`) and the report
 writers (directions, TeX labels) read this module; nothing else names an index's formula.
 
 Adding an index: declare its :class:`Statistic` (if no existing one carries its sums) and its
@@ -45,13 +48,13 @@ from .psnr import psnr_from_sums
 from .q2n import q2n_strip
 from .sam import sam_from_sums, sam_sums
 from .scc import scc_from_sums, scc_sums
-from .strips import StripImage
+from .strips import StripImage, within_unit
 from .uiqi import q_from_sums, q_window_sums
 
 __all__ = [
-    "Index", "Statistic", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "INDEXES", "STATISTICS",
-    "get_index", "get_statistic", "indexes_of", "index_names", "resolve_indexes", "statistics_for",
-    "finalize", "direction", "tex_label",
+    "Index", "Statistic", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS", "DERIVED",
+    "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names", "resolve_indexes",
+    "statistics_for", "derived_images", "finalize", "direction", "tex_label",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
@@ -70,6 +73,21 @@ SUPPORTS: dict[str, str] = {
     "sobel": "one pixel around the chunk; zero outside the SCC form's frame",
     "scene": "derived images of the full-resolution engines: EXP (13 MS samples, circular), imresize "
              "(2 ratio + 3 PAN pixels, symmetric), MTF filters (20 pixels, replicate)",
+}
+
+#: Who computes a statistic: ``"host"`` (numpy: the strip pass, the tile engine, the full-resolution
+#: engines) and ``"torch"`` (``pansharp_iqa.tensor.torch_backend``, its function ``stat_<name>``, on
+#: the tensors' device). A torch batch computes a statistic without ``"torch"`` on the host, per
+#: image (recorded in the card's ``batch.host_statistics``), or refuses it in one line (``"scene"``).
+BACKENDS = ("host", "torch")
+
+#: Derived images a ``"scene"`` statistic reads; each full-resolution engine computes one only when a
+#: requested index's statistic declares it (:func:`derived_images`).
+DERIVED: dict[str, str] = {
+    "exp": "the MS upsampled to PAN scale by the 23-tap interpolator (interp23tap)",
+    "low_res": "the low-resolution terms: the EXP under Protocol.low_res_terms 'exp', the MS itself under 'ms'",
+    "low_pan": "the protocol's low-pass PAN (Protocol.d_s_low_pass)",
+    "mtf_fused": "the fused image filtered by the sensor's MS MTF",
 }
 
 
@@ -152,6 +170,11 @@ class Statistic:
     merge : callable
         ``merge(chunk results in chunk order) -> dict of fields``; the tile engine adds the
         fields of its tiles exactly (:func:`math.fsum`).
+    backends : tuple of str
+        Who computes it (:data:`BACKENDS`); ``("host",)`` for a statistic without a device
+        implementation.
+    derived : tuple of str
+        The derived images it reads (:data:`DERIVED`; ``"scene"`` statistics).
     """
 
     name: str
@@ -160,6 +183,8 @@ class Statistic:
     scalars: tuple[str, ...] = ()
     chunk: Callable[..., Any] | None = None
     merge: Callable[[Sequence[Any]], dict[str, Any]] = _sum_fields
+    backends: tuple[str, ...] = ("host",)
+    derived: tuple[str, ...] = ()
 
     def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
         """Merge chunk results (in chunk order) into the statistic's fields.
@@ -280,17 +305,20 @@ def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 STATISTICS: dict[str, Statistic] = {
     s.name: s
     for s in (
-        Statistic("q2n_blocks", "blocks", ("sum", "count"), ("sum", "count"), _q2n_chunk, _concat_blocks),
-        Statistic("q_windows", "windows", ("sums", "count"), ("count",), _q_chunk),
+        Statistic("q2n_blocks", "blocks", ("sum", "count"), ("sum", "count"), _q2n_chunk, _concat_blocks,
+                  backends=BACKENDS),
+        Statistic("q_windows", "windows", ("sums", "count"), ("count",), _q_chunk, backends=BACKENDS),
         Statistic("sam_angles", "pixels", ("angle_sum", "valid", "pixels"), ("angle_sum", "valid", "pixels"),
-                  _sam_chunk),
-        Statistic("squared_errors", "pixels", ("sse", "ref_sum", "pixels"), ("pixels",), _sq_error_chunk),
-        Statistic("sobel_products", "sobel", ("sums",), (), _sobel_chunk, _sobel_merge),
-        Statistic("band_moments", "pixels", (*_MOMENTS, "pixels"), ("pixels",), _moments_chunk),
+                  _sam_chunk, backends=BACKENDS),
+        Statistic("squared_errors", "pixels", ("sse", "ref_sum", "pixels"), ("pixels",), _sq_error_chunk,
+                  backends=BACKENDS),
+        Statistic("sobel_products", "sobel", ("sums",), (), _sobel_chunk, _sobel_merge, backends=BACKENDS),
+        Statistic("band_moments", "pixels", (*_MOMENTS, "pixels"), ("pixels",), _moments_chunk, backends=BACKENDS),
         # full resolution: block UIQIs of D_lambda (band pairs) and D_s (bands vs PAN), one moment
         # pass (indexes.full_resolution.fr_block_uiqi), and D_lambda_K's Q2n (khan_q2n_sums)
-        Statistic("block_uiqi", "scene", tuple(BLOCK_FAMILIES)),
-        Statistic("khan_q2n", "scene", ("sum", "count"), ("sum", "count")),
+        Statistic("block_uiqi", "scene", tuple(BLOCK_FAMILIES), backends=BACKENDS, derived=("low_res", "low_pan")),
+        Statistic("khan_q2n", "scene", ("sum", "count"), ("sum", "count"), backends=BACKENDS,
+                  derived=("exp", "mtf_fused")),
     )
 }
 
@@ -336,7 +364,7 @@ INDEXES: tuple[Index, ...] = (
           "mean hypercomplex quality of 32x32 blocks after the uint16 cast",
           ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _TOOLBOX_RR,
           statistics=("q2n_blocks",),
-          compute=lambda s, v, c: float(s["q2n_blocks"]["sum"] / s["q2n_blocks"]["count"])),
+          compute=lambda s, v, c: within_unit(float(s["q2n_blocks"]["sum"] / s["q2n_blocks"]["count"]))),
     Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
           ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _TOOLBOX_RR,
           statistics=("q_windows",),
@@ -389,15 +417,17 @@ INDEXES: tuple[Index, ...] = (
 )
 
 _BY_NAME = {i.name: i for i in INDEXES}
+_BY_FOLDED = {i.name.casefold(): i for i in INDEXES}
+assert len(_BY_FOLDED) == len(INDEXES), "index names must differ in more than their case"
 
 
 def get_index(name: str) -> Index:
-    """The declaration of an index, by its name (case-sensitive, as in results).
+    """The declaration of an index, by its name in any case (``Index.name`` is the canonical one).
 
     Parameters
     ----------
     name : str
-        Index name (``"Q2n"``, ``"D_lambda"``, ...).
+        Index name (``"Q2n"``, ``"D_lambda"``, ``"psnr"``, ...).
 
     Returns
     -------
@@ -410,12 +440,13 @@ def get_index(name: str) -> Index:
 
     Examples
     --------
-    >>> get_index("SAM").unit
-    'degrees'
+    >>> get_index("SAM").unit, get_index("q2N").name
+    ('degrees', 'Q2n')
     """
-    if name not in _BY_NAME:
+    spec = _BY_FOLDED.get(str(name).casefold())
+    if spec is None:
         raise SettingError(f"unknown index {name!r}; known indexes: {', '.join(_BY_NAME)}")
-    return _BY_NAME[name]
+    return spec
 
 
 def get_statistic(name: str) -> Statistic:
@@ -493,8 +524,8 @@ def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[
     Parameters
     ----------
     requested : sequence of str, str or None
-        Index names (a comma-separated string is split); ``"default"`` stands for the protocol's
-        table; None: the protocol's table.
+        Index names in any case (a comma-separated string is split); ``"default"`` stands for the
+        protocol's table; None: the protocol's table.
     default : sequence of str
         The protocol's table at this resolution.
     resolution : {"reduced", "full"}
@@ -506,7 +537,7 @@ def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[
     Returns
     -------
     tuple of str
-        In the order given (duplicates dropped).
+        Canonical names (``Index.name``), in the order given (duplicates dropped).
 
     Raises
     ------
@@ -515,7 +546,7 @@ def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[
 
     Examples
     --------
-    >>> resolve_indexes(["default", "PSNR"], default=("Q2n", "SAM"), resolution="reduced",
+    >>> resolve_indexes(["default", "psnr"], default=("Q2n", "SAM"), resolution="reduced",
     ...                 engine="toolbox", protocol="toolbox2020")
     ('Q2n', 'SAM', 'PSNR')
     """
@@ -524,8 +555,8 @@ def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[
     names = [t.strip() for t in requested.split(",")] if isinstance(requested, str) else [str(t) for t in requested]
     out: list[str] = []
     for name in names:
-        for n in (default if name == "default" else [name]):
-            spec = get_index(n)
+        for spec in (get_index(d) for d in (default if name.casefold() == "default" else [name])):
+            n = spec.name
             if spec.resolution != resolution:
                 raise SettingError(f"{n} is a {spec.resolution}-resolution index; this evaluation is at "
                                    f"{resolution} resolution")
@@ -566,6 +597,37 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
         wanted.update(spec.statistics)
         todo.extend(spec.needs)
     return tuple(s for s in STATISTICS.values() if s.name in wanted)
+
+
+def derived_images(names: Sequence[str], low_res_terms: str = "exp") -> frozenset[str]:
+    """The derived images (:data:`DERIVED`) the statistics of the named indexes read, for a protocol.
+
+    ``"low_res"`` resolves to ``"exp"`` under ``Protocol.low_res_terms == "exp"`` (and to the MS,
+    which needs no derived image, under ``"ms"``): the full-resolution engines compute the EXP only
+    when ``"exp"`` is in the result.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Index names.
+    low_res_terms : {"exp", "ms"}
+        The protocol's ``low_res_terms``.
+
+    Returns
+    -------
+    frozenset of str
+
+    Examples
+    --------
+    >>> sorted(derived_images(["D_s"])), sorted(derived_images(["D_s"], "ms"))
+    (['exp', 'low_pan'], ['low_pan'])
+    """
+    wanted = {d for s in statistics_for(names) for d in s.derived}
+    if "low_res" in wanted:
+        wanted.discard("low_res")
+        if low_res_terms == "exp":
+            wanted.add("exp")
+    return frozenset(wanted)
 
 
 def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext) -> dict[str, float]:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..tensor.inputs import Layout, batched
 from ..validation import InputError, checked_pair
-from .strips import StripImage, map_strips
+from .strips import StripImage, map_strips, within_unit
 
 __all__ = ["cc", "band_moment_sums", "cc_from_sums"]
 
@@ -83,7 +83,7 @@ def cc_from_sums(moments: np.ndarray, n_pixels: int) -> float:
     flat = np.flatnonzero((var_x <= 0) | (var_y <= 0))
     if flat.size:
         raise InputError(f"CC is undefined: band(s) {flat.tolist()} are constant in the reference or the fused image")
-    return float(np.mean(cov / np.sqrt(var_x * var_y)))
+    return within_unit(float(np.mean(cov / np.sqrt(var_x * var_y))))
 
 
 @batched("reference", "fused")

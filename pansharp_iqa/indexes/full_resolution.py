@@ -34,7 +34,7 @@ from ..mtf import filter_planes, mtf_kernel
 from ..resample import interp23tap_planes
 from ..validation import ConstantBlockError, SettingError, ShapeError, as_image
 from .q2n import q2n_strip
-from .strips import StripImage, map_strips
+from .strips import StripImage, map_strips, within_unit
 from .uiqi import against_last_uiqi, block_moments, pair_uiqi
 
 __all__ = [
@@ -290,7 +290,7 @@ def d_lambda_k_from_sums(q2n_sum: float, q2n_count: int) -> float:
     >>> round(d_lambda_k_from_sums(9.0, 10), 12)
     0.1
     """
-    return 1.0 - float(q2n_sum / q2n_count)
+    return 1.0 - within_unit(float(q2n_sum / q2n_count))
 
 def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> StripImage:
     """The EXP-upsampled MS: ``interp23tap(ms, ratio)`` (kept as band planes), or the caller's

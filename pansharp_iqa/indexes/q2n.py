@@ -24,7 +24,7 @@ from ..borders import border_index
 from ..hypercomplex import block_q_values
 from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
-from .strips import StripImage, check_block_fits, map_strips
+from .strips import StripImage, check_block_fits, map_strips, within_unit
 
 __all__ = [
     "q2n", "q2n_strip", "q2n_grid", "q2n_grid_values", "q2n_block_grid", "blocks_at", "to_uint16_matlab",
@@ -364,5 +364,5 @@ def q2n(
     else:
         values = q2n_grid_values(np.moveaxis(ref, 2, 0), np.moveaxis(fus, 2, 0), block_size=block_size,
                                  shift=shift, cast=cast, padding=padding, std_floor=floor)
-    value = float(values.mean())
+    value = within_unit(float(values.mean()))
     return (value, values) if return_map else value

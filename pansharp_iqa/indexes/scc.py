@@ -21,7 +21,7 @@ import numpy as np
 
 from ..tensor.inputs import Layout, batched
 from ..validation import InputError, ShapeError, check_choice, checked_pair
-from .strips import StripImage, map_strips
+from .strips import StripImage, map_strips, within_unit
 
 __all__ = [
     "scc", "scc_sums", "scc_from_sums", "scc_strip_planes", "sobel_rows", "scc_frame",
@@ -171,7 +171,7 @@ def scc_from_sums(sums: np.ndarray) -> float:
     den = float(np.sqrt(sff)) * float(np.sqrt(srr))
     if den == 0:
         raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
-    return float(num) / den
+    return within_unit(float(num) / den)
 
 
 def check_gradient(gradient: str, shape: tuple[int, ...], *, variant: str | None = None) -> Gradient:

@@ -21,11 +21,26 @@ from ..borders import border_index
 from ..parallel import parallel_map
 from ..validation import ShapeError
 
-__all__ = ["STRIP_ROWS", "StripImage", "gather_blocks", "strip_starts", "map_strips", "check_block_fits"]
+__all__ = ["STRIP_ROWS", "StripImage", "gather_blocks", "strip_starts", "map_strips", "check_block_fits", "within_unit"]
 
 STRIP_ROWS = 128  # rows per task (a multiple of the 32-pixel block; 32-128 measured, 128 fastest)
 
 T = TypeVar("T")
+
+#: Float rounding an index bounded by 1 in magnitude may show past its bound (a few ulps per block).
+ROUNDING_EXCESS = 1e-12
+
+
+def within_unit(value: float) -> float:
+    """``value`` with float rounding past +-1 removed, for Q2n, Q, SCC and CC (|value| <= 1 by Cauchy-Schwarz).
+
+    Identical images then give exactly 1.0 (not 1.0000000000000004); a value past the bound by more
+    than :data:`ROUNDING_EXCESS` is returned unchanged (no rounding explains it).
+
+    >>> within_unit(1.0000000000000004), within_unit(-1.0000000000000002), within_unit(0.5)
+    (1.0, -1.0, 0.5)
+    """
+    return float(np.copysign(1.0, value)) if 1.0 < abs(value) <= 1.0 + ROUNDING_EXCESS else float(value)
 
 
 @dataclass(frozen=True)

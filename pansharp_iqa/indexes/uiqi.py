@@ -23,7 +23,7 @@ import numpy as np
 from ..parallel import parallel_map
 from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
-from .strips import StripImage, check_block_fits, map_strips
+from .strips import StripImage, check_block_fits, map_strips, within_unit
 
 __all__ = [
     "q_index", "uiqi_rows", "uiqi_from_window_sums", "q_window_sums", "q_from_sums", "edge_extended_q",
@@ -193,7 +193,7 @@ def q_from_sums(q_sums: np.ndarray, q_count: int) -> float:
     >>> q_from_sums(np.array([10.0, 5.0]), 10)
     0.75
     """
-    return float(np.mean(np.asarray(q_sums) / q_count))
+    return within_unit(float(np.mean(np.asarray(q_sums) / q_count)))
 
 
 

@@ -1,14 +1,17 @@
 """The PyTorch backend: every index's chunk statistics for a whole batch on the tensor's device.
 
-For each statistic the catalogue declares (:mod:`pansharp_iqa.indexes.catalog`) this module has
-a device implementation that computes the same fields as the strip pass and the tile engine, one
-set per image, in float64 on the inputs' device, from the operators of :mod:`.torch_ops`
+For each statistic the catalogue (:mod:`pansharp_iqa.indexes.catalog`) declares with the
+``"torch"`` backend this module has a device implementation, ``stat_<name>``, that computes the
+same fields as the strip pass and the tile engine, one set per image, in float64 on the inputs'
+device, from the operators of :mod:`.torch_ops`
 (``interp23tap``, MATLAB's ``imresize``, the MTF filters, Sobel, window and block sums, the uint16
 cast). Only per-image sums and per-block moments leave the device (never an image); the finalize
 steps are the catalogue's shared ones, and the per-window UIQI
 (:func:`~pansharp_iqa.indexes.uiqi.uiqi_from_window_sums`)
 and per-block Q2n (:func:`~pansharp_iqa.hypercomplex.block_q_from_band_moments`) formulas are the
-core's own functions. The value rules of :mod:`pansharp_iqa.validation` decide on per-image
+core's own functions. A reduced-resolution statistic declared for the host only is computed by
+the strip pass on each image copied to the host (recorded in the card's ``batch.host_statistics``);
+a full-resolution one is refused in one line. The value rules of :mod:`pansharp_iqa.validation` decide on per-image
 summaries computed on the device, with the host path's messages.
 
 Q2n (and D_lambda_K) are bit-identical to the host on blocks of up to 45 x 45 pixels: after the
@@ -35,9 +38,11 @@ import numpy as np
 import torch
 
 from ..hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
-from ..indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
+from ..indexes.catalog import ChunkContext, FinalizeContext, Statistic, derived_images, finalize, statistics_for
 from ..indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
+from ..indexes.reduced_pass import reduced_sums
 from ..indexes.scc import check_gradient
+from ..indexes.strips import StripImage
 from ..indexes.uiqi import against_last_uiqi, pair_uiqi, uiqi_from_window_sums
 from ..mtf import mtf_kernel
 from ..settings import EvaluationSettings, FullSettings, ReducedSettings
@@ -55,7 +60,7 @@ from ..validation import (
 from . import torch_ops as ops
 from .inputs import Layout, framework_of, image_of_batch, to_numpy
 
-__all__ = ["evaluate_torch", "torch_computes", "as_torch_batch", "TORCH_STATISTICS", "device_facts"]
+__all__ = ["evaluate_torch", "torch_computes", "as_torch_batch", "device_statistic", "device_facts"]
 
 #: Bytes of float64 intermediates one chunk of images may hold on the device (images are processed
 #: in chunks of the batch so that memory stays bounded whatever the batch size).
@@ -201,11 +206,11 @@ def _q2n_values(ref: torch.Tensor, fus: torch.Tensor, bs: int) -> list[np.ndarra
     return [block_q_from_band_moments(*m, n_pix=n_pix) for m in moments]
 
 
-def _q2n_blocks(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
+def stat_q2n_blocks(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
     return [{"sum": float(v.sum()), "count": int(v.size)} for v in _q2n_values(ref, fus, ctx.block_size)]
 
 
-def _q_windows(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
+def stat_q_windows(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
     bs = ctx.block_size
     shift_r = torch.round(ref.mean(dim=(2, 3), keepdim=True))
     shift_f = torch.round(fus.mean(dim=(2, 3), keepdim=True))
@@ -217,7 +222,7 @@ def _q_windows(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[
     return [{"sums": s, "count": count} for s in q.sum(dim=(2, 3)).cpu().numpy()]
 
 
-def _sam_angles(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
+def stat_sam_angles(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
     dot = (ref * fus).sum(dim=1)
     norm = torch.sqrt((ref * ref).sum(dim=1) * (fus * fus).sum(dim=1))
     valid = norm != 0
@@ -228,14 +233,14 @@ def _sam_angles(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list
     return [{"angle_sum": float(s[0]), "valid": int(s[1]), "pixels": pixels} for s in sums]
 
 
-def _squared_errors(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
+def stat_squared_errors(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
     d = ref - fus
     sse, tot = _host((d * d).sum(dim=(2, 3)), ref.sum(dim=(2, 3)))
     pixels = int(ref.shape[2] * ref.shape[3])
     return [{"sse": a, "ref_sum": b, "pixels": pixels} for a, b in zip(sse, tot, strict=True)]
 
 
-def _sobel_products(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
+def stat_sobel_products(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
     if ctx.gradient == "magnitude":  # the 2020 form: the interior, zero padded around it
         ref, fus = ref[:, :, 1:-1, 1:-1], fus[:, :, 1:-1, 1:-1]
     gr, gf = ops.sobel(ref, ctx.gradient), ops.sobel(fus, ctx.gradient)
@@ -244,7 +249,7 @@ def _sobel_products(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> 
     return [{"sums": s} for s in sums]
 
 
-def _band_moments(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
+def stat_band_moments(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> list[dict[str, Any]]:
     parts = _host(ref.sum(dim=(2, 3)), fus.sum(dim=(2, 3)), (ref * ref).sum(dim=(2, 3)),
                   (fus * fus).sum(dim=(2, 3)), (ref * fus).sum(dim=(2, 3)))
     pixels = int(ref.shape[2] * ref.shape[3])
@@ -252,16 +257,27 @@ def _band_moments(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -> li
     return [{**{k: p[i] for k, p in zip(keys, parts, strict=True)}, "pixels": pixels} for i in range(ref.shape[0])]
 
 
-#: The device implementation of each reduced-resolution statistic of the catalogue, on whole images
-#: (the images are one chunk): ``fn(ref, fus, ctx) -> [fields of image 0, fields of image 1, ...]``.
-TORCH_STATISTICS: dict[str, Callable[[torch.Tensor, torch.Tensor, ChunkContext], list[dict[str, Any]]]] = {
-    "q2n_blocks": _q2n_blocks,
-    "q_windows": _q_windows,
-    "sam_angles": _sam_angles,
-    "squared_errors": _squared_errors,
-    "sobel_products": _sobel_products,
-    "band_moments": _band_moments,
-}
+def device_statistic(stat: Statistic) -> Callable[..., list[dict[str, Any]]] | None:
+    """This backend's ``stat_<name>`` for a statistic the catalogue declares with ``"torch"``, else None.
+
+    Reduced resolution: ``fn(ref, fus, ctx)``; full resolution: ``fn(fus, ms, pan, derived, settings)``
+    (``derived``: the statistic's derived images by name); both return the fields of each image.
+
+    >>> from pansharp_iqa.indexes.catalog import get_statistic
+    >>> device_statistic(get_statistic("q_windows")).__name__
+    'stat_q_windows'
+    """
+    return globals().get(f"stat_{stat.name}") if "torch" in stat.backends else None
+
+
+def _host_sums(ref: torch.Tensor, fus: torch.Tensor, stats: list[Statistic], ctx: ChunkContext
+               ) -> list[dict[str, Any]]:
+    """Statistics without a device implementation, by the host strip pass on each image."""
+    if not stats:
+        return [{} for _ in range(ref.shape[0])]
+    r, f = _host(ref, fus)
+    return [reduced_sums(StripImage(r[i], bands_first=True), StripImage(f[i], bands_first=True), statistics=stats,
+                         ctx=ctx) for i in range(r.shape[0])]
 
 
 # --------------------------------------------------------------------------- evaluations
@@ -310,10 +326,11 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
         fus = _float(fus_t[part, :, lead : h - trail, lead : w - trail]) * sc
         if settings.threshold:
             fus = torch.clip(fus, 0.0, settings.clip_max)
-        per_stat = {s.name: TORCH_STATISTICS[s.name](ref, fus, ctx) for s in stats}
+        per_stat = {s.name: fn(ref, fus, ctx) for s in stats if (fn := device_statistic(s)) is not None}
+        on_host = _host_sums(ref, fus, [s for s in stats if s.name not in per_stat], ctx)
         for i in range(ref.shape[0]):
             with image_of_batch(part.start + i):
-                values = finalize(names, {k: v[i] for k, v in per_stat.items()}, fin)
+                values = finalize(names, {**{k: v[i] for k, v in per_stat.items()}, **on_host[i]}, fin)
             out.append({**values, "protocol": card})
     return out
 
@@ -328,17 +345,28 @@ def _low_pan(pan: torch.Tensor, settings: FullSettings) -> torch.Tensor:
     return ops.interp23tap(ops.imresize(pan, 1.0 / r), r)
 
 
-def _block_uiqi(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, exp: torch.Tensor | None,
-                settings: FullSettings) -> list[dict[str, Any]]:
+def _derived(name: str, fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, settings: FullSettings,
+             gnyq: tuple[float, ...]) -> torch.Tensor:
+    """One derived image of the catalogue (``DERIVED``) on the device."""
+    if name == "exp":
+        return ops.interp23tap(ms, settings.ratio)
+    if name == "low_pan":
+        return _low_pan(pan, settings)
+    if name == "mtf_fused":
+        return ops.filter_replicate(fus, np.stack([mtf_kernel(g, settings.ratio) for g in gnyq]))
+    raise SettingError(f"backend='torch' cannot compute the derived image {name!r}; use backend='host'")
+
+
+def stat_block_uiqi(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, derived: Mapping[str, torch.Tensor],
+                    settings: FullSettings) -> list[dict[str, Any]]:
     proto = settings.protocol
     bs, nb = proto.block_size, fus.shape[1]
     if proto.low_res_terms == "ms":
         low, low_bs = ms, low_res_block(bs, settings.ratio)
     else:
-        assert exp is not None  # the caller computes the EXP for protocols whose low-resolution terms use it
-        low, low_bs = exp, bs
+        low, low_bs = derived["exp"], bs
     hm, hc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([fus, pan], dim=1), bs)))
-    lm, lc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([low, _low_pan(pan, settings)], dim=1),
+    lm, lc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([low, derived["low_pan"]], dim=1),
                                                                   low_bs)))
     out = []
     for i in range(fus.shape[0]):
@@ -349,12 +377,10 @@ def _block_uiqi(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, exp: tor
     return out
 
 
-def _khan_q2n(fus: torch.Tensor, exp: torch.Tensor, gnyq: tuple[float, ...], settings: FullSettings
-              ) -> list[dict[str, Any]]:
-    kernels = np.stack([mtf_kernel(g, settings.ratio) for g in gnyq])
-    fused_lp = ops.filter_replicate(fus, kernels)
+def stat_khan_q2n(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, derived: Mapping[str, torch.Tensor],
+                  settings: FullSettings) -> list[dict[str, Any]]:
     return [{"sum": float(v.sum()), "count": int(v.size)}
-            for v in _q2n_values(exp, fused_lp, settings.protocol.block_size)]
+            for v in _q2n_values(derived["exp"], derived["mtf_fused"], settings.protocol.block_size)]
 
 
 def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, str]) -> list[dict[str, Any]]:
@@ -371,11 +397,11 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         with image_of_batch(i):
             settings.check_values(facts["fused"][i], facts["ms"][i], facts["pan"][i])
     check_multiple_of("fused", fshape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
-    if fshape[2] < 2 and "block_uiqi" in {s.name for s in statistics_for(settings.indexes)}:
-        raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
     names = settings.indexes
-    wanted = {s.name for s in statistics_for(names)}
-    needs_exp = "khan_q2n" in wanted or ("block_uiqi" in wanted and proto.low_res_terms == "exp")
+    stats = statistics_for(names)
+    if fshape[2] < 2 and "block_uiqi" in {s.name for s in stats}:
+        raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
+    derived_names = sorted(derived_images(names, proto.low_res_terms))
     fin = FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=fshape[2],
                           nan_policy=settings.nan_policy)
     card = settings.card(ms_gnyq, list(fshape))
@@ -386,13 +412,8 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         if settings.threshold:
             fus = torch.clip(fus, 0.0, settings.clip_max)
         ms, pan = _float(ms_t[part]) * sc, _float(pan_t[part]) * sc
-        exp = ops.interp23tap(ms, settings.ratio) if needs_exp else None
-        per_stat: dict[str, list[dict[str, Any]]] = {}
-        if "block_uiqi" in wanted:
-            per_stat["block_uiqi"] = _block_uiqi(fus, ms, pan, exp, settings)
-        if "khan_q2n" in wanted:
-            assert exp is not None  # needs_exp holds for the Khan Q2n
-            per_stat["khan_q2n"] = _khan_q2n(fus, exp, ms_gnyq, settings)
+        derived = {d: _derived(d, fus, ms, pan, settings, ms_gnyq) for d in derived_names}
+        per_stat = {s.name: device_statistic(s)(fus, ms, pan, derived, settings) for s in stats}  # type: ignore[misc]
         for i in range(fus.shape[0]):
             with image_of_batch(part.start + i):
                 values = finalize(names, {k: v[i] for k, v in per_stat.items()}, fin)
@@ -434,6 +455,10 @@ def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *
     if not torch_computes(settings):
         raise SettingError(f"backend='torch' computes the toolbox-family protocols; {settings.protocol.name!r} "
                            "runs on the host (backend='host')")
+    host_only = [s.name for s in statistics_for(settings.indexes) if device_statistic(s) is None]
+    if host_only and isinstance(settings, FullSettings):
+        raise SettingError(f"backend='torch' has no device implementation of {', '.join(host_only)} (for "
+                           f"{', '.join(settings.indexes)}); use backend='host'")
     tensors, dtypes = {}, {}
     for k, v in inputs.items():
         tensors[k], dtypes[k] = as_torch_batch(k, v, layout, pan=k in pans)
@@ -441,8 +466,8 @@ def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *
     device = devices.pop() if len(devices) == 1 else "mixed"
     with torch.no_grad():
         results = (_full if isinstance(settings, FullSettings) else _reduced)(settings, tensors, dtypes)  # type: ignore[arg-type]
-    card = {**results[0]["protocol"], "batch": {"images": len(results), "layout": layout or "HWB", "backend": "torch",
-                                                "device": device}}
+    batch = {"images": len(results), "layout": layout or "HWB", "backend": "torch", "device": device}
+    card = {**results[0]["protocol"], "batch": {**batch, **({"host_statistics": host_only} if host_only else {})}}
     if layout is None:
         return {**results[0], "protocol": card}
     names = [k for k in results[0] if k != "protocol"]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..indexes.catalog import FinalizeContext, finalize, statistics_for
+from ..indexes.catalog import FinalizeContext, derived_images, finalize, statistics_for
 from ..indexes.full_resolution import BLOCK_FAMILIES, BlockSums, block_sums, fr_block_uiqi, khan_q2n_sums
 from ..indexes.strips import StripImage
 from ..io.windows import Source
@@ -80,8 +80,7 @@ class FullContext:
     @property
     def needs_exp(self) -> bool:
         """Whether tiles compute the EXP-upsampled MS."""
-        stats = self.statistics
-        return ("block_uiqi" in stats and self.settings.protocol.low_res_terms == "exp") or "khan_q2n" in stats
+        return "exp" in derived_images(self.settings.indexes, self.settings.protocol.low_res_terms)
 
 
 def _add_blocks(out: Partial, key: str, values: np.ndarray) -> None:
