@@ -309,7 +309,7 @@ def block_q_from_moments(
     mod2 = np.einsum("bc,bc->b", m2, m2)
     term3 = k * (np.einsum("bc,bc->b", a_r * a_r, var_r) + np.einsum("bc,bc->b", a_f * a_f, var_f))
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_bias = 2.0 * np.sqrt(mod1) * np.sqrt(mod2) / (mod1 + mod2)
+        mean_bias = 2.0 * np.sqrt(mod1 * mod2) / (mod1 + mod2)  # exactly 1 for equal means: sqrt(m * m) == m
 
     # mean(z1_i z2_j) - m1_i m2_j = a_i a'_j sign_j C_ij
     scaled = cross * a_r[:, :, None] * (a_f * sign)[:, None, :]

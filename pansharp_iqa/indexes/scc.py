@@ -168,7 +168,7 @@ def scc_from_sums(sums: np.ndarray) -> float:
     1.0
     """
     num, sff, srr = sums
-    den = float(np.sqrt(sff)) * float(np.sqrt(srr))
+    den = float(np.sqrt(sff * srr))  # sqrt(a * a) == a exactly: identical gradients give 1.0
     if den == 0:
         raise InputError("SCC is undefined: the reference or the fused image has no gradient (flat image)")
     return within_unit(float(num) / den)

@@ -113,10 +113,8 @@ def expected(protocol: str, resolution: str) -> dict[str, dict[str, float]]:
 def _batch(resolution: str, as_tensor: bool = False) -> tuple[Any, ...]:
     """Both scenes as one NCHW batch (PAN as (N, 1, H, W))."""
     per_scene = [_images(resolution, inp) for inp in scenes(resolution).values()]
-    out = []
-    for k, parts in enumerate(zip(*per_scene, strict=True)):
-        x = np.stack([p[None] if p.ndim == 2 else np.moveaxis(p, 2, 0) for p in parts]).astype(np.float64)
-        out.append(x)
+    out = [np.stack([p[None] if p.ndim == 2 else np.moveaxis(p, 2, 0) for p in parts]).astype(np.float64)
+           for parts in zip(*per_scene, strict=True)]
     if as_tensor:
         import torch
 

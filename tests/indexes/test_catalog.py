@@ -1,5 +1,8 @@
 """The index catalogue: every index declared once, every declared index reported, every reported
-index declared; the extras PSNR and CC against independent implementations (scikit-image, numpy)."""
+index declared; names in any case; each statistic's backends and derived images as the engines
+use them; the extras PSNR and CC against independent implementations (scikit-image, numpy); the
+bounded indexes exactly 1.0 on identical images. Every index on every path:
+``tests/harness/test_every_path.py``."""
 
 from __future__ import annotations
 
@@ -63,8 +66,7 @@ def test_every_declared_index_is_reported_somewhere(demo):
         assert all(n in catalog.index_names() for n in spec.needs), spec.name
         if spec.engine == "toolbox":
             assert spec.compute is not None and (spec.statistics or spec.needs), spec.name
-    extras = [i.name for i in catalog.INDEXES if i.on_request]
-    assert extras == ["PSNR", "CC"]
+    extras = [i.name for i in catalog.INDEXES if i.on_request and i.resolution == "reduced" and i.engine == "toolbox"]
     result = pi.evaluate_reduced(demo["rr"], demo["ms"], ratio=4, bits=11, indexes=["default", *extras])
     assert set(extras) <= set(result)
     records = [{"scene": "a", "method": "m", "status": "ok",
@@ -143,15 +145,6 @@ def test_psnr_and_cc_equal_scikit_image_and_numpy(demo):
     assert pi.cc(demo["ms"], demo["rr"]) == pytest.approx(want, rel=1e-12)
 
 
-def test_extras_tile_wise_equal_in_memory(demo):
-    kw = dict(ratio=4, bits=11, indexes=["default", "PSNR", "CC"])
-    whole = pi.evaluate_reduced(demo["rr"], demo["ms"], **kw)
-    tiles = pi.evaluate_reduced(demo["rr"], demo["ms"], tiled="always", **kw)
-    for k in kw["indexes"][1:] + list(pi.get_protocol("toolbox2020").reduced_indexes):
-        assert tiles[k] == pytest.approx(whole[k], rel=1e-12), k
-    assert tiles["protocol"]["extra_indexes"] == whole["protocol"]["extra_indexes"]
-
-
 def test_cc_refuses_a_constant_band():
     ref = np.random.default_rng(0).integers(1, 2048, (80, 80, 2)).astype(float)
     fus = ref.copy()
@@ -174,3 +167,131 @@ def test_psnr_and_cc_on_the_real_worldview2_scene():
     psnr, cc = _independent(ms, fused, 2047)
     assert got["PSNR"] == pytest.approx(psnr, rel=1e-12)
     assert got["CC"] == pytest.approx(cc, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- names in any case
+
+
+def test_index_names_in_any_case_are_reported_under_their_canonical_names(demo):
+    got = pi.evaluate_reduced(demo["rr"], demo["ms"], ratio=4, bits=11, indexes="q2N,psnr,DEFAULT")
+    want = pi.evaluate_reduced(demo["rr"], demo["ms"], ratio=4, bits=11, indexes=["Q2n", "PSNR", "default"])
+    assert [k for k in got if k != "protocol"] == ["Q2n", "PSNR", "Q", "SAM", "ERGAS", "SCC"]
+    assert got == want
+    full = pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], sensor="none", ratio=4, bits=11, indexes=["qnr"])
+    assert list(full) == ["QNR", "protocol"]
+    with pytest.raises(pi.InputError, match="unknown index 'q2'"):  # the neighbour: a wrong name is still refused
+        pi.evaluate_reduced(demo["rr"], demo["ms"], ratio=4, bits=11, indexes=["q2"])
+
+
+def test_index_names_differ_in_more_than_their_case():
+    names = catalog.index_names()
+    assert len({n.casefold() for n in names}) == len(names)
+
+
+# --------------------------------------------------------------------------- backends and derived images
+
+
+def test_torch_implementations_are_the_declared_backends():
+    """Each statistic declaring ``"torch"`` has its ``stat_<name>``; no device function is undeclared."""
+    pytest.importorskip("torch")
+    from pansharp_iqa.tensor import torch_backend
+
+    declared = {s.name for s in catalog.STATISTICS.values() if "torch" in s.backends}
+    defined = {k.removeprefix("stat_") for k in vars(torch_backend) if k.startswith("stat_")}
+    assert declared == defined
+    assert all(set(s.backends) <= set(catalog.BACKENDS) for s in catalog.STATISTICS.values())
+    assert all(set(s.derived) <= set(catalog.DERIVED) for s in catalog.STATISTICS.values())
+
+
+def _host_only(monkeypatch, name):
+    import dataclasses
+
+    monkeypatch.setitem(catalog.STATISTICS, name, dataclasses.replace(catalog.STATISTICS[name], backends=("host",)))
+
+
+def test_a_statistic_without_a_torch_backend_runs_on_the_host_and_is_recorded(demo, monkeypatch):
+    torch = pytest.importorskip("torch")
+    _host_only(monkeypatch, "band_moments")
+    batch = torch.from_numpy(np.stack([demo["rr"], demo["ms"] * 1.01]))
+    ref = torch.from_numpy(np.stack([demo["ms"], demo["ms"]]).astype(np.float64))
+    got = pi.evaluate_reduced(batch, ref, ratio=4, bits=11, layout="NHWC", backend="torch", indexes=["CC", "SAM"])
+    assert got["protocol"]["batch"]["host_statistics"] == ["band_moments"]
+    host = pi.evaluate_reduced(batch.numpy(), ref.numpy(), ratio=4, bits=11, layout="NHWC", backend="host",
+                               indexes=["CC", "SAM"])
+    np.testing.assert_allclose(got["CC"], host["CC"], rtol=1e-12)
+    monkeypatch.undo()  # the neighbour: every statistic on the device, nothing recorded
+    plain = pi.evaluate_reduced(batch, ref, ratio=4, bits=11, layout="NHWC", backend="torch", indexes=["CC"])
+    assert "host_statistics" not in plain["protocol"]["batch"]
+
+
+def test_a_full_resolution_statistic_without_a_torch_backend_is_one_line(demo, monkeypatch):
+    torch = pytest.importorskip("torch")
+    _host_only(monkeypatch, "khan_q2n")
+    args = [torch.from_numpy(x.astype(np.float64)) for x in (demo["fr"], demo["ms"], demo["pan"])]
+    with pytest.raises(pi.InputError, match=r"^backend='torch' has no device implementation of khan_q2n .*"
+                                            r"use backend='host'$"):
+        pi.evaluate_full(*args, sensor="none", ratio=4, bits=11, indexes=["HQNR"], backend="torch")
+    got = pi.evaluate_full(*args, sensor="none", ratio=4, bits=11, indexes=["QNR"], backend="torch")
+    assert got["QNR"] == pytest.approx(pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], sensor="none", ratio=4,
+                                                        bits=11)["QNR"], rel=1e-10)
+
+
+@pytest.mark.parametrize(("names", "low_res_terms", "want"), [
+    (["D_lambda"], "exp", {"exp", "low_pan"}),
+    (["QNR"], "ms", {"low_pan"}),
+    (["D_lambda_K"], "ms", {"exp", "mtf_fused"}),
+    (["HQNR"], "ms", {"exp", "mtf_fused", "low_pan"}),
+    (["SAM"], "exp", set()),
+])
+def test_derived_images_follow_the_declarations(names, low_res_terms, want):
+    assert catalog.derived_images(names, low_res_terms) == want
+
+
+def test_the_engines_compute_the_exp_only_where_declared(demo, monkeypatch):
+    """qnr-paper compares with the MS itself: its QNR needs no EXP; its HQNR does."""
+    import pansharp_iqa.evaluate as ev
+
+    calls = []
+    real = ev.expanded_ms
+    monkeypatch.setattr(ev, "expanded_ms", lambda *a: calls.append(1) or real(*a))
+    kw = dict(sensor="none", ratio=4, bits=11, protocol="qnr-paper")
+    pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], indexes=["QNR"], **kw)
+    assert calls == []
+    pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], indexes=["HQNR"], **kw)
+    assert calls == [1]
+
+
+# --------------------------------------------------------------------------- bounded by 1
+
+
+def _identical_case():
+    """An 8-band uint16 scene on which the earlier formulas gave Q2n 1.0000000000000004 and SCC
+    0.9999999999999998 for identical images (float rounding around the Cauchy-Schwarz bound)."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(1)
+    for seed in range(6):
+        nb = [3, 4, 8][seed % 3]
+        gt = np.round(ndimage.zoom(rng.uniform(0, 2047, (8, 8, nb)), (12, 12, 1), order=1)
+                      + rng.normal(0, rng.uniform(0, 300), (96, 96, nb))).clip(0, 2047)
+    return gt.astype(np.uint16)
+
+
+def test_identical_images_give_exactly_one():
+    gt = _identical_case()
+    assert np.sqrt(8.0) * np.sqrt(8.0) != 8.0  # the earlier mean-bias term of an 8-band block: rounding
+    kw = dict(ratio=4, bits=11, indexes=["Q2n", "Q", "SCC", "CC"])
+    for result in (pi.evaluate_reduced(gt, gt, **kw), pi.evaluate_reduced(gt, gt, tiled="always", **kw),
+                   pi.evaluate_reduced(gt, gt, protocol="toolbox2015", **kw)):
+        assert [result[k] for k in kw["indexes"]] == [1.0, 1.0, 1.0, 1.0]
+    assert (pi.q2n(gt, gt), pi.scc(gt, gt), pi.q_index(gt, gt), pi.cc(gt, gt)) == (1.0, 1.0, 1.0, 1.0)
+    # the neighbour: a slightly different result stays below 1
+    assert pi.evaluate_reduced(gt + 1.0, gt, **kw)["Q2n"] < 1.0
+
+
+def test_the_bound_removes_rounding_only():
+    from pansharp_iqa.indexes.strips import within_unit
+
+    assert within_unit(1.0000000000000004) == 1.0 and within_unit(-1.0000000000000002) == -1.0
+    assert within_unit(1.0 + 1e-9) == 1.0 + 1e-9  # not rounding: left for the caller to see
+    assert within_unit(0.9999999999999999) == 0.9999999999999999
