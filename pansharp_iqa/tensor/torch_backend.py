@@ -455,6 +455,7 @@ def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *
     if not torch_computes(settings):
         raise SettingError(f"backend='torch' computes the toolbox-family protocols; {settings.protocol.name!r} "
                            "runs on the host (backend='host')")
+    assert isinstance(settings, (ReducedSettings, FullSettings))
     host_only = [s.name for s in statistics_for(settings.indexes) if device_statistic(s) is None]
     if host_only and isinstance(settings, FullSettings):
         raise SettingError(f"backend='torch' has no device implementation of {', '.join(host_only)} (for "
