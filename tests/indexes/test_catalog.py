@@ -64,7 +64,7 @@ def test_every_declared_index_is_reported_somewhere(demo):
         if spec.engine == "toolbox":
             assert spec.compute is not None and (spec.statistics or spec.needs), spec.name
     extras = [i.name for i in catalog.INDEXES if i.on_request]
-    assert extras == ["PSNR", "CC"]
+    assert extras == ["PSNR", "CC", "MPSNR", "RMSE"]
     result = pi.evaluate_reduced(demo["rr"], demo["ms"], ratio=4, bits=11, indexes=["default", *extras])
     assert set(extras) <= set(result)
     records = [{"scene": "a", "method": "m", "status": "ok",
