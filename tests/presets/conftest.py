@@ -53,8 +53,9 @@ def pancollection(tmp_path_factory):
     full = _write(out / "test_wv2_OrigScale_multiExm1.h5", ms=ms_fr, lms=lms_fr, pan=pan_fr)
     return {
         "reduced": reduced, "full": full,
-        "gt": gt, "ms_rr": ms_rr, "pan_rr": pan_rr, "sr_rr": [gsa(m, p, ratio=4) for m, p in zip(ms_rr, pan_rr)],
+        "gt": gt, "ms_rr": ms_rr, "pan_rr": pan_rr,
+        "sr_rr": [gsa(m, p, ratio=4) for m, p in zip(ms_rr, pan_rr, strict=True)],
         "ms_fr": ms_fr, "pan_fr": pan_fr, "lms_fr": lms_fr,
-        "sr_fr": [gsa(m, p, ratio=4) for m, p in zip(ms_fr, pan_fr)],
+        "sr_fr": [gsa(m, p, ratio=4) for m, p in zip(ms_fr, pan_fr, strict=True)],
         "ms4": [m[..., [1, 2, 4, 6]] for m in ms_fr],
     }
