@@ -210,3 +210,22 @@ def test_cli_option_registry_has_the_preset():
     assert ns.preset == "pancollection-wv3" and ns.preset_force is None
     ns = build_parser().parse_args(["evaluate", "x.h5", "M", "--preset", "pancollection-qb", "--preset-force"])
     assert ns.preset_force is True
+
+
+def test_mpsnr_and_rmse_tile_wise_and_on_torch_equal_the_formulas():
+    """The two extras come from the squared-error sums, so every engine gives them (no shared data)."""
+    rng = np.random.default_rng(3)
+    gt = rng.integers(1, 1024, (96, 80, 4)).astype(float)
+    sr = gt + rng.normal(0, 20, gt.shape) * np.array([0.5, 1, 2, 4])
+    kw = pi.get_preset("pancollection-gf2").reduced_kwargs()
+    mpsnr = np.mean([peak_signal_noise_ratio(gt[..., b], sr[..., b], data_range=1023.0) for b in range(4)])
+    rmse = np.sqrt(np.mean((gt - sr) ** 2)) / 1023.0
+    for tiled in ("never", "always"):
+        r = pi.evaluate_reduced(sr, gt, tiled=tiled, indexes=["MPSNR", "RMSE"], **kw)
+        assert (r["MPSNR"], r["RMSE"]) == pytest.approx((mpsnr, rmse), rel=1e-12)
+    torch = pytest.importorskip("torch")
+    metric = pi.ReducedMetrics(backend="torch", indexes=["MPSNR", "RMSE"], **kw)
+    nchw = lambda a: torch.from_numpy(a.transpose(2, 0, 1)[None].copy())  # noqa: E731
+    metric.update(nchw(sr), nchw(gt))
+    out = metric.compute()
+    assert (out["MPSNR"], out["RMSE"]) == pytest.approx((mpsnr, rmse), rel=1e-12)
