@@ -1,30 +1,21 @@
 """Presets: the settings of a published benchmark's own evaluation code, fixed under one name.
 
 ``pancollection-wv3``, ``-qb``, ``-gf2`` and ``-wv2`` reproduce the MATLAB evaluation of the
-PanCollection / DLPan-Toolbox test sets (``test_<sensor>_multiExm1.h5`` at reduced resolution,
-``test_<sensor>_OrigScale_multiExm1.h5`` at full resolution): the toolbox 2020 index code, **no
-border cut** at reduced resolution, 32-pixel blocks, no threshold, ratio 4, the band-mean PSNR and
-the SSIM of the scripts with peak ``2**bits - 1`` (2047; 1023 for GF2), and at full resolution
-Khan's D_lambda_K, D_s and HQNR with the MTF the scripts pass (``IKONOS`` for QB and GF2, as they
-do; ``WV3``, ``WV2`` otherwise) and the file's ``lms`` as the upsampled MS. Every value and the line
-of code it comes from: ``docs/benchmark.md``.
-
-A preset is used with the ordinary entry points::
-
-    preset = get_preset("pancollection-wv3")
-    evaluate_reduced(sr, gt, **preset.reduced_kwargs())
-    evaluate_full(sr, ms, pan, ms_exp=lms, **preset.full_kwargs())
-    ReducedMetrics(**preset.reduced_kwargs())       # in a training loop
-
-and :meth:`Preset.check_data` says whether a file is the published test set (its SHA-256 where it
-is known): a file whose hash matches needs nothing more; other data is refused unless forced, and
-then its card says that it is not the published test set.
+PanCollection / DLPan-Toolbox test files (``test_<sensor>_multiExm1.h5``, reduced resolution;
+``test_<sensor>_OrigScale_multiExm1.h5``, full resolution; ``gt`` present = reduced): toolbox 2020
+index code, no border cut, 32-pixel blocks, no threshold, ratio 4, the band-mean PSNR and SSIM with
+peak ``2**bits - 1`` (1023 for GF2), and at full resolution D_lambda_K, D_s and HQNR with the MTF
+the scripts pass (``IKONOS`` for QB and GF2) and the file's ``lms`` as upsampled MS. Use
+``evaluate_reduced(sr, gt, **preset.reduced_kwargs())``, ``evaluate_full(sr, ms, pan, ms_exp=lms,
+**preset.full_kwargs())`` or ``ReducedMetrics(**preset.reduced_kwargs())``;
+:meth:`Preset.check_data` tells the published test set (SHA-256) from other data, which is refused
+unless forced and then marked in the card. Every value and its source line: ``docs/benchmark.md``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -199,34 +190,6 @@ class Preset:
 
         return ssim(reference, fused, data_range=self.peak)
 
-    def resolution_of(self, keys: Iterable[str]) -> str:
-        """``"reduced"`` when the file has a ``gt`` dataset, ``"full"`` otherwise.
-
-        Parameters
-        ----------
-        keys : iterable of str
-            The file's dataset names.
-
-        Returns
-        -------
-        str
-
-        Raises
-        ------
-        InputError
-            Neither layout (``ms`` and ``pan`` missing).
-
-        Examples
-        --------
-        >>> get_preset("pancollection-wv3").resolution_of(["gt", "lms", "ms", "pan"])
-        'reduced'
-        """
-        keys = set(keys)
-        if not {"ms", "pan"} <= keys:
-            raise InputError(f"preset {self.name}: a PanCollection file has 'ms' and 'pan' (and 'gt' at reduced "
-                             f"resolution, 'lms'); this one has {sorted(keys)}")
-        return "reduced" if "gt" in keys else "full"
-
     def check_data(self, path: str | Path, *, force: bool = False,
                    known: Mapping[str, str] | None = None) -> PresetData:
         """Whether a file is this preset's published test set; refuse other data unless forced.
@@ -272,7 +235,10 @@ class Preset:
                 bands = int(f["ms"].shape[1]) if "ms" in f and len(f["ms"].shape) == 4 else None
         except OSError as exc:
             raise InputError(f"preset {self.name}: cannot read {path} as HDF5 ({exc})") from None
-        resolution = self.resolution_of(keys)
+        if not {"ms", "pan"} <= set(keys):
+            raise InputError(f"preset {self.name}: a PanCollection file has 'ms' and 'pan' (and 'gt' at reduced "
+                             f"resolution, 'lms'); {path.name} has {sorted(keys)}")
+        resolution = "reduced" if "gt" in keys else "full"  # the file's keys decide
         digest = sha256_file(path)
         reasons = []
         expected_name = self.files[0 if resolution == "reduced" else 1]
