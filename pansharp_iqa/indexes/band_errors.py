@@ -27,11 +27,24 @@ import math
 
 import numpy as np
 
-from ..validation import InputError, checked_pair
+from ..validation import InputError, SettingError, checked_pair
 from .ergas import ergas_sums
 from .strips import StripImage, map_strips
 
-__all__ = ["mpsnr", "rmse", "mpsnr_from_sums", "rmse_from_sums"]
+__all__ = ["mpsnr", "rmse", "mpsnr_from_sums", "rmse_from_sums", "peak_of"]
+
+
+def peak_of(bits: int | None, name: str) -> float:
+    """The peak ``2**bits - 1`` DN of a finalize step; refused when ``bits`` is not known.
+
+    Examples
+    --------
+    >>> peak_of(10, "MPSNR")
+    1023.0
+    """
+    if bits is None:
+        raise SettingError(f"{name} needs bits (its peak is 2**bits - 1 DN)")
+    return float(2**bits - 1)
 
 
 def mpsnr_from_sums(sse: np.ndarray, n_pixels: int, peak: float) -> float:

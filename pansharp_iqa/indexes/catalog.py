@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..validation import SettingError
-from .band_errors import mpsnr_from_sums, rmse_from_sums
+from .band_errors import mpsnr_from_sums, peak_of, rmse_from_sums
 from .cc import band_moment_sums, cc_from_sums
 from .ergas import ergas_from_sums, ergas_sums
 from .full_resolution import (
@@ -373,13 +373,13 @@ INDEXES: tuple[Index, ...] = (
           ("Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package/quality_assess.m, github.com/294coder",),
           on_request=True, statistics=("squared_errors",),
           compute=lambda s, v, c: mpsnr_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["pixels"],
-                                                  2.0**c.bits - 1)),
+                                                  peak_of(c.bits, "MPSNR"))),
     Index("RMSE", "reduced", False, "", "RMSE",
           "sqrt(MSE over all pixels and bands) / peak, peak = 2**bits - 1 DN (PanCollection tables' RMSE)",
           ("XiaoXiao-Woo/PanCollection pancollection/common/evaluate.py",),
           on_request=True, statistics=("squared_errors",),
           compute=lambda s, v, c: rmse_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["pixels"],
-                                                 2.0**c.bits - 1)),
+                                                 peak_of(c.bits, "RMSE"))),
     Index("D_lambda", "full", False, "", "$D_\\lambda$",
           "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
           statistics=("block_uiqi",), compute=_d_lambda),
