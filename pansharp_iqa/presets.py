@@ -344,6 +344,7 @@ def protocol_for(name: str | Protocol) -> Protocol:
     Parameters
     ----------
     name : str or Protocol
+        A protocol name (:func:`~pansharp_iqa.list_protocols`, or ``"pancollection"``) or object.
 
     Returns
     -------

@@ -72,7 +72,8 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "indexes": (("--indexes",), {
         "metavar": "NAMES",
         "help": "comma-separated indexes to report: 'default' is the protocol's table, extras are added by name "
-                "(reduced resolution: PSNR, CC), e.g. default,PSNR,CC (default: dataset.toml's, else the table)"}),
+                "(reduced resolution: PSNR, CC, MPSNR, RMSE), e.g. default,PSNR,CC (default: dataset.toml's, "
+                "else the table)"}),
     "preset": (("--preset",), {
         "metavar": "NAME",
         "help": "benchmark preset for a PanCollection .h5 (pancollection-wv3, -qb, -gf2, -wv2): fixes sensor, ratio, "

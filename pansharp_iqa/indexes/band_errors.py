@@ -37,6 +37,17 @@ __all__ = ["mpsnr", "rmse", "mpsnr_from_sums", "rmse_from_sums", "peak_of"]
 def peak_of(bits: int | None, name: str) -> float:
     """The peak ``2**bits - 1`` DN of a finalize step; refused when ``bits`` is not known.
 
+    Parameters
+    ----------
+    bits : int or None
+        Radiometric resolution.
+    name : str
+        The index, for the message.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> peak_of(10, "MPSNR")
