@@ -146,6 +146,14 @@ class Preset:
         >>> kw = get_preset("pancollection-gf2").reduced_kwargs()
         >>> kw["ratio"], kw["bits"], kw["protocol"].name, kw["protocol"].dim_cut
         (4, 10, 'pancollection', None)
+        >>> from pansharp_iqa import evaluate_reduced, wald_degrade
+        >>> from pansharp_iqa.baselines import gsa
+        >>> from pansharp_iqa.demo_data import load_demo
+        >>> ms, pan = load_demo()  # 11-bit, 4 bands: the QB preset's shape of data
+        >>> ms_lr, pan_lr = wald_degrade(ms, pan, "QB", ratio=4)
+        >>> r = evaluate_reduced(gsa(ms_lr, pan_lr, ratio=4), ms, **get_preset("pancollection-qb").reduced_kwargs())
+        >>> [k for k in r if k != "protocol"], r["protocol"]["evaluated_shape"]
+        (['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'MPSNR'], [144, 144, 4])
         """
         return {"ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
 
