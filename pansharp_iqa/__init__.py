@@ -31,10 +31,15 @@ def __getattr__(name: str) -> Any:
         from .tensor import metrics
 
         return getattr(metrics, name)
+    if name in _PRESETS:
+        from . import presets
+
+        return getattr(presets, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _TENSOR = ("ReducedMetrics", "FullMetrics")
+_PRESETS = ("list_presets", "get_preset", "Preset")
 _REPROJECTED = ("r_q2n", "r_q", "r_sam", "r_ergas", "d_rho", "d_lambda_k_ms", "coregister", "evaluate_reprojected")
 
 __all__ = [
@@ -47,5 +52,5 @@ __all__ = [
     "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
     "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",
-    *_REPROJECTED, *_TENSOR,
+    *_REPROJECTED, *_TENSOR, *_PRESETS,
 ]

@@ -72,7 +72,17 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "indexes": (("--indexes",), {
         "metavar": "NAMES",
         "help": "comma-separated indexes to report: 'default' is the protocol's table, extras are added by name "
-                "(reduced resolution: PSNR, CC), e.g. default,PSNR,CC (default: dataset.toml's, else the table)"}),
+                "(reduced resolution: PSNR, CC, MPSNR, RMSE), e.g. default,PSNR,CC (default: dataset.toml's, "
+                "else the table)"}),
+    "preset": (("--preset",), {
+        "metavar": "NAME",
+        "help": "benchmark preset for a PanCollection .h5 (pancollection-wv3, -qb, -gf2, -wv2): fixes sensor, ratio, "
+                "bits and protocol as the benchmark's MATLAB code does, resolution from the file's keys; a "
+                "contradicting setting is refused (docs/benchmark.md)"}),
+    "preset_force": (("--preset-force",), {
+        "action": "store_true", "default": None,
+        "help": "apply --preset to a file that is not the published test set (another SHA-256 or band count); "
+                "the results' card says so"}),
     "result_scale": (("--result-scale",), {
         "help": "scale of the results: dn, unit ([0,1], times 2**bits-1) or a multiplier; required unless "
                 "dataset.toml sets result_scale"}),
@@ -134,7 +144,7 @@ COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
     "evaluate": (("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
                   "index, every scene."), [
         "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
-        "indexes", "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS]),
+        "indexes", "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS, "preset", "preset_force"]),
     "demo": (("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
               "(Apache-2.0) at reduced and full resolution, the tables printed."), [
         ("out", {"help": "output folder (default: ./pansharp-eval-demo/)"}),

@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..validation import SettingError
+from .band_errors import mpsnr_from_sums, peak_of, rmse_from_sums
 from .cc import band_moment_sums, cc_from_sums
 from .ergas import ergas_from_sums, ergas_sums
 from .full_resolution import (
@@ -394,6 +395,19 @@ INDEXES: tuple[Index, ...] = (
           on_request=True, statistics=("band_moments",),
           compute=lambda s, v, c: cc_from_sums(np.stack([s["band_moments"][k] for k in _MOMENTS]),
                                                s["band_moments"]["pixels"])),
+    # PanCollection scripts' extras (presets): band-mean PSNR and peak-normalised RMSE, peak 2**bits - 1
+    Index("MPSNR", "reduced", True, "dB", "mPSNR",
+          "mean over bands of 10 log10(peak^2 / MSE_b), peak = 2**bits - 1 DN (PanCollection quality_assess.m)",
+          ("Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package/quality_assess.m, github.com/294coder",),
+          on_request=True, statistics=("squared_errors",),
+          compute=lambda s, v, c: mpsnr_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["pixels"],
+                                                  peak_of(c.bits, "MPSNR"))),
+    Index("RMSE", "reduced", False, "", "RMSE",
+          "sqrt(MSE over all pixels and bands) / peak, peak = 2**bits - 1 DN (PanCollection tables' RMSE)",
+          ("XiaoXiao-Woo/PanCollection pancollection/common/evaluate.py",),
+          on_request=True, statistics=("squared_errors",),
+          compute=lambda s, v, c: rmse_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["pixels"],
+                                                 peak_of(c.bits, "RMSE"))),
     Index("D_lambda", "full", False, "", "$D_\\lambda$",
           "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
           statistics=("block_uiqi",), compute=_d_lambda),
@@ -512,7 +526,7 @@ def index_names(resolution: str | None = None) -> tuple[str, ...]:
     Examples
     --------
     >>> index_names("reduced")
-    ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR', 'CC')
+    ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR', 'CC', 'MPSNR', 'RMSE')
     """
     return tuple(i.name for i in INDEXES if resolution is None or i.resolution == resolution)
 

@@ -28,8 +28,14 @@ scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
     is scored with a warning recorded in its card (``--scale-mismatch``).
 indexes : list of str or a comma-separated str (optional, default: the protocol's table)
     The indexes to report: ``"default"`` stands for the protocol's table, and the catalogue's
-    extras (``"PSNR"``, ``"CC"`` at reduced resolution) are added by name, e.g.
+    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"`` at reduced resolution) are added by name, e.g.
     ``["default", "PSNR", "CC"]`` (``--indexes default,PSNR,CC``).
+preset : str (optional)
+    A benchmark preset (:func:`pansharp_iqa.presets.list_presets`, ``--preset``) for a
+    PanCollection ``.h5``: it fixes sensor, ratio, bits and protocol, and the resolution from the
+    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused. A
+    file that is not the published test set (another SHA-256 or band count) is refused unless
+    ``preset_force = true`` (``--preset-force``); the settings' ``preset`` entry records which.
 
 Integer settings (``ratio``, ``bits``) follow the package's one rule
 (:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
@@ -65,12 +71,13 @@ DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
 _KNOWN = set(_REQUIRED) | {
     "protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description", "notes", "source",
-    "license", "attribution", "indexes",
+    "license", "attribution", "indexes", "preset", "preset_force",
 }
 _FLAG = {
     "sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "resolution": "--resolution",
     "protocol": "--protocol", "scale": "--input-scale", "result_scale": "--result-scale",
     "scale_mismatch": "--scale-mismatch", "indexes": "--indexes",
+    "preset": "--preset", "preset_force": "--preset-force",
 }
 
 
@@ -112,6 +119,9 @@ class DatasetSettings:
         The indexes to report (``"default"`` for the protocol's table, and extras such as
         ``"PSNR"``, ``"CC"``), as given; None: the protocol's table. Checked against the protocol
         before anything runs.
+    preset : mapping or None
+        The preset's card entry (:meth:`pansharp_iqa.presets.Preset.card`: its name, what it fixes,
+        the data's SHA-256 and whether it is the published test set); None without a preset.
     """
 
     name: str
@@ -129,6 +139,7 @@ class DatasetSettings:
     sources: Mapping[str, str]
     scale_mismatch: str = "raise"
     indexes: tuple[str, ...] | None = None
+    preset: Mapping[str, Any] | None = None
 
     @property
     def peak(self) -> int:
@@ -144,6 +155,8 @@ class DatasetSettings:
             del out["indexes"]
         else:
             out["indexes"] = list(self.indexes)
+        if self.preset is None:
+            del out["preset"]
         return out
 
     def resolved_sensor(self) -> Any:
@@ -282,6 +295,7 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         if value is not None:
             merged[key] = value
             sources[key] = "flag"
+    preset = _apply_preset(path, merged, sources) if merged.get("preset") is not None else None
     if path.is_file():  # an .h5 dataset records its own settings (pansharp-nlrnet prepare writes them)
         _merge_recorded(path, merged, sources)
     missing = [k for k in _REQUIRED if k not in merged]
@@ -343,7 +357,43 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         sources=sources,
         scale_mismatch=scale_mismatch,
         indexes=indexes,
+        preset=preset,
     )
+
+
+def _apply_preset(path: Path, merged: dict[str, Any], sources: dict[str, str]) -> dict[str, Any]:
+    """Fix the settings a preset fixes (refusing contradicting ones); return its card entry."""
+    from pansharp_iqa.presets import get_preset
+    from pansharp_iqa.sensors import get_sensor
+
+    try:
+        preset = get_preset(merged["preset"])
+        if not (path.is_file() and path.suffix.lower() in (".h5", ".hdf5")):
+            raise InputError(f"preset {preset.name} evaluates a PanCollection .h5 file; {path} is not one")
+        data = preset.check_data(path, force=merged.get("preset_force") is True)
+    except InputError as exc:
+        raise DatasetConfigError(str(exc)) from None
+    fixed = {"resolution": data.resolution, "ratio": preset.ratio, "bits": preset.bits,
+             "protocol": preset.protocol.name,
+             "sensor": preset.mtf_sensor if data.resolution == "full" else preset.sensor}
+    for key, value in fixed.items():
+        if key in merged:
+            given = merged[key]
+            try:
+                if key == "sensor":
+                    same = get_sensor(str(given)).name in (preset.sensor, preset.mtf_sensor)
+                elif key in ("ratio", "bits"):
+                    same = (check_ratio(given) if key == "ratio" else check_bits(given)) == value
+                else:
+                    same = str(given).strip().lower() == value
+            except (InputError, ValueError):
+                same = False
+            if not same:
+                raise DatasetConfigError(f"{key} = {given!r} ({sources[key]}) contradicts preset {preset.name} "
+                                         f"({key} = {value!r}); drop one of the two")
+        merged[key] = value
+        sources[key] = f"preset {preset.name}"
+    return preset.card(data)
 
 
 def _index_names(value: Any) -> tuple[str, ...] | None:

@@ -1,0 +1,368 @@
+"""Presets: the settings of a published benchmark's own evaluation code, fixed under one name.
+
+``pancollection-wv3``, ``-qb``, ``-gf2`` and ``-wv2`` reproduce the MATLAB evaluation of the
+PanCollection / DLPan-Toolbox test files (``test_<sensor>_multiExm1.h5``, reduced resolution;
+``test_<sensor>_OrigScale_multiExm1.h5``, full resolution; ``gt`` present = reduced): toolbox 2020
+index code, no border cut, 32-pixel blocks, no threshold, ratio 4, the band-mean PSNR and SSIM with
+peak ``2**bits - 1`` (1023 for GF2), and at full resolution D_lambda_K, D_s and HQNR with the MTF
+the scripts pass (``IKONOS`` for QB and GF2) and the file's ``lms`` as upsampled MS. Use
+``evaluate_reduced(sr, gt, **preset.reduced_kwargs())``, ``evaluate_full(sr, ms, pan, ms_exp=lms,
+**preset.full_kwargs())`` or ``ReducedMetrics(**preset.reduced_kwargs())``;
+:meth:`Preset.check_data` tells the published test set (SHA-256) from other data, which is refused
+unless forced and then marked in the card. Every value and its source line: ``docs/benchmark.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .io.hashing import sha256_file
+from .protocols import Protocol, get_protocol
+from .validation import InputError, SettingError
+
+__all__ = ["Preset", "PresetData", "PANCOLLECTION", "PUBLISHED_SHA256", "list_presets", "get_preset",
+           "protocol_for"]
+
+_EFFICIENT_MIF = ("Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package (github.com/294coder/Efficient-MIF, "
+                  "commit daa5afa): analysis_ref_batched_images.m, analysis_unref_batched_images.m, quality_assess.m")
+_DLPAN = ("DLPan-Toolbox 02-Test-toolbox-for-traditional-and-DL(Matlab) (github.com/liangjiandeng/DLPan-Toolbox, "
+          "commit a34f884): Tools/indexes_evaluation*.m, Quality_Indices/*.m, Tools/genMTF.m")
+_DENG = "Deng et al., IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3187652 (PanCollection benchmark)"
+
+#: The protocol of the PanCollection evaluation scripts: the toolbox 2020 definitions with no border
+#: cut at reduced resolution (``flag_cut_bounds = 0``), the band-mean PSNR in the reduced table, and
+#: the HQNR triple at full resolution (``flagQNR = 0``).
+PANCOLLECTION: Protocol = dataclasses.replace(
+    get_protocol("toolbox2020"),
+    name="pancollection",
+    description=(
+        "PanCollection / DLPan-Toolbox MATLAB evaluation: toolbox 2020 definitions with no border cut "
+        "(flag_cut_bounds = 0); RR: Q2n, Q_avg, SAM, ERGAS, SCC and MPSNR (band-mean PSNR, peak 2**bits - 1; "
+        "SSIM with the same peak is computed on whole images by pansharp_iqa.indexes.ssim); FR: D_lambda_K, "
+        "D_s (interp23tap(imresize(PAN, 1/ratio)) low-pass PAN) and HQNR (flagQNR = 0), 32-pixel blocks."
+    ),
+    sources=(_EFFICIENT_MIF, _DLPAN, _DENG),
+    reduced_indexes=("Q2n", "Q", "SAM", "ERGAS", "SCC", "MPSNR"),
+    full_indexes=("D_lambda_K", "D_s", "HQNR"),
+    dim_cut=None,
+)
+
+#: SHA-256 of the published test files, where a public record pins them (file name -> hex digest):
+#: BIYONGHIYON/CtrS ``SSA-MRN/README.md`` (2026), table of the reduced-resolution files it verified.
+PUBLISHED_SHA256: dict[str, str] = {
+    "test_wv3_multiExm1.h5": "00db0d62f63693410935208e287aea21a736d11840d92eedd2d093c99be5314a",
+    "test_qb_multiExm1.h5": "9842a1232ad2d5b9a61c9fd7fb353e8fc6214eeac6e947d888f221ad6ecdda35",
+    "test_gf2_multiExm1.h5": "709a9a53b2e0f29d3dcd5c6ca4410c2913b62cc03c104fed6c049911dbe1c8ea",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class PresetData:
+    """What :meth:`Preset.check_data` found about a file (recorded in cards under ``"preset"``).
+
+    Parameters
+    ----------
+    file : str
+        File name.
+    resolution : {"reduced", "full"}
+        From the file's keys (``gt`` present: reduced).
+    sha256 : str
+        The file's SHA-256.
+    published : bool or None
+        True: the hash is the published file's; False: the data is not the published test set
+        (another hash, or another band count); None: no published hash is recorded for this file.
+    reasons : tuple of str
+        Why the data is not the published test set (empty when it is, or cannot be told).
+    """
+
+    file: str
+    resolution: str
+    sha256: str
+    published: bool | None
+    reasons: tuple[str, ...] = ()
+
+    def card(self) -> dict[str, Any]:
+        """Card entries for the data (JSON-serialisable)."""
+        note = {True: "the published PanCollection test file (SHA-256 matches)",
+                None: "no published SHA-256 recorded for this file: not verified against the published test set",
+                False: "NOT the published PanCollection test set: " + "; ".join(self.reasons)}[self.published]
+        return {"file": self.file, "sha256": self.sha256, "published_test_set": self.published, "data_note": note}
+
+
+@dataclasses.dataclass(frozen=True)
+class Preset:
+    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`).
+
+    Parameters
+    ----------
+    name : str
+        Registry name (``"pancollection-wv3"``, ...).
+    sensor : str
+        The data's sensor (registry name).
+    bands : int
+        MS bands of the test files.
+    bits : int
+        Radiometric resolution; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` (the scripts'
+        ``const``).
+    mtf_sensor : str
+        The sensor whose MTF the full-resolution scripts use (D_lambda_K).
+    files : tuple of str
+        The published reduced- and full-resolution file names.
+    ratio : int
+        PAN/MS resolution ratio.
+    protocol : Protocol
+        :data:`PANCOLLECTION`.
+    """
+
+    name: str
+    sensor: str
+    bands: int
+    bits: int
+    mtf_sensor: str
+    files: tuple[str, str]
+    ratio: int = 4
+    protocol: Protocol = PANCOLLECTION
+
+    @property
+    def peak(self) -> int:
+        """The scripts' ``const``: ``2**bits - 1`` DN."""
+        return 2**self.bits - 1
+
+    def reduced_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`~pansharp_iqa.evaluate_reduced` and ``ReducedMetrics``.
+
+        Returns
+        -------
+        dict
+            ``ratio``, ``bits`` and ``protocol``.
+
+        Examples
+        --------
+        >>> kw = get_preset("pancollection-gf2").reduced_kwargs()
+        >>> kw["ratio"], kw["bits"], kw["protocol"].name, kw["protocol"].dim_cut
+        (4, 10, 'pancollection', None)
+        >>> from pansharp_iqa import evaluate_reduced, wald_degrade
+        >>> from pansharp_iqa.baselines import gsa
+        >>> from pansharp_iqa.demo_data import load_demo
+        >>> ms, pan = load_demo()  # 11-bit, 4 bands: the QB preset's shape of data
+        >>> ms_lr, pan_lr = wald_degrade(ms, pan, "QB", ratio=4)
+        >>> r = evaluate_reduced(gsa(ms_lr, pan_lr, ratio=4), ms, **get_preset("pancollection-qb").reduced_kwargs())
+        >>> [k for k in r if k != "protocol"], r["protocol"]["evaluated_shape"]
+        (['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'MPSNR'], [144, 144, 4])
+        """
+        return {"ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
+
+    def full_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`~pansharp_iqa.evaluate_full` and ``FullMetrics``.
+
+        Pass ``ms_exp=lms`` (the file's ``lms``) to :func:`~pansharp_iqa.evaluate_full` as well: the
+        scripts use it as the upsampled MS of D_lambda_K and D_s.
+
+        Returns
+        -------
+        dict
+            ``sensor`` (the MTF the scripts use), ``ratio``, ``bits`` and ``protocol``.
+
+        Examples
+        --------
+        >>> kw = get_preset("pancollection-qb").full_kwargs()
+        >>> kw["sensor"], kw["bits"], kw["protocol"].full_indexes
+        ('IKONOS', 11, ('D_lambda_K', 'D_s', 'HQNR'))
+        """
+        return {"sensor": self.mtf_sensor, "ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
+
+    def ssim(self, reference: np.ndarray, fused: np.ndarray) -> float:
+        """The scripts' SSIM of one (H, W, B) scene in DN (peak ``2**bits - 1``).
+
+        Parameters
+        ----------
+        reference, fused : ndarray, shape (H, W, B)
+            Ground truth and fused image, DN.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> gt = np.random.default_rng(1).integers(0, 1024, (16, 16, 4)).astype(float)
+        >>> get_preset("pancollection-gf2").ssim(gt, gt)
+        1.0
+        """
+        from .indexes.ssim import ssim
+
+        return ssim(reference, fused, data_range=self.peak)
+
+    def check_data(self, path: str | Path, *, force: bool = False,
+                   known: Mapping[str, str] | None = None) -> PresetData:
+        """Whether a file is this preset's published test set; refuse other data unless forced.
+
+        Parameters
+        ----------
+        path : path-like
+            A PanCollection-style ``.h5`` (``gt``/``ms``/``lms``/``pan``, N x C x H x W).
+        force : bool
+            Evaluate other data with the preset anyway (its card then says it is not the
+            published test set).
+        known : mapping, optional
+            File name -> published SHA-256 (default :data:`PUBLISHED_SHA256`).
+
+        Returns
+        -------
+        PresetData
+
+        Raises
+        ------
+        InputError
+            The file's hash differs from the published one, or its band count from the preset's,
+            and ``force`` is not set; the message names both values and the fix.
+
+        Examples
+        --------
+        >>> import h5py, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "mine.h5")
+        >>> with h5py.File(path, "w") as f:
+        ...     for k, s in (("ms", 16), ("lms", 64), ("pan", 64)):
+        ...         _ = f.create_dataset(k, data=np.ones((1, 1 if k == "pan" else 8, s, s)))
+        >>> d = get_preset("pancollection-wv3").check_data(path)
+        >>> d.resolution, d.published
+        ('full', None)
+        """
+        import h5py
+
+        path = Path(path)
+        known = PUBLISHED_SHA256 if known is None else known
+        try:
+            with h5py.File(path, "r") as f:
+                keys = list(f.keys())
+                bands = int(f["ms"].shape[1]) if "ms" in f and len(f["ms"].shape) == 4 else None
+        except OSError as exc:
+            raise InputError(f"preset {self.name}: cannot read {path} as HDF5 ({exc})") from None
+        if not {"ms", "pan"} <= set(keys):
+            raise InputError(f"preset {self.name}: a PanCollection file has 'ms' and 'pan' (and 'gt' at reduced "
+                             f"resolution, 'lms'); {path.name} has {sorted(keys)}")
+        resolution = "reduced" if "gt" in keys else "full"  # the file's keys decide
+        digest = sha256_file(path)
+        reasons = []
+        expected_name = self.files[0 if resolution == "reduced" else 1]
+        expected = known.get(expected_name)
+        if expected is not None and digest != expected:
+            reasons.append(f"SHA-256 {digest[:12]}... differs from the published {expected_name}'s {expected[:12]}...")
+        if bands != self.bands:
+            reasons.append(f"its MS has {bands} bands, the {self.sensor} test set {self.bands}")
+        if reasons and not force:
+            raise InputError(f"preset {self.name} does not fit {path.name}: {'; '.join(reasons)}. Evaluate it "
+                             f"without the preset, or force the preset (force=True, --preset-force): the card "
+                             f"then says the data is not the published test set")
+        published = False if reasons else (True if expected is not None else None)
+        return PresetData(path.name, resolution, digest, published, tuple(reasons))
+
+    def card(self, data: PresetData | None = None) -> dict[str, Any]:
+        """The card entry ``"preset"``: name, what it fixes, and what is known about the data.
+
+        Parameters
+        ----------
+        data : PresetData, optional
+            From :meth:`check_data`.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> c = get_preset("pancollection-gf2").card()
+        >>> c["name"], c["mtf_sensor"], c["peak"]
+        ('pancollection-gf2', 'IKONOS', 1023)
+        """
+        out = {"name": self.name, "sensor": self.sensor, "mtf_sensor": self.mtf_sensor, "bits": self.bits,
+               "peak": self.peak, "ratio": self.ratio, "protocol": self.protocol.name, "files": list(self.files)}
+        return {**out, **(data.card() if data is not None else {})}
+
+
+def _pancollection(tag: str, sensor: str, bands: int, bits: int, mtf: str) -> Preset:
+    """One PanCollection preset."""
+    return Preset(f"pancollection-{tag}", sensor, bands, bits, mtf,
+                  (f"test_{tag}_multiExm1.h5", f"test_{tag}_OrigScale_multiExm1.h5"))
+
+
+_PRESETS: dict[str, Preset] = {p.name: p for p in (
+    _pancollection("wv3", "WV3", 8, 11, "WV3"),
+    _pancollection("qb", "QB", 4, 11, "IKONOS"),  # analysis_unref_batched_images.m: QB -> 'IKONOS'
+    _pancollection("gf2", "GF2", 4, 10, "IKONOS"),  # GF2 -> 'IKONOS'; const 1023
+    _pancollection("wv2", "WV2", 8, 11, "WV2"),
+)}
+
+
+def list_presets() -> list[str]:
+    """Names of the presets.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> list_presets()
+    ['pancollection-wv3', 'pancollection-qb', 'pancollection-gf2', 'pancollection-wv2']
+    """
+    return list(_PRESETS)
+
+
+def get_preset(name: str | Preset) -> Preset:
+    """A preset by name (case-insensitive), or a :class:`Preset` passed through.
+
+    Parameters
+    ----------
+    name : str or Preset
+        ``"pancollection-wv3"``, ``"pancollection-qb"``, ``"pancollection-gf2"`` or
+        ``"pancollection-wv2"``.
+
+    Returns
+    -------
+    Preset
+
+    Raises
+    ------
+    SettingError
+        Unknown name; the message lists the known ones.
+
+    Examples
+    --------
+    >>> p = get_preset("PanCollection-WV3")
+    >>> p.sensor, p.bits, p.peak, p.files[0]
+    ('WV3', 11, 2047, 'test_wv3_multiExm1.h5')
+    """
+    if isinstance(name, Preset):
+        return name
+    key = str(name).strip().lower()
+    if key not in _PRESETS:
+        raise SettingError(f"unknown preset {name!r}; known presets: {', '.join(_PRESETS)}")
+    return _PRESETS[key]
+
+
+def protocol_for(name: str | Protocol) -> Protocol:
+    """A registered protocol, or :data:`PANCOLLECTION` for ``"pancollection"`` (the presets' protocol).
+
+    Parameters
+    ----------
+    name : str or Protocol
+        A protocol name (:func:`~pansharp_iqa.list_protocols`, or ``"pancollection"``) or object.
+
+    Returns
+    -------
+    Protocol
+
+    Examples
+    --------
+    >>> protocol_for("pancollection").dim_cut is None, protocol_for("toolbox2020").dim_cut
+    (True, (20, 21))
+    """
+    if isinstance(name, str) and name.strip().lower() == PANCOLLECTION.name:
+        return PANCOLLECTION
+    return get_protocol(name)

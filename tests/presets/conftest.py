@@ -1,0 +1,61 @@
+"""PanCollection-shaped .h5 files built in a temporary folder from the real WV2 scene of ../shared/data
+(never copied into the repository): a reduced-resolution file (gt/ms/lms/pan, N x C x H x W, Wald
+protocol) and a full-resolution one (ms/lms/pan), with each scene's GSA result (H x W x C, DN)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pansharp_iqa as pi
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "imgWV2.mat"
+
+
+def _nchw(scenes: list[np.ndarray]) -> np.ndarray:
+    return np.stack([s.transpose(2, 0, 1) if s.ndim == 3 else s[None] for s in scenes]).astype(np.float64)
+
+
+def _write(path: Path, **arrays: list[np.ndarray]) -> Path:
+    import h5py
+
+    with h5py.File(path, "w") as f:
+        for key, scenes in arrays.items():
+            f.create_dataset(key, data=_nchw(scenes))
+    return path
+
+
+@pytest.fixture(scope="session")
+def pancollection(tmp_path_factory):
+    """Reduced (4 scenes: gt 64x64x8, ms 16x16, pan 64x64) and full (2 scenes: ms 32x32x8, pan 128x128)
+    files named as the published WV2 test files, plus the GSA results per scene."""
+    if not SHARED.is_file():
+        pytest.skip("../shared/data/imgWV2.mat not available")
+    from scipy.io import loadmat
+
+    from pansharp_iqa.baselines import gsa
+
+    mat = loadmat(SHARED)
+    ms, pan = mat["I_MS"][:128, :128].astype(np.float64), mat["I_PAN"][:512, :512].astype(np.float64)
+    ms_lr, pan_lr = pi.wald_degrade(ms, pan, "WV2", ratio=4)  # ms_lr 32x32, pan_lr 128x128, gt = ms
+    tiles = [(r, c) for r in (0, 64) for c in (0, 64)]
+    gt = [ms[r:r + 64, c:c + 64] for r, c in tiles]
+    ms_rr = [ms_lr[r // 4:r // 4 + 16, c // 4:c // 4 + 16] for r, c in tiles]
+    pan_rr = [pan_lr[r:r + 64, c:c + 64] for r, c in tiles]
+    lms_rr = [pi.interp23tap(m, 4) for m in ms_rr]
+    out = tmp_path_factory.mktemp("pancollection")
+    reduced = _write(out / "test_wv2_multiExm1.h5", gt=gt, ms=ms_rr, lms=lms_rr, pan=pan_rr)
+    ms_fr = [ms[:32, :32], ms[32:64, :32]]
+    pan_fr = [pan[:128, :128], pan[128:256, :128]]
+    lms_fr = [pi.interp23tap(m, 4) for m in ms_fr]
+    full = _write(out / "test_wv2_OrigScale_multiExm1.h5", ms=ms_fr, lms=lms_fr, pan=pan_fr)
+    return {
+        "reduced": reduced, "full": full,
+        "gt": gt, "ms_rr": ms_rr, "pan_rr": pan_rr,
+        "sr_rr": [gsa(m, p, ratio=4) for m, p in zip(ms_rr, pan_rr, strict=True)],
+        "ms_fr": ms_fr, "pan_fr": pan_fr, "lms_fr": lms_fr,
+        "sr_fr": [gsa(m, p, ratio=4) for m, p in zip(ms_fr, pan_fr, strict=True)],
+        "ms4": [m[..., [1, 2, 4, 6]] for m in ms_fr],
+    }
