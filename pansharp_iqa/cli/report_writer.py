@@ -91,6 +91,8 @@ class RunRecord:
         The command line.
     info : dict
         Execution details recorded in ``results.json`` (``run``: jobs, reused pairs, run id, ...).
+    method_scales : dict of str to str
+        The result scale of each method that declares its own (``METHOD/method.toml``).
     """
 
     settings: DatasetSettings
@@ -102,6 +104,7 @@ class RunRecord:
     warnings: list[str]
     argv: list[str]
     info: dict[str, Any]
+    method_scales: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def records(self) -> list[dict[str, Any]]:
@@ -121,7 +124,9 @@ class RunRecord:
     def statistics(self) -> dict[str, IndexStatistics]:
         from pansharp_iqa.reports.stats import compare_methods
 
-        return compare_methods(self.records, self.methods, self.summary.metrics) if len(self.scenes) >= 2 else {}
+        complete = self.summary.complete  # an incomplete method costs the others nothing
+        records = [r for r in self.records if r["method"] in complete]
+        return compare_methods(records, complete, self.summary.metrics) if len(self.scenes) >= 2 else {}
 
     @functools.cached_property
     def card(self) -> dict[str, Any]:
@@ -149,7 +154,8 @@ class RunRecord:
         return [
             f"Protocol {self.card.get('name', s.protocol)} (pansharp_iqa {self.card.get('version', '?')}), "
             f"{s.resolution} resolution, sensor {s.sensor}, ratio {s.ratio}, bits {s.bits}, "
-            f"results scale {s.result_scale_label}."
+            f"results scale {s.result_scale_label or 'per method'}"
+            + "".join(f"; {m}: {v} (method.toml)" for m, v in self.method_scales.items()) + "."
         ] + ([EXP_NOTE] if s.resolution == "full" else [])
 
     def results_document(self) -> dict[str, Any]:
@@ -165,6 +171,7 @@ class RunRecord:
         return {
             "tool": "pansharp-eval", "version": __version__, "command": ["pansharp-eval", *self.argv],
             "dataset": {**self.settings.to_dict(), "scenes": self.scenes}, "protocol": self.card,
+            **({"method_result_scales": self.method_scales} if self.method_scales else {}),
             "inputs_sha256": self.inputs_sha, "results_sha256": self.results_sha, "methods": self.methods,
             "metrics": self.summary.metrics, "summary": self.summary.to_dict(),
             "statistics": statistics_to_dict(self.statistics, len(self.scenes)), "scenes": per_scene,
@@ -298,7 +305,7 @@ def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
         return
     from pansharp_iqa.reports.html import render_html
 
-    notes = list(run.notes)
+    notes = list(run.notes) + ([run.summary.legend()] if run.summary.legend() else [])
     if len(views) > MAX_HTML_IMAGE_SCENES:
         notes.append(f"Images are shown for the first {MAX_HTML_IMAGE_SCENES} of {len(views)} scenes "
                      "(--figures writes a figure for every scene).")

@@ -18,7 +18,7 @@ from .display import RESIDUAL_CMAP, colourise
 from .formatting import DIGITS, direction_arrow, format_p, format_value
 from .image_codec import data_uri, encode_jpeg
 from .pair_display import Panel, SceneView
-from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note, no_statistics_reason
+from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_html", "render_scene_grid"]
@@ -84,7 +84,8 @@ def _summary_table(summary: Summary, statistics: Mapping[str, IndexStatistics]) 
     rows = []
     for method in summary.methods:
         c = summary.counts[method]
-        cells = [f"<td>{_e(method)}</td>", f"<td data-v='{c['ok']}'>{c['ok']}/{c['ok'] + c['failed']}</td>"]
+        cells = [f"<td>{_e(summary.label(method))}</td>",
+                 f"<td data-v='{c['ok']}'>{c['ok']}/{c['ok'] + c['failed']}</td>"]
         for metric in summary.metrics:
             s = summary.stats[method][metric]
             text = format_value(s["mean"], s["std"], s["n"], pm=" ± ")
@@ -103,9 +104,9 @@ def _summary_table(summary: Summary, statistics: Mapping[str, IndexStatistics]) 
             f"with {MIN_SCENES} or more scenes). Click a column header to sort.</p>")
 
 
-def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> str:
+def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int, summary: Summary) -> str:
     if not statistics:
-        why = no_statistics_reason(n_scenes)
+        why = summary.untested_reason(n_scenes)
         return f"<p class='note'>No statistics across scenes: {why}.</p>"
     parts = [f"<p class='note'>{_e(method_note())}</p>"]
     for metric, st in statistics.items():
@@ -303,7 +304,7 @@ def render_html(
         f"<h1>{_e(title)}</h1>",
         "".join(f"<p class='note'>{_e(n)}</p>" for n in notes),
         "<h2>Summary</h2>", _summary_table(summary, statistics),
-        "<h2>Statistics across scenes</h2>", _statistics_section(statistics, len(scenes)),
+        "<h2>Statistics across scenes</h2>", _statistics_section(statistics, len(scenes), summary),
         "<h2>Provenance</h2>", _card(provenance),
     ]
     if failures:
