@@ -44,7 +44,7 @@ def nchw(images: list[np.ndarray]) -> np.ndarray:
     return np.stack([np.moveaxis(np.atleast_3d(i), -1, 0) for i in images])
 
 
-def reduced_h5(folder: Path, n: int = 4, size: int = 64, *, scale: float = 1.0) -> tuple[Path, list[dict]]:
+def reduced_h5(folder: Path, n: int = 4, size: int = 96, *, scale: float = 1.0) -> tuple[Path, list[dict]]:
     """``test_wv2_multiExm1.h5`` (gt size x size, ms, lms, pan; stored values = DN x ``scale``)
     and the scenes in DN (``gt``, ``ms``, ``pan``: H x W x C)."""
     from pansharp_iqa import wald_degrade
