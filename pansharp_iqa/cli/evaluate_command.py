@@ -65,25 +65,7 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
 
 @dataclasses.dataclass
 class Plan:
-    """An evaluation as decided before anything is written or hashed.
-
-    Attributes
-    ----------
-    settings : DatasetSettings
-    scenes : list of SceneSource
-    methods : dict of str to Path
-        Method name -> its results folder, in report order.
-    method_settings : dict of str to DatasetSettings
-        Each method's settings (its ``method.toml`` may declare its own ``result_scale``).
-    out : Path
-        The output folder.
-    found : list of (int, SceneSource, str, (Path, int or None))
-        Each pair with a result file: scene number, scene, method, (file, item of a stack).
-    failed : dict
-        ``failed[(scene, method)]`` = the outcome of a pair without a usable result file.
-    warnings : list of str
-    outputs : Outputs
-    """
+    """An evaluation as decided before anything is written or hashed."""
 
     settings: DatasetSettings
     scenes: list[SceneSource]
@@ -102,13 +84,7 @@ class Plan:
 
 
 def plan_evaluation(ns: argparse.Namespace) -> Plan:
-    """Check the arguments of ``pansharp-eval evaluate`` and find every file.
-
-    Raises
-    ------
-    UsageError
-        Bad settings, folders, protocol or an undeclared result scale (exit status 2).
-    """
+    """Check the arguments of ``pansharp-eval evaluate`` and find every file."""
     settings = settings_from_args(ns)
     methods = _method_dirs(ns.results)
     if settings.result_scale is None:
@@ -172,23 +148,7 @@ def _check_dataset(scenes: list[SceneSource], settings: DatasetSettings) -> None
 
 
 def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
-    """Run the evaluation described by parsed arguments.
-
-    Parameters
-    ----------
-    ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_parser`, and the command line (recorded in ``results.json``).
-
-    Returns
-    -------
-    int
-        0 when every (scene, method) pair was evaluated, 1 when some failed.
-
-    Raises
-    ------
-    UsageError
-        Bad settings, folders or output folder (exit status 2; nothing written).
-    """
+    """Run the evaluation described by parsed arguments."""
     plan = plan_evaluation(ns)
     client = connect_scheduler(ns.scheduler) if ns.scheduler else None  # before OUT is touched
     try:
@@ -278,13 +238,7 @@ _DATASET_SCALE_HINT = re.compile(r"declare result_scale = (\S+) in dataset\.toml
 
 
 def _method_scale_hint(reason: str, method: str) -> str:
-    """A result's scale is its method's: the fix a scale refusal names goes into METHOD/method.toml.
-
-    Examples
-    --------
-    >>> _method_scale_hint("declare result_scale = 'unit' in dataset.toml (or --result-scale unit), x", "PNN")
-    "declare result_scale = 'unit' in PNN/method.toml (this method only), x"
-    """
+    """A result's scale is its method's: the fix a scale refusal names goes into METHOD/method.toml."""
     return _DATASET_SCALE_HINT.sub(lambda m: f"declare result_scale = {m[1]} in {method}/{METHOD_FILE} (this method "
                                              "only)", reason)
 

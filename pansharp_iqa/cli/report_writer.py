@@ -39,13 +39,7 @@ _SHAPE_KEYS = ("image_shape", "evaluated_shape")
 
 @dataclasses.dataclass(frozen=True)
 class Outputs:
-    """What a run writes besides its per-pair records (``--format``, ``--plots``, ``--figures``).
-
-    Examples
-    --------
-    >>> Outputs(("table", "html", "csv"), plots=True).files(), Outputs(("csv",), plots=True).folders()
-    (['results.csv', 'report.html'], ['plots'])
-    """
+    """What a run writes besides its per-pair records (``--format``, ``--plots``, ``--figures``)."""
 
     formats: tuple[str, ...]
     plots: bool = False
@@ -74,26 +68,7 @@ class Outputs:
 
 @dataclasses.dataclass
 class RunRecord:
-    """One run's outcomes and provenance, and the tables every report is made from.
-
-    Attributes
-    ----------
-    settings : DatasetSettings
-    scenes, methods : list of str
-        Report order.
-    outcomes : list of SceneOutcome
-        One per (scene, method), scene-major.
-    inputs_sha, results_sha : dict
-        SHA-256 of every input file, and of every result file per method.
-    warnings : list of str
-        Non-fatal notes (ignored files, ...).
-    argv : list of str
-        The command line.
-    info : dict
-        Execution details recorded in ``results.json`` (``run``: jobs, reused pairs, run id, ...).
-    method_scales : dict of str to str
-        The result scale of each method that declares its own (``METHOD/method.toml``).
-    """
+    """One run's outcomes and provenance, and the tables every report is made from."""
 
     settings: DatasetSettings
     scenes: list[str]
@@ -206,14 +181,7 @@ class RunRecord:
 def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:
     """Keep a scene's reference panels on its first outcome that has them (every pair makes them,
     so that they do not depend on which pair fails; they are the same on every pair), so the main
-    process holds one copy per scene.
-
-    Examples
-    --------
-    >>> o = SceneOutcome("s1", "m", "failed", {}, reason="missing result")
-    >>> seen = set(); drop_repeated_references(o, seen); seen
-    set()
-    """
+    process holds one copy per scene."""
     display = outcome.display
     if not isinstance(display, PairDisplay) or not display.references:
         return
@@ -224,22 +192,7 @@ def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[
 
 
 def write_reports(out_dir: Path, run: RunRecord, outputs: Outputs, *, shown_dir: Path | None = None) -> int:
-    """Write the run's reports into ``out_dir`` and print the terminal table.
-
-    Parameters
-    ----------
-    out_dir : Path
-        The folder the reports are written into (the run's staging folder; it exists).
-    run : RunRecord
-    outputs : Outputs
-    shown_dir : Path, optional
-        The folder named in the terminal (``OUT``, where the reports will be).
-
-    Returns
-    -------
-    int
-        Number of failed (scene, method) pairs.
-    """
+    """Write the run's reports into ``out_dir`` and print the terminal table."""
     shown = Path(shown_dir or out_dir)
     _write_tables(out_dir, run, outputs.formats)
     if outputs.plots:

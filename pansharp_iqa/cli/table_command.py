@@ -19,14 +19,7 @@ TABLE_MANIFEST = ".pansharp-eval-table.json"
 
 
 def run_table(ns: argparse.Namespace, argv: list[str]) -> int:
-    """Merge the runs, then write the tables (nothing is written when the runs cannot be merged).
-
-    Raises
-    ------
-    UsageError
-        A run that cannot be read, runs whose numbers cannot share a table, or an output folder
-        that is not the tool's or holds earlier tables without ``--force`` (exit status 2).
-    """
+    """Merge the runs, then write the tables (nothing is written when the runs cannot be merged)."""
     from pansharp_iqa.reports import paper_table
 
     try:

@@ -201,22 +201,7 @@ def _cell(label: str, body: str) -> str:
 
 def render_scene_grid(view: SceneView) -> str:
     """The image grid of one scene in ``report.html``: every panel (whole scene with the crop's
-    box, the zoomed crop), the residual maps on the scene's colour scale, and notes.
-
-    Parameters
-    ----------
-    view : SceneView
-        The scene's panels (:func:`~.pair_display.assemble_scene`).
-
-    Returns
-    -------
-    str
-        An HTML fragment (images as ``data:`` URIs).
-
-    Examples
-    --------
-    See ``tests/reports/test_html.py``.
-    """
+    box, the zoomed crop), the residual maps on the scene's colour scale, and notes."""
     H, W = view.full_shape
     row, col, side = view.crop
     box = (100 * row / H, 100 * col / W, 100 * side / H, 100 * side / W)
@@ -266,39 +251,7 @@ def render_html(
     views: Mapping[str, SceneView | None],
     notes: Sequence[str] = (),
 ) -> str:
-    """Render the whole report as one HTML document.
-
-    Parameters
-    ----------
-    title : str
-        Page title and heading.
-    summary : Summary
-        Mean ± std per method and index (:func:`~.summary.summarise`).
-    statistics : mapping of str to IndexStatistics
-        From :func:`~.stats.compare_methods` (may be empty).
-    records : sequence of mapping
-        Per-(scene, method) records (``scene``, ``method``, ``status``, ``metrics``, ``reason``).
-    failures : sequence of mapping
-        Failed pairs (``scene``, ``method``, ``reason``).
-    scenes : sequence of str
-        Report order of the scenes.
-    provenance : mapping
-        Shown as the provenance card (protocol, sensor, ratio, bits, version, input hashes...).
-    views : mapping of str to SceneView or None
-        Image grid per scene (:func:`~.pair_display.assemble_scene`); scenes absent or ``None``
-        get tables only.
-    notes : sequence of str
-        Lines shown under the title.
-
-    Returns
-    -------
-    str
-        The document (UTF-8 text); it references no external resource.
-
-    Examples
-    --------
-    See ``tests/reports/test_html.py``.
-    """
+    """Render the whole report as one HTML document."""
     nav = "".join(f"<a href='#scene-{i}'>{_e(s)}</a>" for i, s in enumerate(scenes))
     body = [
         f"<h1>{_e(title)}</h1>",
