@@ -266,7 +266,17 @@ def paper_table(runs: Sequence[str | Path | Mapping[str, Any]]) -> PaperTable:
 
     Examples
     --------
-    >>> from pansharp_iqa.reports import paper_table  # doctest: +SKIP
+    A run is its ``results.json``; a minimal one, by hand:
+
+    >>> ok = lambda q: {"status": "ok", "metrics": {"Q2n": q}}
+    >>> run = {"tool": "pansharp-eval", "scenes": {"a": {"GSA": ok(0.75)}, "b": {"GSA": ok(0.85)}},
+    ...        "dataset": {"resolution": "reduced", "sensor": "WV3", "protocol": "toolbox2020", "scenes": ["a", "b"]}}
+    >>> table = paper_table([run])
+    >>> table.best, table.to_markdown().splitlines()[-1]
+    ({'Q2n': ['GSA']}, '| GSA | **0.8000 ± 0.0707** | 1.00 |')
+
+    From the folders of two ``pansharp-eval evaluate`` runs:
+
     >>> table = paper_table(["out_reduced", "out_full"])  # doctest: +SKIP
     >>> print(table.to_markdown())  # doctest: +SKIP
     WV3: protocol toolbox2020; mean ± std over 20 reduced-resolution, 20 full-resolution scenes.
@@ -310,8 +320,9 @@ def paper_table(runs: Sequence[str | Path | Mapping[str, Any]]) -> PaperTable:
         mine = [r[m] for r in ranks.values() if m in r]
         if complete[m] and mine:
             mean_rank[m] = sum(mine) / len(mine)
-    first = docs[0].get("dataset") or {}
-    settings = {"protocol": first.get("protocol"), "preset": first.get("preset"), "sensor": first.get("sensor"),
+    first, card = docs[0].get("dataset") or {}, docs[0].get("protocol") or {}
+    settings = {"protocol": first.get("protocol"), "preset": first.get("preset", card.get("preset")),
+                "sensor": first.get("sensor"),
                 "ratio": first.get("ratio"), "bits": first.get("bits"), "scenes": scenes,
                 "runs": [_where(d) for d in docs]}
     return PaperTable(methods, columns, cells, counts, complete, best, ranks, mean_rank, settings)
