@@ -137,6 +137,10 @@ def test_an_undeclared_result_scale_names_method_toml_and_writes_nothing(tmp_pat
     assert code == 2
     one_error_line(stderr, "GSA", "method.toml")
     assert "PNN" not in stderr and not out.exists()
+    (res / "GSA" / "method.toml").write_text('result_scal = "dn"\n')  # a typo must not pass unnoticed
+    code, _, stderr = _run(capsys, "evaluate", data, res / "GSA", res / "PNN", "--out", out)
+    assert code == 2 and not out.exists()
+    one_error_line(stderr, "method.toml", "unknown key", "result_scal")
     (res / "GSA" / "method.toml").write_text('result_scale = "dn"\n')  # each team declares its own: runs
     assert _run(capsys, "evaluate", data, res / "GSA", res / "PNN", "--out", out)[0] == 0
 
