@@ -133,14 +133,15 @@ def _check_dataset(scenes: list[SceneSource], settings: DatasetSettings) -> None
     roles = ("gt",) if settings.resolution == "reduced" else ("ms", "pan")
     reasons = []
     for scene in scenes:
-        if scene.problem or (scene.kind != "h5" and sum(Path(p).stat().st_size for p in scene.paths) > _CHECK_BYTES):
-            return
         try:
+            size = 0 if scene.kind == "h5" else sum(Path(p).stat().st_size for p in scene.paths)
+            if scene.problem or size > _CHECK_BYTES:
+                return
             load_scene(scene, settings, roles)
         except InputError as exc:
             reasons.append(str(exc))
             continue
-        except OSError:
+        except Exception:  # noqa: BLE001 - not a setting's doing: its evaluation reports it
             return
         return
     raise UsageError(f"every scene contradicts the dataset's settings ({len(reasons)} of {len(scenes)}; nothing was "
