@@ -226,8 +226,9 @@ def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None
             render_markdown(run.summary, run.failures, title=f"pansharp-eval: {name}", notes=run.notes,
                             statistics=run.statistics, n_scenes=len(run.scenes)), encoding="utf-8")
     if "tex" in formats:
+        # the caption is one line (settings, no prose): the notes are in results.md and report.html
         (out_dir / "results.tex").write_text(
-            render_latex(run.summary, caption=f"Quality indexes on {name}.", notes=run.notes,
+            render_latex(run.summary, caption=f"Quality indexes on {name}.", notes=run.notes[:1],
                          label=f"tab:pansharp-eval-{name}"), encoding="utf-8")
 
 
