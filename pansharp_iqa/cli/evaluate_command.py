@@ -18,11 +18,11 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pansharp_iqa.io.dataset_config import DatasetSettings, load_settings
-from pansharp_iqa.io.discovery import SceneSource, discover_scenes
+from pansharp_iqa.io.dataset_config import METHOD_FILE, DatasetSettings, load_settings, method_settings
+from pansharp_iqa.io.discovery import NETWORK_RESULT_PATTERN, SceneSource, discover_scenes, network_result_index
 from pansharp_iqa.io.errors import DataError, DatasetConfigError
 from pansharp_iqa.io.hashing import sha256_file
-from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file
+from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file, method_result_files
 from pansharp_iqa.settings import requested_indexes
 from pansharp_iqa.validation import InputError
 
@@ -65,27 +65,12 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
 
 @dataclasses.dataclass
 class Plan:
-    """An evaluation as decided before anything is written or hashed.
-
-    Attributes
-    ----------
-    settings : DatasetSettings
-    scenes : list of SceneSource
-    methods : dict of str to Path
-        Method name -> its results folder, in report order.
-    out : Path
-        The output folder.
-    found : list of (int, SceneSource, str, (Path, int or None))
-        Each pair with a result file: scene number, scene, method, (file, item of a stack).
-    failed : dict
-        ``failed[(scene, method)]`` = the outcome of a pair without a usable result file.
-    warnings : list of str
-    outputs : Outputs
-    """
+    """An evaluation as decided before anything is written or hashed."""
 
     settings: DatasetSettings
     scenes: list[SceneSource]
     methods: dict[str, Path]
+    method_settings: dict[str, DatasetSettings]
     out: Path
     found: list[tuple[int, SceneSource, str, tuple[Path, int | None]]]
     failed: dict[_Key, SceneOutcome]
@@ -99,50 +84,72 @@ class Plan:
 
 
 def plan_evaluation(ns: argparse.Namespace) -> Plan:
-    """Check the arguments of ``pansharp-eval evaluate`` and find every file.
-
-    Raises
-    ------
-    UsageError
-        Bad settings, folders, protocol or an undeclared result scale (exit status 2).
-    """
+    """Check the arguments of ``pansharp-eval evaluate`` and find every file."""
     settings = settings_from_args(ns)
     methods = _method_dirs(ns.results)
     if settings.result_scale is None:
         settings = _recorded_result_scale(settings, methods)
-    if settings.result_scale is None:
-        raise UsageError(
-            "the scale of the results is not declared: set result_scale = 'dn' or 'unit' in "
-            "dataset.toml, or pass --result-scale dn|unit|<multiplier> (it is never guessed)"
-        )
+    per_method = _method_settings(settings, methods)
     _check_protocol(settings)
     scenes, warnings = dataset_scenes(ns.dataset)
-    for method, folder in methods.items():
-        warnings.extend(_extra_result_files(method, folder, scenes))
     out = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
     found, failed = _locate_results(scenes, methods)
-    return Plan(settings, scenes, methods, out, found, failed, warnings,
+    for method, folder in methods.items():
+        warnings.extend(_unmatched_files(method, folder, scenes, found))
+    _check_dataset(scenes, settings)
+    return Plan(settings, scenes, methods, per_method, out, found, failed, warnings,
                 Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures))
 
 
+def _method_settings(settings: DatasetSettings, methods: dict[str, Path]) -> dict[str, DatasetSettings]:
+    """Each method's settings (``METHOD/method.toml``); a method whose results' scale nobody
+    declares is a usage error that names the methods and where to declare it."""
+    out = {}
+    for method, folder in methods.items():
+        try:
+            out[method] = method_settings(settings, folder)
+        except DatasetConfigError as exc:
+            raise UsageError(str(exc)) from None
+    undeclared = [m for m, s in out.items() if s.result_scale is None]
+    if undeclared:
+        shown = ", ".join(undeclared[:5]) + (f" and {len(undeclared) - 5} more" if len(undeclared) > 5 else "")
+        raise UsageError(
+            f"the scale of the results is not declared for {shown}: write result_scale = 'dn', 'unit' or "
+            f"<multiplier> in METHOD/{METHOD_FILE} (that method only), or set result_scale in dataset.toml or "
+            "--result-scale for every method (it is never guessed)")
+    return out
+
+
+#: Scenes in files up to this size are read whole by the dataset check (:func:`_check_dataset`).
+_CHECK_BYTES = 512 * 2**20
+
+
+def _check_dataset(scenes: list[SceneSource], settings: DatasetSettings) -> None:
+    """A setting that every scene contradicts (sizes, bands, values against the declared scale and
+    bits) is a usage error, said once before anything is written; the check stops at the first
+    scene that fits (scenes too large to read whole here are left to their evaluation)."""
+    from pansharp_iqa.io.scenes import load_scene
+
+    roles = ("gt",) if settings.resolution == "reduced" else ("ms", "pan")
+    reasons = []
+    for scene in scenes:
+        try:
+            size = 0 if scene.kind == "h5" else sum(Path(p).stat().st_size for p in scene.paths)
+            if scene.problem or size > _CHECK_BYTES:
+                return
+            load_scene(scene, settings, roles)
+        except InputError as exc:
+            reasons.append(str(exc))
+            continue
+        except Exception:  # noqa: BLE001 - not a setting's doing: its evaluation reports it
+            return
+        return
+    raise UsageError(f"every scene contradicts the dataset's settings ({len(reasons)} of {len(scenes)}; nothing was "
+                     f"evaluated or written), e.g. {reasons[0]}")
+
+
 def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
-    """Run the evaluation described by parsed arguments.
-
-    Parameters
-    ----------
-    ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_parser`, and the command line (recorded in ``results.json``).
-
-    Returns
-    -------
-    int
-        0 when every (scene, method) pair was evaluated, 1 when some failed.
-
-    Raises
-    ------
-    UsageError
-        Bad settings, folders or output folder (exit status 2; nothing written).
-    """
+    """Run the evaluation described by parsed arguments."""
     plan = plan_evaluation(ns)
     client = connect_scheduler(ns.scheduler) if ns.scheduler else None  # before OUT is touched
     try:
@@ -200,6 +207,8 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
 
     def on_done(i: int, outcome: SceneOutcome) -> None:
         drop_repeated_references(outcome, with_references)
+        if outcome.reason:
+            outcome.reason = _method_scale_hint(outcome.reason, outcome.method)
         key = (outcome.scene, outcome.method)
         if i < len(todo):
             pair = todo[i]
@@ -218,10 +227,21 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
         print(line)
     info = {"jobs": ns.jobs, "resumed": len(reused), "run_id": out.run_id, "evaluation_paths": _path_counts(evaluated)}
     methods = list(plan.methods)
+    own = {m: str(s.result_scale_label) for m, s in plan.method_settings.items()
+           if s.sources.get("result_scale", "").endswith(METHOD_FILE)}
     run = RunRecord(plan.settings, [s.name for s in plan.scenes], methods,
                     [outcomes[(s.name, m)] for s in plan.scenes for m in methods], inputs_sha, results_sha,
-                    plan.warnings, argv, info)
+                    plan.warnings, argv, info, method_scales=own)
     return run, _kept_records(plan.out, pairs, outcomes)
+
+
+_DATASET_SCALE_HINT = re.compile(r"declare result_scale = (\S+) in dataset\.toml \(or --result-scale [^)]*\)")
+
+
+def _method_scale_hint(reason: str, method: str) -> str:
+    """A result's scale is its method's: the fix a scale refusal names goes into METHOD/method.toml."""
+    return _DATASET_SCALE_HINT.sub(lambda m: f"declare result_scale = {m[1]} in {method}/{METHOD_FILE} (this method "
+                                             "only)", reason)
 
 
 def _recorded_result_scale(settings: DatasetSettings, methods: dict[str, Path]) -> DatasetSettings:
@@ -290,14 +310,28 @@ def _method_dirs(paths: list[str]) -> dict[str, Path]:
     return out
 
 
-def _extra_result_files(method: str, folder: Path, scenes: list[SceneSource]) -> list[str]:
+def _unmatched_files(method: str, folder: Path, scenes: list[SceneSource],
+                     found: list[tuple[int, SceneSource, str, tuple[Path, int | None]]]) -> list[str]:
+    """One warning naming a method's result files that match no scene; a method none of whose files
+    matches a scene is a usage error (its files named, with the names expected)."""
     names = {s.name for s in scenes}
-    stacks = {Path(s.file_for("bundle") or "").stem for s in scenes if s.kind == "h5"}
-    extra = [
-        p.name for p in sorted(folder.iterdir())
-        if p.is_file() and p.suffix.lower() in RESULT_EXTENSIONS and p.stem not in names and p.stem not in stacks
-    ]
-    return [f"{method}: {n} matches no scene of the dataset (ignored)" for n in extra]
+    items = {s.index for s in scenes if s.kind == "h5"}
+    used = {path for _, _, m, (path, _) in found if m == method}
+    files = method_result_files(folder)
+    extra = [p for p in files if p not in used and p.stem not in names and network_result_index(p.stem) not in items]
+    if not extra and used:
+        return []
+    shown = [p.relative_to(folder).as_posix() for p in extra[:5]] + ([f"... ({len(extra)} in all)"] * (len(extra) > 5))
+    h5 = [s for s in scenes if s.kind == "h5"]
+    expected = f"{scenes[0].name}.<ext>" + (
+        f", {NETWORK_RESULT_PATTERN.replace('<i>', str(h5[0].index))}.mat (item i from 0 to {len(h5) - 1}) or "
+        f"one N x C x H x W stack of the {len(h5)} items" if h5 else "")
+    if not used:
+        what = f"holds {', '.join(shown)}" if shown else "holds no result file"
+        raise UsageError(f"{method} ({folder}): no result file matches a scene of the dataset: it {what}; "
+                         f"results are named like {expected} (in {method}/ or {method}/results/)")
+    return [f"{method}: {len(extra)} file(s) match no scene and are not evaluated: {', '.join(shown)} (results are "
+            f"named like {expected})"]
 
 
 def _locate_results(
@@ -316,7 +350,9 @@ def _locate_results(
                 failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, str(exc))
                 continue
             if result is None:
-                reason = f"missing result: no {method}/{scene.name}.{{{extensions}}}"
+                network = NETWORK_RESULT_PATTERN.replace("<i>", str(scene.index)) if scene.kind == "h5" else ""
+                network = f" or {network}.mat" if network else ""
+                reason = f"missing result: no {method}/{scene.name}.{{{extensions}}}{network}"
                 failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, reason)
                 continue
             found.append((scene_number, scene, method, result))
@@ -347,11 +383,11 @@ def _plan_pairs(plan: Plan, ns: argparse.Namespace, scene_sha: dict[str, dict[st
                 failed: dict[_Key, SceneOutcome]) -> tuple[list[_Pair], dict[str, dict[str, str]]]:
     """The pairs to evaluate with their records and keys, and the SHA-256 of every result file; a
     result file that cannot be read fails its pair (added to ``failed``)."""
-    settings = plan.settings
     results_sha: dict[str, dict[str, str]] = {m: {} for m in plan.methods}
     pairs = []
     for scene_number, scene, method, (path, index) in plan.found:
-        rel = f"{method}/{path.name}"
+        settings = plan.method_settings[method]
+        rel = f"{method}/{path.relative_to(plan.methods[method]).as_posix()}"
         try:
             sha = results_sha[method].get(rel) or sha256_file(path)
         except OSError as exc:

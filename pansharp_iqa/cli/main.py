@@ -6,6 +6,7 @@ Commands::
     pansharp-eval demo [options]                          bundled demo, reduced + full resolution
     pansharp-eval baselines DATASET --out DIR             classical baselines in the RESULTS layout
     pansharp-eval degrade FULL --out REDUCED              Wald protocol: reduced-resolution dataset
+    pansharp-eval table RUN... --out DIR                  one paper table from several runs
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _RUNNERS = {
     "demo": "demo_command:run_demo",
     "baselines": "baselines_command:run_baselines",
     "degrade": "degrade_command:run_degrade",
+    "table": "table_command:run_table",
 }
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["ALL_FORMATS", "COMMANDS", "DEFAULT_FORMATS", "OPTIONS", "ArgumentParser", "build_parser", "parse_formats"]
+__all__ = ["ALL_FORMATS", "COMMANDS", "DEFAULT_FORMATS", "OPTIONS", "TABLE_FORMATS", "ArgumentParser", "build_parser",
+           "parse_formats"]
 
 ALL_FORMATS = ("table", "csv", "json", "md", "tex", "html")
 #: Written when --format is not given (html, with its images, only on request or with 'all').
@@ -60,6 +61,20 @@ def parse_formats(text: str) -> list[str]:
     return items
 
 
+#: The files of ``pansharp-eval table`` (``table.<format>``).
+TABLE_FORMATS = ("md", "tex", "csv", "html")
+
+
+def _table_formats(text: str) -> list[str]:
+    items = [t.strip().lower() for t in text.split(",") if t.strip()]
+    if items == ["all"]:
+        return list(TABLE_FORMATS)
+    if not items or any(t not in TABLE_FORMATS for t in items):
+        raise argparse.ArgumentTypeError(f"unknown format(s) in {text!r}; choose from {','.join(TABLE_FORMATS)} "
+                                         "or 'all'")
+    return items
+
+
 #: Every option of every command, defined once: name -> (flags, ``add_argument`` keywords). A
 #: command may override keywords (its help, default, ``required``) in :data:`COMMANDS`.
 OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
@@ -68,6 +83,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "results": (("results",), {"metavar": "RESULTS", "nargs": "+",
                                "help": "one folder per method holding <scene>.{mat,tif,npy,npz,h5}"}),
     "out": (("--out",), {"metavar": "DIR", "help": "output folder"}),
+    "runs": (("runs",), {"metavar": "RUN", "nargs": "+",
+                         "help": "output folder (or results.json) of a pansharp-eval evaluate run, here or elsewhere"}),
+    "table_format": (("--format",), {"dest": "format", "type": _table_formats, "default": list(TABLE_FORMATS),
+                                     "help": "comma-separated table files to write: md,tex,csv,html or all (default)"}),
     "protocol": (("--protocol",), {"help": "protocol name (default: dataset.toml's, else toolbox2020)"}),
     "indexes": (("--indexes",), {
         "metavar": "NAMES",
@@ -162,6 +181,10 @@ COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
         ("dataset", {"metavar": "FULL_DATASET"}),
         ("out", {"required": True, "help": "new folder for the reduced-resolution dataset (never overwritten)"}),
         "layout", *_SETTINGS]),
+    "table": (("Merge the results.json of several evaluate runs (reduced and full resolution, or runs made "
+               "elsewhere on the same data) into one paper table: mean ± std, best in bold, ranks."), [
+        "runs", ("out", {"required": True, "help": "output folder of table.md, table.tex, table.csv, table.html"}),
+        "table_format", ("force", {"help": "replace the tables an earlier run of this command wrote in OUT"})]),
 }
 
 _EPILOG = """\

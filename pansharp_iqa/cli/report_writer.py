@@ -39,13 +39,7 @@ _SHAPE_KEYS = ("image_shape", "evaluated_shape")
 
 @dataclasses.dataclass(frozen=True)
 class Outputs:
-    """What a run writes besides its per-pair records (``--format``, ``--plots``, ``--figures``).
-
-    Examples
-    --------
-    >>> Outputs(("table", "html", "csv"), plots=True).files(), Outputs(("csv",), plots=True).folders()
-    (['results.csv', 'report.html'], ['plots'])
-    """
+    """What a run writes besides its per-pair records (``--format``, ``--plots``, ``--figures``)."""
 
     formats: tuple[str, ...]
     plots: bool = False
@@ -74,24 +68,7 @@ class Outputs:
 
 @dataclasses.dataclass
 class RunRecord:
-    """One run's outcomes and provenance, and the tables every report is made from.
-
-    Attributes
-    ----------
-    settings : DatasetSettings
-    scenes, methods : list of str
-        Report order.
-    outcomes : list of SceneOutcome
-        One per (scene, method), scene-major.
-    inputs_sha, results_sha : dict
-        SHA-256 of every input file, and of every result file per method.
-    warnings : list of str
-        Non-fatal notes (ignored files, ...).
-    argv : list of str
-        The command line.
-    info : dict
-        Execution details recorded in ``results.json`` (``run``: jobs, reused pairs, run id, ...).
-    """
+    """One run's outcomes and provenance, and the tables every report is made from."""
 
     settings: DatasetSettings
     scenes: list[str]
@@ -102,6 +79,7 @@ class RunRecord:
     warnings: list[str]
     argv: list[str]
     info: dict[str, Any]
+    method_scales: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def records(self) -> list[dict[str, Any]]:
@@ -121,7 +99,9 @@ class RunRecord:
     def statistics(self) -> dict[str, IndexStatistics]:
         from pansharp_iqa.reports.stats import compare_methods
 
-        return compare_methods(self.records, self.methods, self.summary.metrics) if len(self.scenes) >= 2 else {}
+        complete = self.summary.complete  # an incomplete method costs the others nothing
+        records = [r for r in self.records if r["method"] in complete]
+        return compare_methods(records, complete, self.summary.metrics) if len(self.scenes) >= 2 else {}
 
     @functools.cached_property
     def card(self) -> dict[str, Any]:
@@ -149,7 +129,8 @@ class RunRecord:
         return [
             f"Protocol {self.card.get('name', s.protocol)} (pansharp_iqa {self.card.get('version', '?')}), "
             f"{s.resolution} resolution, sensor {s.sensor}, ratio {s.ratio}, bits {s.bits}, "
-            f"results scale {s.result_scale_label}."
+            f"results scale {s.result_scale_label or 'per method'}"
+            + "".join(f"; {m}: {v} (method.toml)" for m, v in self.method_scales.items()) + "."
         ] + ([EXP_NOTE] if s.resolution == "full" else [])
 
     def results_document(self) -> dict[str, Any]:
@@ -165,6 +146,7 @@ class RunRecord:
         return {
             "tool": "pansharp-eval", "version": __version__, "command": ["pansharp-eval", *self.argv],
             "dataset": {**self.settings.to_dict(), "scenes": self.scenes}, "protocol": self.card,
+            **({"method_result_scales": self.method_scales} if self.method_scales else {}),
             "inputs_sha256": self.inputs_sha, "results_sha256": self.results_sha, "methods": self.methods,
             "metrics": self.summary.metrics, "summary": self.summary.to_dict(),
             "statistics": statistics_to_dict(self.statistics, len(self.scenes)), "scenes": per_scene,
@@ -199,14 +181,7 @@ class RunRecord:
 def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:
     """Keep a scene's reference panels on its first outcome that has them (every pair makes them,
     so that they do not depend on which pair fails; they are the same on every pair), so the main
-    process holds one copy per scene.
-
-    Examples
-    --------
-    >>> o = SceneOutcome("s1", "m", "failed", {}, reason="missing result")
-    >>> seen = set(); drop_repeated_references(o, seen); seen
-    set()
-    """
+    process holds one copy per scene."""
     display = outcome.display
     if not isinstance(display, PairDisplay) or not display.references:
         return
@@ -217,22 +192,7 @@ def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[
 
 
 def write_reports(out_dir: Path, run: RunRecord, outputs: Outputs, *, shown_dir: Path | None = None) -> int:
-    """Write the run's reports into ``out_dir`` and print the terminal table.
-
-    Parameters
-    ----------
-    out_dir : Path
-        The folder the reports are written into (the run's staging folder; it exists).
-    run : RunRecord
-    outputs : Outputs
-    shown_dir : Path, optional
-        The folder named in the terminal (``OUT``, where the reports will be).
-
-    Returns
-    -------
-    int
-        Number of failed (scene, method) pairs.
-    """
+    """Write the run's reports into ``out_dir`` and print the terminal table."""
     shown = Path(shown_dir or out_dir)
     _write_tables(out_dir, run, outputs.formats)
     if outputs.plots:
@@ -266,8 +226,9 @@ def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None
             render_markdown(run.summary, run.failures, title=f"pansharp-eval: {name}", notes=run.notes,
                             statistics=run.statistics, n_scenes=len(run.scenes)), encoding="utf-8")
     if "tex" in formats:
+        # the caption is one line (settings, no prose): the notes are in results.md and report.html
         (out_dir / "results.tex").write_text(
-            render_latex(run.summary, caption=f"Quality indexes on {name}.", notes=run.notes,
+            render_latex(run.summary, caption=f"Quality indexes on {name}.", notes=run.notes[:1],
                          label=f"tab:pansharp-eval-{name}"), encoding="utf-8")
 
 
@@ -298,7 +259,7 @@ def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
         return
     from pansharp_iqa.reports.html import render_html
 
-    notes = list(run.notes)
+    notes = list(run.notes) + ([run.summary.legend()] if run.summary.legend() else [])
     if len(views) > MAX_HTML_IMAGE_SCENES:
         notes.append(f"Images are shown for the first {MAX_HTML_IMAGE_SCENES} of {len(views)} scenes "
                      "(--figures writes a figure for every scene).")

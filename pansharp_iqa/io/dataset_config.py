@@ -65,7 +65,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["DEFAULT_PROTOCOL", "DatasetSettings", "load_settings", "parse_scale", "settings_file_for"]
+__all__ = ["DEFAULT_PROTOCOL", "METHOD_FILE", "DatasetSettings", "load_settings", "method_settings", "parse_scale",
+           "settings_file_for"]
 
 DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
@@ -408,3 +409,57 @@ def _index_names(value: Any) -> tuple[str, ...] | None:
         raise DatasetConfigError(f"indexes is empty: name at least one index, e.g. default,PSNR "
                                  f"({_FLAG['indexes']} or dataset.toml 'indexes')")
     return names
+
+
+#: A method's own declarations, in its results folder (``METHOD/method.toml``).
+METHOD_FILE = "method.toml"
+_METHOD_KEYS = {"result_scale", "name", "description", "notes", "source", "license", "attribution"}
+
+
+def method_settings(settings: DatasetSettings, method_dir: str | Path) -> DatasetSettings:
+    """The settings one method's results are evaluated with: ``METHOD/method.toml`` may declare
+    ``result_scale = "unit" | "dn" | <multiplier>``, which overrides the dataset's (and
+    ``--result-scale``) for that method only; without the file, ``settings`` unchanged.
+
+    Parameters
+    ----------
+    settings : DatasetSettings
+        The dataset's (from :func:`load_settings`).
+    method_dir : path-like
+        The method's results folder.
+
+    Returns
+    -------
+    DatasetSettings
+        ``result_scale`` from the method's file, its source recorded as ``"<method>/method.toml"``.
+
+    Raises
+    ------
+    DatasetConfigError
+        Unreadable file, an unknown key or a scale that is not understood.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "dataset.toml").write_text('sensor = "WV3"\\nratio = 4\\nbits = 11\\nresolution = "reduced"')
+    >>> (folder / "PNN").mkdir(); _ = (folder / "PNN" / "method.toml").write_text('result_scale = "unit"')
+    >>> s = method_settings(load_settings(folder), folder / "PNN"); s.result_scale, s.sources["result_scale"]
+    (2047.0, 'PNN/method.toml')
+    """
+    path = Path(method_dir) / METHOD_FILE
+    if not path.is_file():
+        return settings
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise DatasetConfigError(f"cannot read {path}: {exc}") from None
+    unknown = sorted(set(data) - _METHOD_KEYS)
+    if unknown:
+        raise DatasetConfigError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(_METHOD_KEYS)}")
+    if "result_scale" not in data:
+        return settings
+    value, label = parse_scale(data["result_scale"], settings.bits, what=f"{path} result_scale")
+    source = f"{Path(method_dir).resolve().name}/{METHOD_FILE}"
+    return dataclasses.replace(settings, result_scale=value, result_scale_label=label,
+                               sources={**settings.sources, "result_scale": source})

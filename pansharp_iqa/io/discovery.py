@@ -6,7 +6,10 @@ Layouts (one per scene, mixable within a folder):
 * ``<scene>.npz`` -- the same keys;
 * ``<scene>_ms.tif``, ``<scene>_pan.tif``, ``<scene>_gt.tif`` (``.tiff``, ``.npy`` likewise);
 * a PanCollection-style ``.h5`` (datasets ``gt``, ``ms``, ``lms``, ``pan``, N x C x H x W): one
-  scene per item, named ``<stem>_<i>`` (``i`` zero-padded to the width of ``N - 1``).
+  scene per item, named ``<stem>_<i>`` (``i`` zero-padded to the width of ``N - 1``). Networks
+  trained on PanCollection write item ``i``'s result as ``output_mulExm_<i>.mat`` (``i`` from 0, as
+  DLPan-Toolbox's scripts write it and its MATLAB test loads ``output_mulExm_(num-1)`` for its
+  ``num``-th scene): :func:`network_result_index`.
 """
 
 from __future__ import annotations
@@ -18,11 +21,29 @@ from pathlib import Path
 from .arrays import h5_dataset_shapes
 from .errors import DataError, DatasetConfigError
 
-__all__ = ["SceneSource", "discover_scenes", "H5_SUFFIXES", "SPLIT_SUFFIXES"]
+__all__ = ["SceneSource", "discover_scenes", "network_result_index", "H5_SUFFIXES", "NETWORK_RESULT_PATTERN",
+           "RESULT_SUBFOLDER", "SPLIT_SUFFIXES"]
 
 H5_SUFFIXES = (".h5", ".hdf5")
 SPLIT_SUFFIXES = (".tif", ".tiff", ".npy")
 _ROLE_RE = re.compile(r"^(?P<scene>.+)_(?P<role>ms|pan|gt)$", re.IGNORECASE)
+#: How PanCollection networks name item ``i``'s result (``i`` from 0), e.g. ``output_mulExm_3.mat``.
+NETWORK_RESULT_PATTERN = "output_mulExm_<i>"
+_NETWORK_RE = re.compile(r"^output_mulExm_(\d+)$", re.IGNORECASE)
+#: Subfolder of a method's folder where those scripts write them (``METHOD/results/``).
+RESULT_SUBFOLDER = "results"
+
+
+def network_result_index(stem: str) -> int | None:
+    """Item ``i`` of a result named ``output_mulExm_<i>`` (0-based), else ``None``.
+
+    Examples
+    --------
+    >>> network_result_index("output_mulExm_07"), network_result_index("test_wv3_07")
+    (7, None)
+    """
+    match = _NETWORK_RE.match(stem)
+    return int(match[1]) if match else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +63,8 @@ class SceneSource:
     problem : str or None
         Why the scene cannot be used (e.g. two layouts claim the same name); reported as its
         failure.
+    count : int or None
+        Items in the ``.h5`` stack (``N``).
     """
 
     name: str
@@ -49,6 +72,7 @@ class SceneSource:
     files: tuple[tuple[str, str], ...]
     index: int | None = None
     problem: str | None = None
+    count: int | None = None
 
     @property
     def paths(self) -> list[str]:
@@ -91,7 +115,7 @@ def _h5_scenes(path: Path) -> list[SceneSource]:
     n = counts.pop()
     width = len(str(max(n - 1, 0)))
     return [
-        SceneSource(f"{path.stem}_{i:0{width}d}", "h5", (("bundle", str(path)),), index=i)
+        SceneSource(f"{path.stem}_{i:0{width}d}", "h5", (("bundle", str(path)),), index=i, count=n)
         for i in range(n)
     ]
 

@@ -10,30 +10,72 @@ from pathlib import Path
 import numpy as np
 
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
-from .discovery import SceneSource
+from .discovery import RESULT_SUBFOLDER, SceneSource, network_result_index
 from .errors import DataError
 from .geotiff import check_same_grid_files, read_geotiff
 from .orientation import match_expected_shape
 from .scale import check_finite
 
 __all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "check_result_georeference", "find_result_file", "load_result",
-           "result_key"]
+           "method_result_files", "result_key", "stacked_items"]
 
 RESULT_EXTENSIONS = (".mat", ".tif", ".tiff", ".npy", ".npz", ".h5", ".hdf5")
 #: Variable names tried, in order, when a container holds more than one array.
 RESULT_KEYS = ("I_F", "sr", "fused", "I_Fus", "output")
 
 
+def method_result_files(method_dir: str | Path) -> list[Path]:
+    """The result files of a method folder: ``METHOD/*`` and ``METHOD/results/*`` with a result extension."""
+    method_dir = Path(method_dir)
+    files = []
+    for folder in (method_dir, method_dir / RESULT_SUBFOLDER):
+        try:  # the extension in any case (B.NPY is B's result)
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        files += [folder / n for n in names if Path(n).suffix.lower() in RESULT_EXTENSIONS and (folder / n).is_file()]
+    return files
+
+
+def stacked_items(path: str | Path) -> int | None:
+    """``N`` when the file's result array is 4-D (N x C x H x W, read from its header), else ``None``."""
+    path = Path(path)
+    ext = path.suffix.lower()
+    try:
+        if ext == ".npy":
+            shapes = {"": tuple(np.load(path, mmap_mode="r", allow_pickle=False).shape)}
+        elif ext in (".h5", ".hdf5"):
+            shapes = h5_dataset_shapes(path)
+        elif ext == ".mat":
+            import scipy.io
+
+            try:
+                shapes = {n: tuple(s) for n, s, c in scipy.io.whosmat(os.fspath(path)) if c not in ("char", "cell",
+                                                                                                  "struct")}
+            except NotImplementedError:  # v7.3: HDF5, MATLAB's axis order reversed
+                shapes = {k: s[::-1] for k, s in h5_dataset_shapes(path).items()}
+        else:
+            return None
+        shape = shapes[result_key(list(shapes), path)]
+    except (DataError, OSError, ValueError, KeyError):
+        return None
+    return int(shape[0]) if len(shape) == 4 else None
+
+
 def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path, int | None] | None:
     """Find the result file of one scene in a method folder.
+
+    Looked for in ``METHOD/`` and ``METHOD/results/``: ``<scene>.<ext>``; for item ``i`` of a
+    PanCollection ``.h5`` (scene ``<stem>_<i>``) also ``output_mulExm_<i>.<ext>`` as networks write it
+    (``i`` from 0: :func:`.discovery.network_result_index`), and else a stacked result
+    (N x C x H x W, ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file.
 
     Parameters
     ----------
     method_dir : path-like
         ``RESULTS/<method>``.
     source : SceneSource
-        The scene. For scenes from a PanCollection ``.h5`` (``<stem>_<i>``), a stacked result
-        ``<method>/<stem>.h5`` (N x C x H x W) is accepted too, and item ``i`` is used.
+        The scene.
 
     Returns
     -------
@@ -43,29 +85,44 @@ def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path,
     Raises
     ------
     DataError
-        If several files claim the scene.
+        If several files claim the scene, or a file named as the stack is not an N x C x H x W stack.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp()); (folder / "results").mkdir()
+    >>> _ = (folder / "results" / "output_mulExm_3.mat").write_bytes(b"")
+    >>> scene = SceneSource("test_wv3_03", "h5", (("bundle", "test_wv3.h5"),), index=3, count=20)
+    >>> path, item = find_result_file(folder, scene); path.relative_to(folder).as_posix(), item
+    ('results/output_mulExm_3.mat', None)
     """
-    method_dir = Path(method_dir)
-    try:  # the scene's name exactly, the extension in any case (B.NPY is B's result)
-        names = sorted(os.listdir(method_dir))
-    except OSError:
-        names = []
-    found = [method_dir / n for n in names
-             if Path(n).stem == source.name and Path(n).suffix.lower() in RESULT_EXTENSIONS]
-    found = [p for p in found if p.is_file()]
+    files = method_result_files(method_dir)
+    index = source.index if source.kind == "h5" else None
+    found = [p for p in files if p.stem == source.name or (index is not None and network_result_index(p.stem) == index)]
     if len(found) > 1:
         raise DataError(
-            f"several result files for scene {source.name!r}: {', '.join(p.name for p in found)}"
+            f"several result files for scene {source.name!r}: {', '.join(_shown(p, method_dir) for p in found)}"
         )
     if found:
         return found[0], None
-    if source.kind == "h5" and source.index is not None:
-        stem = Path(source.file_for("bundle") or "").stem
-        for ext in (".h5", ".hdf5"):
-            stacked = method_dir / f"{stem}{ext}"
-            if stacked.is_file():
-                return stacked, source.index
-    return None
+    if index is None:
+        return None
+    stem = Path(source.file_for("bundle") or "").stem
+    named = [p for p in files if p.stem == stem]
+    if named:
+        n = stacked_items(named[0])
+        if n is not None and source.count in (None, n):
+            return named[0], index
+        raise DataError(f"{_shown(named[0], method_dir)} is named as the dataset's stack but is not an N x C x H x W "
+                        f"array of its {source.count} scenes" + (f" (it holds {n})" if n is not None else ""))
+    stacks = [p for p in files if network_result_index(p.stem) is None and stacked_items(p) == source.count]
+    if len(stacks) > 1:
+        raise DataError(f"several stacked result files: {', '.join(_shown(p, method_dir) for p in stacks)}")
+    return (stacks[0], index) if stacks else None
+
+
+def _shown(path: Path, method_dir: str | Path) -> str:
+    return path.relative_to(method_dir).as_posix()
 
 
 def result_key(names: Sequence[str], path: str | os.PathLike[str]) -> str:

@@ -9,7 +9,8 @@ Modules imported on demand (they need scipy.stats, scikit-image or matplotlib):
 ``stats`` (statistics across scenes), ``display`` (display images from arrays),
 ``image_codec`` (JPEG, ``data:`` URIs), ``pair_display`` (one pair's images, one
 scene's grid), ``html`` (``report.html``), ``figures`` (publication figures),
-``plots`` (box plots and index maps).
+``plots`` (box plots and index maps). :func:`paper_table` merges several runs' ``results.json``
+into one paper table (``pansharp-eval table``).
 """
 
 from .csv_report import write_csv
@@ -18,13 +19,16 @@ from .json_report import write_json
 from .latex import render_latex
 from .markdown import render_markdown
 from .pair_display import scene_view
+from .paper_table import PaperTable, paper_table
 from .summary import METRIC_DIRECTIONS, Summary, summarise
 from .table import render_table
 
 __all__ = [
     "METRIC_DIRECTIONS",
+    "PaperTable",
     "Summary",
     "comparison_figure",
+    "paper_table",
     "render_latex",
     "render_markdown",
     "render_table",

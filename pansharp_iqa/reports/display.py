@@ -63,17 +63,7 @@ _FALLBACK = {
 
 @dataclasses.dataclass(frozen=True)
 class RgbChoice:
-    """Which bands are shown as red, green and blue.
-
-    Attributes
-    ----------
-    indices : tuple of int
-        0-based band indices shown as (R, G, B); a single index for a grey-level display.
-    true_colour : bool
-        True when the band names say which bands are red, green and blue.
-    note : str
-        Human-readable explanation, printed in the report.
-    """
+    """Which bands are shown as red, green and blue."""
 
     indices: tuple[int, ...]
     true_colour: bool
@@ -81,33 +71,7 @@ class RgbChoice:
 
 
 def rgb_bands(n_bands: int, band_names: Sequence[str] | None = None, *, sensor: str = "") -> RgbChoice:
-    """Choose the bands of a true-colour composite from the band names.
-
-    Parameters
-    ----------
-    n_bands : int
-        Number of MS bands of the images.
-    band_names : sequence of str, optional
-        Band names in storage order (from the sensor registry or ``dataset.toml``); the bands
-        named ``Red``, ``Green`` and ``Blue`` (case-insensitive) are used.
-    sensor : str
-        Sensor name, for the explanation.
-
-    Returns
-    -------
-    RgbChoice
-        When the names do not identify the three bands (unknown sensor, no names), a documented
-        fallback by band count: 3 bands as stored, 4 bands as Blue-Green-Red-NIR, 8 bands in the
-        WorldView order, other counts bands 1-3 reversed (1-2 bands: band 1 in grey levels); the
-        note says the colours may not be true.
-
-    Examples
-    --------
-    >>> rgb_bands(4, ["Blue", "Green", "Red", "NIR"], sensor="QB").indices
-    (2, 1, 0)
-    >>> rgb_bands(4).true_colour
-    False
-    """
+    """Choose the bands of a true-colour composite from the band names."""
     n_bands = int(n_bands)
     who = f"sensor {sensor!r}" if sensor else "the sensor"
     if band_names is not None and len(band_names) == n_bands:
@@ -127,25 +91,7 @@ def rgb_bands(n_bands: int, band_names: Sequence[str] | None = None, *, sensor: 
 
 
 def display_shape(shape: Sequence[int], max_side: int = DISPLAY_SIDE) -> tuple[int, int]:
-    """Display size of an image: the longer side at most ``max_side`` pixels, aspect kept.
-
-    Parameters
-    ----------
-    shape : sequence of int
-        ``(H, W, ...)`` of the full-resolution image (pixels).
-    max_side : int
-        Largest display side (pixels).
-
-    Returns
-    -------
-    (int, int)
-        ``(h, w)``, never larger than ``(H, W)``.
-
-    Examples
-    --------
-    >>> display_shape((1024, 512))
-    (256, 128)
-    """
+    """Display size of an image: the longer side at most ``max_side`` pixels, aspect kept."""
     h, w = int(shape[0]), int(shape[1])
     factor = max(h, w) / float(max_side)
     if factor <= 1:
@@ -154,28 +100,7 @@ def display_shape(shape: Sequence[int], max_side: int = DISPLAY_SIDE) -> tuple[i
 
 
 def downsample(image: np.ndarray, shape: Sequence[int]) -> np.ndarray:
-    """Resample an image to a display size with anti-aliasing (scikit-image).
-
-    Integer factors use block means (``downscale_local_mean``), other sizes ``resize`` with
-    anti-aliasing (bilinear, Gaussian pre-filter).
-
-    Parameters
-    ----------
-    image : numpy.ndarray
-        ``(H, W)`` or ``(H, W, C)``, any real dtype (values kept: ``preserve_range``).
-    shape : sequence of int
-        Target ``(h, w)`` (pixels).
-
-    Returns
-    -------
-    numpy.ndarray
-        float32 ``(h, w[, C])``; the input itself (as float32) when the size already matches.
-
-    Examples
-    --------
-    >>> downsample(np.ones((8, 8, 3)), (4, 4)).shape
-    (4, 4, 3)
-    """
+    """Resample an image to a display size with anti-aliasing (scikit-image)."""
     h, w = int(shape[0]), int(shape[1])
     H, W = image.shape[:2]
     if (H, W) == (h, w):
@@ -193,28 +118,7 @@ def downsample(image: np.ndarray, shape: Sequence[int]) -> np.ndarray:
 
 
 def stretch_limits(image: np.ndarray, percentiles: Sequence[float] = STRETCH_PERCENTILES) -> np.ndarray:
-    """Per-channel stretch limits: the given percentiles of the reference.
-
-    Images over :data:`_STRETCH_SAMPLES` pixels are sampled on a regular grid (every k-th row
-    and column) first.
-
-    Parameters
-    ----------
-    image : numpy.ndarray
-        ``(H, W)`` or ``(H, W, C)`` reference image (DN).
-    percentiles : (float, float)
-        Lower and upper percentiles (%).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(C, 2)`` float64 array of (low, high) in DN; a constant channel gets ``high = low + 1``.
-
-    Examples
-    --------
-    >>> stretch_limits(np.arange(101.0).reshape(101, 1, 1)).tolist()
-    [[1.0, 99.0]]
-    """
+    """Per-channel stretch limits: the given percentiles of the reference."""
     arr = np.asarray(image)
     step = max(1, int(np.sqrt(arr.shape[0] * arr.shape[1] / _STRETCH_SAMPLES)))
     sample = np.asarray(arr[::step, ::step], dtype=np.float64)  # a regular sample is plenty for display limits
@@ -226,25 +130,7 @@ def stretch_limits(image: np.ndarray, percentiles: Sequence[float] = STRETCH_PER
 
 
 def apply_stretch(image: np.ndarray, limits: np.ndarray) -> np.ndarray:
-    """Map each channel's ``limits`` to 0..255 (clipping outside) with scikit-image.
-
-    Parameters
-    ----------
-    image : numpy.ndarray
-        ``(H, W)`` or ``(H, W, C)`` (DN).
-    limits : numpy.ndarray
-        ``(C, 2)`` from :func:`stretch_limits` (one row for a 2-D image).
-
-    Returns
-    -------
-    numpy.ndarray
-        uint8 image of the same shape.
-
-    Examples
-    --------
-    >>> apply_stretch(np.array([[0.0, 5.0, 10.0]]), np.array([[0.0, 10.0]])).tolist()
-    [[0, 128, 255]]
-    """
+    """Map each channel's ``limits`` to 0..255 (clipping outside) with scikit-image."""
     from skimage.exposure import rescale_intensity
 
     arr = np.asarray(image, dtype=np.float32)
@@ -259,48 +145,14 @@ def apply_stretch(image: np.ndarray, limits: np.ndarray) -> np.ndarray:
 
 def crop_side(shape: Sequence[int]) -> int:
     """Side of the zoomed crop (full-resolution pixels): a quarter of the shorter side, within
-    :data:`CROP_SIDE_RANGE` and never larger than the image.
-
-    Examples
-    --------
-    >>> crop_side((256, 256)), crop_side((4000, 3000)), crop_side((40, 40))
-    (64, 96, 32)
-    """
+    :data:`CROP_SIDE_RANGE` and never larger than the image."""
     short = min(int(shape[0]), int(shape[1]))
     lo, hi = CROP_SIDE_RANGE
     return int(min(short, max(lo, min(hi, short // 4))))
 
 
 def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> tuple[int, int, int]:
-    """Place the zoomed crop where the reference has the most fine detail.
-
-    The gradient magnitude (Sobel, scikit-image) of the reference's display luminance (every k-th
-    pixel, at most twice :data:`_CROP_SEARCH_SIDE` pixels a side), averaged over a window of
-    the crop's size, is maximised (first maximum in row-major order; the gradient map is
-    block-averaged to at most :data:`_CROP_SEARCH_SIDE` pixels a side first), so
-    the crop is the same for every method and shows edges and texture, where pansharpening
-    methods differ, rather than a flat area.
-
-    Parameters
-    ----------
-    luminance : numpy.ndarray
-        ``(h, w)`` display-size luminance of the reference (any units).
-    full_shape : sequence of int
-        ``(H, W)`` of the full-resolution image (pixels).
-    side : int
-        Crop side in full-resolution pixels (see :func:`crop_side`).
-
-    Returns
-    -------
-    (int, int, int)
-        ``(row, col, side)`` of the crop's top-left corner in full-resolution pixels.
-
-    Examples
-    --------
-    >>> lum = np.zeros((64, 64)); lum[40:56, 8:24] = np.indices((16, 16)).sum(0) % 2
-    >>> choose_crop(lum, (64, 64), 16)
-    (40, 8, 16)
-    """
+    """Place the zoomed crop where the reference has the most fine detail."""
     from scipy.ndimage import uniform_filter
     from skimage.filters import sobel
 
@@ -326,28 +178,7 @@ def choose_crop(luminance: np.ndarray, full_shape: Sequence[int], side: int) -> 
 
 def residual_map(fused: np.ndarray, reference: np.ndarray, shape: Sequence[int] | None = None) -> np.ndarray:
     """Mean absolute difference over the bands, ``mean_b |fused - reference|`` (DN), per pixel or
-    averaged over the pixels of each cell of a display grid.
-
-    Parameters
-    ----------
-    fused, reference : numpy.ndarray
-        ``(H, W, B)`` in DN.
-    shape : sequence of int, optional
-        Display size ``(h, w)``: each value is the mean over the full-resolution pixels of its cell
-        (integer factors), or the per-pixel map resampled with :func:`downsample`.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(H, W)`` or ``(h, w)`` float32 (DN).
-
-    Examples
-    --------
-    >>> residual_map(np.full((2, 2, 2), 3.0), np.ones((2, 2, 2))).tolist()
-    [[2.0, 2.0], [2.0, 2.0]]
-    >>> residual_map(np.arange(8.0).reshape(2, 2, 2), np.zeros((2, 2, 2)), (1, 1)).tolist()
-    [[3.5]]
-    """
+    averaged over the pixels of each cell of a display grid."""
     diff = np.subtract(fused, reference, dtype=np.float64)
     np.abs(diff, out=diff)
     H, W, B = diff.shape
@@ -367,27 +198,7 @@ def _lut(cmap: str) -> np.ndarray:
 
 
 def colourise(values: np.ndarray, vmax: float, *, cmap: str = RESIDUAL_CMAP) -> np.ndarray:
-    """Colour-map a non-negative map on the scale ``[0, vmax]`` (matplotlib colour map).
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        ``(h, w)`` map (e.g. a residual in DN).
-    vmax : float
-        Value shown with the top colour (larger values saturate).
-    cmap : str
-        Matplotlib colour-map name.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(h, w, 3)`` uint8 RGB.
-
-    Examples
-    --------
-    >>> colourise(np.array([[0.0, 2.0]]), 1.0).shape
-    (1, 2, 3)
-    """
+    """Colour-map a non-negative map on the scale ``[0, vmax]`` (matplotlib colour map)."""
     lut = _lut(cmap)
     scale = 255.0 / vmax if vmax > 0 else 0.0
     idx = np.clip(np.rint(np.asarray(values, dtype=np.float32) * scale), 0, 255).astype(np.uint8)

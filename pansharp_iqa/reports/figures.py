@@ -136,30 +136,7 @@ def comparison_figure(view: SceneView, *, panel_inches: float = _PANEL_INCHES) -
 
 
 def write_scene_figure(out_dir: str | Path, view: SceneView, *, dpi: int = FIGURE_DPI) -> list[Path]:
-    """Write one scene's :func:`comparison_figure` as ``<scene>.png`` (``dpi``) and ``<scene>.pdf``.
-
-    Parameters
-    ----------
-    out_dir : path-like
-        Folder (created) for the two files; the scene name is made safe for a file name.
-    view : SceneView
-        The scene's panels.
-    dpi : int
-        PNG resolution (dots per inch).
-
-    Returns
-    -------
-    list of Path
-        The two files (the PDF carries no creation date: the same figure gives the same bytes).
-
-    Examples
-    --------
-    >>> import numpy as np, tempfile
-    >>> from pansharp_iqa.reports import scene_view
-    >>> gt = np.random.default_rng(0).uniform(100, 1000, (64, 64, 4))
-    >>> [p.name for p in write_scene_figure(tempfile.mkdtemp(), scene_view("s 1", {"A": gt + 5.0}, gt=gt))]
-    ['s_1.png', 's_1.pdf']
-    """
+    """Write one scene's :func:`comparison_figure` as ``<scene>.png`` (``dpi``) and ``<scene>.pdf``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     fig = comparison_figure(view)

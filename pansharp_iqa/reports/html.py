@@ -18,7 +18,7 @@ from .display import RESIDUAL_CMAP, colourise
 from .formatting import DIGITS, direction_arrow, format_p, format_value
 from .image_codec import data_uri, encode_jpeg
 from .pair_display import Panel, SceneView
-from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note, no_statistics_reason
+from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_html", "render_scene_grid"]
@@ -84,7 +84,8 @@ def _summary_table(summary: Summary, statistics: Mapping[str, IndexStatistics]) 
     rows = []
     for method in summary.methods:
         c = summary.counts[method]
-        cells = [f"<td>{_e(method)}</td>", f"<td data-v='{c['ok']}'>{c['ok']}/{c['ok'] + c['failed']}</td>"]
+        cells = [f"<td>{_e(summary.label(method))}</td>",
+                 f"<td data-v='{c['ok']}'>{c['ok']}/{c['ok'] + c['failed']}</td>"]
         for metric in summary.metrics:
             s = summary.stats[method][metric]
             text = format_value(s["mean"], s["std"], s["n"], pm=" ± ")
@@ -103,9 +104,9 @@ def _summary_table(summary: Summary, statistics: Mapping[str, IndexStatistics]) 
             f"with {MIN_SCENES} or more scenes). Click a column header to sort.</p>")
 
 
-def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> str:
+def _statistics_section(statistics: Mapping[str, IndexStatistics], n_scenes: int, summary: Summary) -> str:
     if not statistics:
-        why = no_statistics_reason(n_scenes)
+        why = summary.untested_reason(n_scenes)
         return f"<p class='note'>No statistics across scenes: {why}.</p>"
     parts = [f"<p class='note'>{_e(method_note())}</p>"]
     for metric, st in statistics.items():
@@ -200,22 +201,7 @@ def _cell(label: str, body: str) -> str:
 
 def render_scene_grid(view: SceneView) -> str:
     """The image grid of one scene in ``report.html``: every panel (whole scene with the crop's
-    box, the zoomed crop), the residual maps on the scene's colour scale, and notes.
-
-    Parameters
-    ----------
-    view : SceneView
-        The scene's panels (:func:`~.pair_display.assemble_scene`).
-
-    Returns
-    -------
-    str
-        An HTML fragment (images as ``data:`` URIs).
-
-    Examples
-    --------
-    See ``tests/reports/test_html.py``.
-    """
+    box, the zoomed crop), the residual maps on the scene's colour scale, and notes."""
     H, W = view.full_shape
     row, col, side = view.crop
     box = (100 * row / H, 100 * col / W, 100 * side / H, 100 * side / W)
@@ -265,45 +251,13 @@ def render_html(
     views: Mapping[str, SceneView | None],
     notes: Sequence[str] = (),
 ) -> str:
-    """Render the whole report as one HTML document.
-
-    Parameters
-    ----------
-    title : str
-        Page title and heading.
-    summary : Summary
-        Mean ± std per method and index (:func:`~.summary.summarise`).
-    statistics : mapping of str to IndexStatistics
-        From :func:`~.stats.compare_methods` (may be empty).
-    records : sequence of mapping
-        Per-(scene, method) records (``scene``, ``method``, ``status``, ``metrics``, ``reason``).
-    failures : sequence of mapping
-        Failed pairs (``scene``, ``method``, ``reason``).
-    scenes : sequence of str
-        Report order of the scenes.
-    provenance : mapping
-        Shown as the provenance card (protocol, sensor, ratio, bits, version, input hashes...).
-    views : mapping of str to SceneView or None
-        Image grid per scene (:func:`~.pair_display.assemble_scene`); scenes absent or ``None``
-        get tables only.
-    notes : sequence of str
-        Lines shown under the title.
-
-    Returns
-    -------
-    str
-        The document (UTF-8 text); it references no external resource.
-
-    Examples
-    --------
-    See ``tests/reports/test_html.py``.
-    """
+    """Render the whole report as one HTML document."""
     nav = "".join(f"<a href='#scene-{i}'>{_e(s)}</a>" for i, s in enumerate(scenes))
     body = [
         f"<h1>{_e(title)}</h1>",
         "".join(f"<p class='note'>{_e(n)}</p>" for n in notes),
         "<h2>Summary</h2>", _summary_table(summary, statistics),
-        "<h2>Statistics across scenes</h2>", _statistics_section(statistics, len(scenes)),
+        "<h2>Statistics across scenes</h2>", _statistics_section(statistics, len(scenes), summary),
         "<h2>Provenance</h2>", _card(provenance),
     ]
     if failures:

@@ -15,24 +15,7 @@ JPEG_QUALITY = 80
 
 
 def encode_jpeg(image: np.ndarray, *, quality: int = JPEG_QUALITY) -> bytes:
-    """JPEG bytes (baseline, 4:2:0 chroma for RGB) of a uint8 ``(h, w)`` or ``(h, w, 3)`` image.
-
-    Parameters
-    ----------
-    image : numpy.ndarray
-        uint8 grey-level or RGB image (a single band may be given as ``(h, w, 1)``).
-    quality : int
-        JPEG quality, 1..100 (libjpeg's scale, as Pillow's).
-
-    Returns
-    -------
-    bytes
-
-    Examples
-    --------
-    >>> encode_jpeg(np.zeros((4, 4, 3), np.uint8))[:2]
-    b'\\xff\\xd8'
-    """
+    """JPEG bytes (baseline, 4:2:0 chroma for RGB) of a uint8 ``(h, w)`` or ``(h, w, 3)`` image."""
     import cv2
 
     arr = np.asarray(image)
@@ -50,13 +33,7 @@ def encode_jpeg(image: np.ndarray, *, quality: int = JPEG_QUALITY) -> bytes:
 
 
 def decode_image(data: bytes) -> np.ndarray:
-    """Decode JPEG/PNG bytes to a uint8 ``(h, w)`` or ``(h, w, 3)`` array.
-
-    Examples
-    --------
-    >>> decode_image(encode_jpeg(np.full((2, 3), 7, np.uint8))).tolist()
-    [[7, 7, 7], [7, 7, 7]]
-    """
+    """Decode JPEG/PNG bytes to a uint8 ``(h, w)`` or ``(h, w, 3)`` array."""
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as img:
@@ -64,12 +41,6 @@ def decode_image(data: bytes) -> np.ndarray:
 
 
 def data_uri(data: bytes) -> str:
-    """``data:image/jpeg;base64,...`` (or ``image/png``) URI of encoded image bytes.
-
-    Examples
-    --------
-    >>> data_uri(encode_jpeg(np.zeros((1, 1), np.uint8)))[:23]
-    'data:image/jpeg;base64,'
-    """
+    """``data:image/jpeg;base64,...`` (or ``image/png``) URI of encoded image bytes."""
     mime = "image/png" if data[:4] == b"\x89PNG" else "image/jpeg"
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"

@@ -28,13 +28,7 @@ def to_jsonable(value: Any) -> Any:
 
 
 def json_text(document: dict[str, Any]) -> str:
-    """``document`` as indented, key-ordered-as-given, strict JSON text (with a final newline).
-
-    Examples
-    --------
-    >>> json_text({"a": float("nan")}).splitlines()
-    ['{', '  "a": null', '}']
-    """
+    """``document`` as indented, key-ordered-as-given, strict JSON text (with a final newline)."""
     return json.dumps(to_jsonable(document), indent=2, allow_nan=False) + "\n"
 
 

@@ -57,7 +57,7 @@ def render_latex(summary: Summary, *, caption: str = "", label: str = "tab:pansh
         "\\midrule",
     ]
     for method in summary.methods:
-        cells = [latex_escape(method)]
+        cells = [latex_escape(summary.label(method))]
         for metric in summary.metrics:
             s = summary.stats[method][metric]
             cell = format_value(s["mean"], s["std"], s["n"], pm=" $\\pm$ ")

@@ -6,16 +6,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .formatting import DIGITS, direction_arrow, format_p, format_value
-from .stats import ALPHA, IndexStatistics, method_note, no_statistics_reason
+from .stats import ALPHA, IndexStatistics, method_note
 from .summary import METRIC_DIRECTIONS, Summary
 
 __all__ = ["render_markdown"]
 
 
-def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> list[str]:
+def _statistics_lines(statistics: Mapping[str, IndexStatistics], n_scenes: int, summary: Summary) -> list[str]:
     lines = ["", "## Statistics across scenes", ""]
     if not statistics:
-        why = no_statistics_reason(n_scenes)
+        why = summary.untested_reason(n_scenes)
         return [*lines, f"No statistics across scenes: {why}."]
     lines.append(method_note())
     for metric, st in statistics.items():
@@ -75,7 +75,7 @@ def render_markdown(
     lines.append("| " + " | ".join(esc(h) for h in head) + " |")
     lines.append("|" + "|".join(["---"] + [":---:"] * len(summary.metrics)) + "|")
     for method in summary.methods:
-        cells = [esc(method)]
+        cells = [esc(summary.label(method))]
         for metric in summary.metrics:
             s = summary.stats[method][metric]
             cell = format_value(s["mean"], s["std"], s["n"], pm=" ± ")
@@ -88,9 +88,10 @@ def render_markdown(
     lines.append("Mean ± sample standard deviation over scenes; best mean in bold"
                  + (f"; ≈ not distinguishable from the best (Holm-corrected Wilcoxon p ≥ {ALPHA})."
                     if any(st.tested for st in (statistics or {}).values()) else "."))
+    lines.extend([summary.legend()] if summary.legend() else [])
     lines.extend(f"{n}" for n in notes)
     if statistics is not None:
-        lines += _statistics_lines(statistics, n_scenes)
+        lines += _statistics_lines(statistics, n_scenes, summary)
     if failures:
         lines += ["", f"## Failures ({len(failures)})", ""]
         lines.extend(f"- `{esc(f['scene'])}` / `{esc(f['method'])}`: {esc(f['reason'])}" for f in failures)

@@ -37,14 +37,7 @@ __all__ = [
 
 
 class ImageAccess(Protocol):
-    """Read access to one pair's images (roles ``fused``, ``gt``, ``ms``, ``pan``), in DN.
-
-    ``shape(role)`` is ``(H, W)`` of the role's own grid (the MS is ``ratio`` times smaller);
-    ``display(role, bands, shape)`` returns the role resampled to a display ``shape`` as
-    ``(h, w, len(bands))`` (``bands`` empty: the PAN, ``(h, w)``); ``window(role, rows, cols,
-    bands)`` returns full-resolution pixels ``[r0:r1, c0:c1]``; ``residual(shape)`` returns the
-    display-size map of ``mean_b |fused - gt|`` (DN); ``notes`` says how the views were made.
-    """
+    """Read access to one pair's images (roles ``fused``, ``gt``, ``ms``, ``pan``), in DN."""
 
     notes: tuple[str, ...]
 
@@ -82,17 +75,7 @@ class ArrayImages:
 
 @dataclasses.dataclass(frozen=True)
 class Panel:
-    """One image of the comparison grid.
-
-    Attributes
-    ----------
-    label : str
-        ``"GT"``, ``"MS (EXP)"``, ``"PAN"`` or the method name.
-    image : bytes
-        JPEG of the whole image at display size.
-    crop : bytes
-        JPEG of the zoomed crop at full resolution.
-    """
+    """One image of the comparison grid."""
 
     label: str
     image: bytes
@@ -101,30 +84,7 @@ class Panel:
 
 @dataclasses.dataclass(frozen=True)
 class PairDisplay:
-    """Display material of one (scene, method) pair (picklable, small).
-
-    Attributes
-    ----------
-    method : str
-    full_shape : (int, int)
-        ``(H, W)`` of the fused image (pixels).
-    display_shape : (int, int)
-        ``(h, w)`` of the display images.
-    crop : (int, int, int)
-        ``(row, col, side)`` of the zoomed crop in full-resolution pixels.
-    rgb : RgbChoice
-        Bands shown as R, G, B.
-    fused : Panel or None
-        ``None`` when only the references were made (a failed pair).
-    references : tuple of Panel
-        ``GT`` at reduced resolution; ``MS (EXP)`` and ``PAN`` at full resolution; empty when
-        another pair of the scene makes them.
-    residual : numpy.ndarray or None
-        Residual map ``mean_b |fused - GT|`` (DN, float16) at half the display size (an
-        overview: it keeps the report small); reduced resolution only.
-    notes : tuple of str
-        How the views were made (decimated reads, ...).
-    """
+    """Display material of one (scene, method) pair (picklable, small)."""
 
     method: str
     full_shape: tuple[int, int]
@@ -178,39 +138,7 @@ def make_pair_display(
     max_side: int = DISPLAY_SIDE,
     with_fused: bool = True,
 ) -> PairDisplay:
-    """Build the display material of one pair, with its scene's reference panels.
-
-    Parameters
-    ----------
-    access : ImageAccess
-        The pair's images.
-    method : str
-        Method name (panel label).
-    resolution : {"reduced", "full"}
-        Reduced: reference = GT, residual maps ``mean_b |fused - GT|``. Full: references = the
-        EXP-upsampled MS and the PAN, no residual (there is no ground truth).
-    ratio : int
-        PAN/MS resolution ratio.
-    rgb : RgbChoice
-        Bands to show (see ``reports.display.rgb_bands``).
-    max_side : int
-        Longer side of the display images (pixels).
-    with_fused : bool
-        Make the method's panel and residual (``False``: the fused image is not available, e.g.
-        the pair failed; only the references are made).
-
-    Returns
-    -------
-    PairDisplay
-        Contrast stretch: the 1st..99th percentiles of the GT (reduced) or the MS (full), at
-        display size, applied to every panel but the PAN (stretched on its own percentiles).
-        Crop: the most textured window of the GT (reduced) or PAN (full) luminance. Both depend
-        on the reference only, so every pair of a scene agrees.
-
-    Examples
-    --------
-    See ``tests/reports/test_pair_display.py``.
-    """
+    """Build the display material of one pair, with its scene's reference panels."""
     bands = rgb.indices
     reduced = resolution == "reduced"
     H, W = access.shape("gt" if reduced else "pan")
@@ -298,26 +226,7 @@ class SceneView:
 
 
 def assemble_scene(scene: str, methods: Sequence[str], displays: dict[str, object]) -> SceneView | None:
-    """Put one scene's pair displays together on shared scales.
-
-    Parameters
-    ----------
-    scene : str
-    methods : sequence of str
-        Report order.
-    displays : dict
-        ``displays[method]`` = :class:`PairDisplay`, a reason string, or absent / ``None``
-        (failed pair: the report lists its reason elsewhere).
-
-    Returns
-    -------
-    SceneView or None
-        ``None`` when no pair of the scene has a display.
-
-    Examples
-    --------
-    See ``tests/reports/test_pair_display.py``.
-    """
+    """Put one scene's pair displays together on shared scales."""
     shown = [d for m in methods if isinstance(d := displays.get(m), PairDisplay)]
     if not shown:
         return None

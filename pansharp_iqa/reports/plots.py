@@ -34,22 +34,7 @@ def _figure(**kwargs: Any) -> Any:
 def plot_boxplots(
     out_dir: str | Path, records: Sequence[Mapping[str, Any]], methods: Sequence[str], metrics: Sequence[str]
 ) -> list[Path]:
-    """One PNG per index: box plot of its values across scenes, one box per method.
-
-    Parameters
-    ----------
-    out_dir : path-like
-        Folder for ``box_<index>.png``.
-    records : sequence of mapping
-        Per-(scene, method) records; failed ones are left out.
-    methods, metrics : sequence of str
-        Order of boxes and figures.
-
-    Returns
-    -------
-    list of Path
-        Files written.
-    """
+    """One PNG per index: box plot of its values across scenes, one box per method."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -76,22 +61,7 @@ def plot_boxplots(
 def plot_scene_maps(
     out_dir: str | Path, scene: str, maps: Mapping[str, Mapping[str, np.ndarray]]
 ) -> Path | None:
-    """One PNG per scene: the Q2n block map (top) and SAM map in degrees (bottom) per method.
-
-    Parameters
-    ----------
-    out_dir : path-like
-        Folder for ``maps_<scene>.png``.
-    scene : str
-        Scene name.
-    maps : mapping
-        ``maps[method] = {"Q2n": (ny, nx) array, "SAM": (H, W) array}`` (reduced resolution).
-
-    Returns
-    -------
-    Path or None
-        The file written, or ``None`` when no method has maps.
-    """
+    """One PNG per scene: the Q2n block map (top) and SAM map in degrees (bottom) per method."""
     methods = [m for m in maps if maps[m]]
     if not methods:
         return None

@@ -1,4 +1,11 @@
-"""Per-method statistics over scenes, and which method is best for each index."""
+"""Per-method statistics over scenes, and which method is best for each index.
+
+Fair comparison: means are compared only over the scenes every compared method has. The
+*compared scenes* are those at least one method evaluated; a method evaluated on all of them is
+*complete*, the others are *incomplete* (``k/N``): their means are shown (over their own scenes)
+but they get no best mark and no rank, and the statistics across scenes leave them out, so a
+missing scene of one method costs the others nothing.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ import numpy as np
 
 from ..indexes.catalog import INDEXES
 
-__all__ = ["METRIC_DIRECTIONS", "Summary", "metric_order", "summarise"]
+__all__ = ["METRIC_DIRECTIONS", "Summary", "best_and_ranks", "metric_order", "summarise"]
 
 #: +1: higher is better, -1: lower is better, for every declared index (:mod:`pansharp_iqa.indexes.catalog`).
 METRIC_DIRECTIONS: dict[str, int] = {i.name: i.direction for i in INDEXES}
@@ -44,8 +51,15 @@ class Summary:
     counts : dict
         ``counts[method] = {"ok": int, "failed": int}``.
     best : dict
-        ``best[metric]`` = methods whose mean is best (ties all listed; empty for indexes of
-        unknown direction).
+        ``best[metric]`` = complete methods whose mean is best (ties all listed; empty for indexes
+        of unknown direction).
+    complete : list of str
+        Methods evaluated on every compared scene (the only ones marked best and ranked).
+    n_scenes : int
+        Compared scenes (those at least one method was evaluated on).
+    ranks : dict
+        ``ranks[metric][method]``: 1 = best mean among the complete methods (ties share the
+        smaller rank); incomplete methods are absent.
     """
 
     methods: list[str]
@@ -53,6 +67,35 @@ class Summary:
     stats: dict[str, dict[str, dict[str, float]]]
     counts: dict[str, dict[str, int]]
     best: dict[str, list[str]]
+    complete: list[str] = dataclasses.field(default_factory=list)
+    n_scenes: int = 0
+    ranks: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+
+    def incomplete(self, method: str) -> str | None:
+        """``"k/N"`` (scenes evaluated / compared) for an incomplete method, else ``None``."""
+        if method in self.complete:
+            return None
+        return f"{self.counts[method]['ok']}/{self.n_scenes}"
+
+    def label(self, method: str) -> str:
+        """The method's name, with ``(incomplete k/N)`` for an incomplete one."""
+        k = self.incomplete(method)
+        return method if k is None else f"{method} (incomplete {k})"
+
+    def untested_reason(self, n_scenes: int) -> str:
+        """Why the run has no statistics across scenes."""
+        from .stats import no_statistics_reason
+
+        if n_scenes >= 2 and len(self.complete) < 2 <= len(self.methods):
+            return "fewer than 2 methods were evaluated on every scene (incomplete methods are not tested)"
+        return no_statistics_reason(n_scenes)
+
+    def legend(self) -> str:
+        """The sentence explaining the incomplete marks ("" when every method is complete)."""
+        if len(self.complete) == len(self.methods):
+            return ""
+        return (f"Incomplete (k/{self.n_scenes}): evaluated on k of the {self.n_scenes} compared scenes; its mean is "
+                "over those, and it gets no best mark, rank or test.")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (``None`` for undefined means)."""
@@ -63,13 +106,15 @@ class Summary:
             m: {
                 "scenes_ok": self.counts[m]["ok"],
                 "scenes_failed": self.counts[m]["failed"],
+                "complete": m in self.complete,
+                "ranks": {k: r[m] for k, r in self.ranks.items() if m in r},
                 **{
                     k: {"mean": clean(v["mean"]), "std": clean(v["std"]), "n": int(v["n"])}
                     for k, v in self.stats[m].items()
                 },
             }
             for m in self.methods
-        } | {"best": {k: list(v) for k, v in self.best.items()}}
+        } | {"best": {k: list(v) for k, v in self.best.items()}, "scenes_compared": self.n_scenes}
 
 
 def summarise(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> Summary:
@@ -101,13 +146,27 @@ def summarise(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> S
             mean = float(values.mean()) if n else math.nan
             std = float(values.std(ddof=1)) if n > 1 else (0.0 if n == 1 else math.nan)
             stats[method][metric] = {"mean": mean, "std": std, "n": n}
-    best: dict[str, list[str]] = {}
+    compared = {r["scene"] for r in records if r.get("status") == "ok" and "scene" in r}
+    complete = [m for m in methods
+                if compared <= {r["scene"] for r in records if r["method"] == m and r.get("status") == "ok"}]
+    best, ranks = {}, {}
     for metric in metrics:
-        sign = METRIC_DIRECTIONS.get(metric)
-        means = {m: stats[m][metric]["mean"] for m in methods if math.isfinite(stats[m][metric]["mean"])}
-        if sign is None or not means:
-            best[metric] = []
-            continue
-        target = max(means.values()) if sign > 0 else min(means.values())
-        best[metric] = [m for m, v in means.items() if v == target]
-    return Summary(list(methods), metrics, stats, counts, best)
+        best[metric], ranks[metric] = best_and_ranks({m: stats[m][metric]["mean"] for m in complete}, metric)
+    return Summary(list(methods), metrics, stats, counts, best, complete, len(compared), ranks)
+
+
+def best_and_ranks(means: Mapping[str, float], metric: str) -> tuple[list[str], dict[str, int]]:
+    """The methods with the best mean of ``metric`` and every method's rank (1 = best, ties share
+    the smaller rank); none for an index of unknown direction or an undefined mean.
+
+    Examples
+    --------
+    >>> best_and_ranks({"A": 0.9, "B": 0.8, "C": 0.9}, "Q2n")
+    (['A', 'C'], {'A': 1, 'B': 3, 'C': 1})
+    """
+    sign = METRIC_DIRECTIONS.get(metric)
+    finite = {m: float(v) for m, v in means.items() if v is not None and math.isfinite(v)}
+    if sign is None or not finite:
+        return [], {}
+    ranks = {m: 1 + sum(sign * (w - v) > 0 for w in finite.values()) for m, v in finite.items()}
+    return [m for m, r in ranks.items() if r == 1], ranks

@@ -34,7 +34,7 @@ def render_table(summary: Summary, failures: Sequence[Mapping[str, Any]] = (), *
     rows = []
     for method in summary.methods:
         c = summary.counts[method]
-        row = [method, f"{c['ok']}/{c['ok'] + c['failed']}"]
+        row = [summary.label(method), f"{c['ok']}/{c['ok'] + c['failed']}"]
         for metric in summary.metrics:
             s = summary.stats[method][metric]
             cell = format_value(s["mean"], s["std"], s["n"], pm=" +- ")
@@ -50,6 +50,8 @@ def render_table(summary: Summary, failures: Sequence[Mapping[str, Any]] = (), *
     lines.append("  ".join("-" * w for w in widths))
     lines.extend(fmt(r) for r in rows)
     lines.append("(+) higher is better, (-) lower is better; * best mean; +- sample std over scenes")
+    if summary.legend():
+        lines.append(summary.legend())
     if failures:
         lines.append(f"FAILED ({len(failures)}):")
         lines.extend(f"  {f['scene']} / {f['method']}: {f['reason']}" for f in failures)

@@ -46,10 +46,10 @@ def test_html_report_holds_every_image_the_tables_and_the_failures(tmp_path, cap
     assert "missing result" in text and "s2" in text
     assert "toolbox2020" in text and "s1.npz" in text  # provenance card with the input hashes
     assert "band order of sensor 'none' is unknown" in text  # the fallback is said
-    assert "little power" in text  # 3 scenes
+    assert "bad (incomplete 2/3)" in text and "incomplete methods are not tested" in text  # no test against one
     assert not (out / "results.md").exists()  # only the formats asked for
     doc = json.loads((out / "results.json").read_text())
-    assert doc["statistics"]["indexes"]["Q2n"]["tested"] is False
+    assert doc["statistics"]["indexes"] == {} and doc["summary"]["bad"]["complete"] is False
 
 
 def test_default_formats_leave_html_out_and_all_includes_it():

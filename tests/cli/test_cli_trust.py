@@ -65,8 +65,10 @@ def test_wrong_ms_or_pan_size_fails_at_reduced_resolution(tmp_path, capsys, redu
 
 def test_a_sensor_that_does_not_fit_the_bands_fails_at_reduced_resolution(tmp_path, capsys, reduced):
     data, method = reduced
-    code, out, _ = _run(capsys, ["evaluate", data, method, "--sensor", "WV2", "--out", tmp_path / "o"])
-    assert code == 1 and out.count("sensor 'WV2' has 8 bands") == 2
+    code, out, err = _run(capsys, ["evaluate", data, method, "--sensor", "WV2", "--out", tmp_path / "o"])
+    # every scene contradicts it: refused once, before anything is written (docs/cli.md)
+    assert code == 2 and out == "" and err.count("sensor 'WV2' has 8 bands") == 1 and "every scene" in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_mat_scene_that_records_another_sensor_is_refused(tmp_path, capsys):
