@@ -178,11 +178,11 @@ def test_large_full_resolution_arrays_go_tile_wise_by_default(monkeypatch):
 
 
 def test_readme_sensor_sensitivity_example_runs_with_mixed_band_counts(capsys):
-    """The README's loop over 4- and 8-band sensors: a reason where a sensor does not fit the
+    """docs/overview.md's loop over 4- and 8-band sensors: a reason where a sensor does not fit the
     image, values where it does; one unusable sensor no longer aborts the call."""
     from pansharp_iqa.demo_data import load_demo
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "overview.md").read_text(encoding="utf-8")
     start = readme.index("for name, r in pi.sensor_sensitivity(")
     code = readme[start : readme.index("```", start)]
     ms, pan = load_demo()
