@@ -187,7 +187,7 @@ def test_readme_sensor_sensitivity_example_runs_with_mixed_band_counts(capsys):
     code = readme[start : readme.index("```", start)]
     ms, pan = load_demo()
     fused_full = pi.interp23tap(ms, 4)
-    exec(code, {"pi": pi, "fused_full": fused_full, "ms": ms, "pan": pan})  # noqa: S102 - the README's own code
+    exec(code, {"pi": pi, "fused_full": fused_full, "ms": ms, "pan": pan})  # noqa: S102 - the overview's own code
     lines = dict(line.split(" ", 1) for line in capsys.readouterr().out.strip().splitlines())
     assert set(lines) == {"QB", "IKONOS", "WV2", "WV3", "none"}
     assert lines["WV2"].startswith("WV2 does not apply: ms has 4 bands")
