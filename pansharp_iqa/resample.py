@@ -11,13 +11,16 @@ Keys, "Cubic convolution interpolation for digital image processing", IEEE TASSP
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
-from scipy import sparse
 
 from .parallel import map_bands
 from .validation import SettingError, ShapeError, check_ratio
+
+if TYPE_CHECKING:  # scipy.sparse costs about 0.2 s to import: loaded by resize_matrix on first use
+    from scipy import sparse
 
 __all__ = ["interp23tap", "interp23tap_planes", "imresize", "resize_matrix", "EXP_HALF_TAPS"]
 
@@ -154,6 +157,8 @@ def resize_matrix(in_len: int, scale: float) -> sparse.csr_matrix:
     >>> resize_matrix(8, 0.5).shape
     (4, 8)
     """
+    from scipy import sparse
+
     out_len = int(np.ceil(in_len * scale))
     width = 4.0
     if scale < 1:

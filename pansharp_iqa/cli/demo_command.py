@@ -20,12 +20,26 @@ import numpy as np
 from .errors import UsageError
 from .output_dir import OutputFolder, atomic_file
 
-__all__ = ["MANIFEST_NAME", "run_demo"]
+__all__ = ["MANIFEST_NAME", "READING", "run_demo"]
 
 #: The manifest of the dataset files ``pansharp-eval demo`` wrote in its ``--out`` folder.
 MANIFEST_NAME = ".pansharp-eval-demo.json"
 
 _SUBDIRS = ("datasets", "methods", "reduced", "full")
+
+#: Printed after the two tables: what surprises a newcomer in them, and why (the claims are checked
+#: against the demo's numbers in tests/cli/test_cli_demo_text.py).
+READING = """\
+pansharp-eval demo: reading the tables
+- MTF-GLP-HPM's ERGAS near 100 (the others 8-13): it injects detail as a ratio, EXP x PAN / low-pass PAN.
+  On this dark scene (blue band mean about 110 DN of 2047) the PAN equalised to a band nears zero in the
+  shadows, so the ratio exceeds 10 in under 2 % of the pixels; they alone make that ERGAS, which divides
+  each band's RMSE by its small mean. A poor method's overshoot is scored, not refused.
+- EXP's D_lambda of 0: EXP is the MS upsampled, the very image D_lambda compares with: no spectral
+  distortion by construction, and no PAN detail either.
+- Full resolution ranks EXP first on HQNR: D_s charges it less for the detail it lacks than D_lambda_K
+  charges the others for the detail they inject. With a reference (reduced resolution) EXP trails BT-H
+  and GSA: read the two tables together."""
 
 
 def _toml(settings: dict[str, object], resolution: str) -> str:
@@ -42,24 +56,7 @@ def _toml(settings: dict[str, object], resolution: str) -> str:
 
 
 def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
-    """Build the demo datasets, run the baselines and evaluate them at both resolutions.
-
-    Parameters
-    ----------
-    ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_parser`, and the command line.
-
-    Returns
-    -------
-    int
-        The worst exit status of the steps (0 when everything was evaluated).
-
-    Raises
-    ------
-    UsageError
-        If ``OUT`` already holds a demo run and neither ``--force`` nor ``--resume`` is given, or
-        a file the demo writes is in the way and was not written by it.
-    """
+    """Build the demo datasets, run the baselines and evaluate them at both resolutions (worst exit status)."""
     from pansharp_iqa import wald_degrade
     from pansharp_iqa.baselines import list_baselines
     from pansharp_iqa.demo_data import DEMO_SCENE, demo_settings, load_demo
@@ -101,6 +98,8 @@ def run_demo(ns: argparse.Namespace, argv: list[str]) -> int:
                 *["--no-progress"] * (ns.progress is False)]
         print()
         status = max(status, run_evaluate(parser.parse_args(step), step))
+    if status == 0:
+        print(f"\n{READING}")
     if "html" in ns.format:
         pages = [str(page.resolve()) for page in (out / "reduced" / "report.html", out / "full" / "report.html")
                  if page.is_file()]

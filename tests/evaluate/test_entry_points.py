@@ -178,16 +178,16 @@ def test_large_full_resolution_arrays_go_tile_wise_by_default(monkeypatch):
 
 
 def test_readme_sensor_sensitivity_example_runs_with_mixed_band_counts(capsys):
-    """The README's loop over 4- and 8-band sensors: a reason where a sensor does not fit the
+    """docs/overview.md's loop over 4- and 8-band sensors: a reason where a sensor does not fit the
     image, values where it does; one unusable sensor no longer aborts the call."""
     from pansharp_iqa.demo_data import load_demo
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "overview.md").read_text(encoding="utf-8")
     start = readme.index("for name, r in pi.sensor_sensitivity(")
     code = readme[start : readme.index("```", start)]
     ms, pan = load_demo()
     fused_full = pi.interp23tap(ms, 4)
-    exec(code, {"pi": pi, "fused_full": fused_full, "ms": ms, "pan": pan})  # noqa: S102 - the README's own code
+    exec(code, {"pi": pi, "fused_full": fused_full, "ms": ms, "pan": pan})  # noqa: S102 - the overview's own code
     lines = dict(line.split(" ", 1) for line in capsys.readouterr().out.strip().splitlines())
     assert set(lines) == {"QB", "IKONOS", "WV2", "WV3", "none"}
     assert lines["WV2"].startswith("WV2 does not apply: ms has 4 bands")
