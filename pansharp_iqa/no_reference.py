@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from .foreign import Layout, batched
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
@@ -37,7 +38,6 @@ from .mtf import mtf_filter
 from .protocols import Protocol, get_protocol
 from .resample import imresize, interp23tap
 from .sensors import Sensor, resolve_sensor
-from .tensor.inputs import Layout, batched
 from .validation import (
     SensorMismatchError,
     SettingError,

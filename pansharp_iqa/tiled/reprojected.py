@@ -423,7 +423,7 @@ def context_for(fused: Source, ms: Source, pan: Source, *, settings: FullSetting
 
     ratio = settings.ratio
     return ReprojectedContext(
-        fused, ms, pan, int(ratio), int(settings.bits), float(settings.scale), bool(settings.threshold),
+        fused, ms, pan, int(ratio), int(settings.bits or 0), float(settings.scale), bool(settings.threshold),
         np.ascontiguousarray(reprojection_kernels(gnyq, ratio)), tuple(fused.shape[:2]),  # type: ignore[arg-type]
         search_window_for(ratio), coregistration_half_width(ratio), d_rho_half_width(ratio), int(block_size),
     )

@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from ..validation import InputError, LayoutError, SettingError, ShapeError
+from .validation import InputError, LayoutError, SettingError, ShapeError
 
 __all__ = [
     "Layout", "LAYOUTS", "framework_of", "is_tensor_like", "device_of", "to_numpy", "check_layout",
