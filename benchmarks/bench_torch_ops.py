@@ -22,13 +22,13 @@ import numpy as np
 import torch
 
 import pansharp_iqa as pi
+from pansharp_iqa import torch_ops as T
 from pansharp_iqa.indexes.q2n import to_uint16_matlab
 from pansharp_iqa.indexes.scc import sobel_rows
 from pansharp_iqa.indexes.strips import gather_blocks
 from pansharp_iqa.indexes.uiqi import block_moments
 from pansharp_iqa.mtf import filter_planes, mtf_kernel
 from pansharp_iqa.resample import imresize, interp23tap_planes
-from pansharp_iqa import torch_ops as T
 
 
 def _time(fn: Callable[[], object], repeat: int, sync: Callable[[], None]) -> tuple[float, float]:
