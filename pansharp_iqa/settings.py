@@ -156,13 +156,7 @@ class ReducedSettings(EvaluationSettings):
         return self.requested if self.requested is not None else self.protocol.reduced_indexes
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
-        """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``.
-
-        Raises
-        ------
-        ShapeError
-            Images left with less than one whole block after the cut (or channel-first ones).
-        """
+        """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``."""
         lead, trail = self.protocol.dim_cut or (0, 0)
         h, w = shape[:2]
         bs = self.protocol.block_size
@@ -313,13 +307,7 @@ class FullSettings(EvaluationSettings):
         return self.requested if self.requested is not None else self.protocol.full_indexes
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
-        """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied).
-
-        Raises
-        ------
-        SensorMismatchError
-            The sensor's band count does not fit.
-        """
+        """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied)."""
         return check_sensor_bands(self.sensor, n_bands, protocol=self.protocol.name)
 
     def pan_gnyq(self) -> float:

@@ -48,27 +48,7 @@ def _names(items: list[str], limit: int = 8) -> str:
 
 
 def path_summary(outcomes: Sequence[Any]) -> list[str]:
-    """Terminal lines saying which scenes were evaluated in memory and which tile-wise, and why.
-
-    Parameters
-    ----------
-    outcomes : sequence of SceneOutcome
-        Evaluated in this run (successful ones carry ``evaluation_path`` in their card and the
-        memory budget in ``memory_budget``).
-
-    Returns
-    -------
-    list of str
-        One line per (path, reason), e.g. ``pansharp-eval: tile-wise: big (2 evaluations; in-memory
-        estimate above the memory budget: up to 5.2 GB, budget 3.9 GB)``.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace as O
-    >>> card = {"evaluation_path": "in-memory", "evaluation_path_why": "fits in memory"}
-    >>> path_summary([O(status="ok", scene="s1", protocol=card), O(status="ok", scene="s2", protocol=card)])
-    ['pansharp-eval: in memory: s1, s2 (2 evaluations; fits in memory)']
-    """
+    """Terminal lines saying which scenes were evaluated in memory and which tile-wise, and why."""
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for o in outcomes:
         card = o.protocol or {}

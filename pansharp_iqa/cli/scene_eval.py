@@ -140,45 +140,14 @@ def _roles(fused: Any, inputs: dict[str, Any], settings: DatasetSettings) -> dic
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
-    """Call the core in memory on arrays already in digital numbers.
-
-    Parameters
-    ----------
-    fused : numpy.ndarray
-        ``(H, W, B)`` fused image, DN.
-    inputs : dict
-        ``{"gt": (H, W, B)}`` at reduced resolution; ``{"ms": (H/r, W/r, B), "pan": (H, W)}``
-        at full resolution (DN).
-    settings : DatasetSettings
-
-    Returns
-    -------
-    dict
-        The core's result: index values and ``"protocol"`` (card).
-    """
+    """Call the core in memory on arrays already in digital numbers."""
     from pansharp_iqa.evaluate import evaluate
 
     return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never")
 
 
 def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Q2n block map and SAM map (degrees) on the region the protocol evaluates.
-
-    The border cut (``card["dim_cut"]`` = rows/columns removed before and after) and the Q2n
-    block size and shift come from the protocol card, so the maps match the reported values.
-
-    Parameters
-    ----------
-    fused, reference : numpy.ndarray
-        ``(H, W, B)`` in DN.
-    card : dict
-        Protocol card of the evaluation.
-
-    Returns
-    -------
-    dict
-        ``{"Q2n": (ny, nx) float64, "SAM": (H', W') float64 in degrees}``.
-    """
+    """Q2n block map and SAM map (degrees) on the region the protocol evaluates."""
     from pansharp_iqa import q2n, sam
 
     cut = card.get("dim_cut")

@@ -56,23 +56,7 @@ def _tiling_card(sources: list[Source], tile: int, n_tiles: int, origin: str) ->
 
 def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
                 tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
-    """Plan the tiles of a reduced-resolution evaluation with validated settings.
-
-    Parameters
-    ----------
-    fused, reference : path-like, rasterio dataset, ndarray, np.memmap or array-like
-        ``(H, W, B)`` images.
-    settings : ReducedSettings
-    tile_size : int
-        Tile side in pixels of the evaluated image (rounded up to a multiple of the block).
-    name : str
-        Label of the job.
-
-    Returns
-    -------
-    TiledJob
-        Run it with :func:`pansharp_iqa.tiled.executor.run_jobs`.
-    """
+    """Plan the tiles of a reduced-resolution evaluation with validated settings."""
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
@@ -99,20 +83,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
 def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
              tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
-    """Plan the tiles of a full-resolution evaluation with validated settings.
-
-    Parameters
-    ----------
-    fused, ms, pan : path-like, rasterio dataset, ndarray, np.memmap or array-like
-    settings : FullSettings
-    tile_size : int
-        Tile side at PAN scale (rounded up to what the protocol's blocks need).
-    name : str
-
-    Returns
-    -------
-    TiledJob
-    """
+    """Plan the tiles of a full-resolution evaluation with validated settings."""
     fus = _image_source(fused, "fused")
     ms_src = _image_source(ms, "ms")
     pan_src = _image_source(pan, "pan")

@@ -161,15 +161,7 @@ def choose_path(
 
 @dataclasses.dataclass(frozen=True)
 class Tile:
-    """One tile of the grid.
-
-    Attributes
-    ----------
-    index : int
-        Position in the plan (row-major); the reduction follows this order.
-    rows, cols : (int, int)
-        Half-open ranges in the grid's coordinates (pixels).
-    """
+    """One tile of the grid."""
 
     index: int
     rows: tuple[int, int]
@@ -182,19 +174,7 @@ class Tile:
 
 
 def effective_tile_size(tile_size: object, multiple: int) -> int:
-    """Round a requested tile side up to a multiple of ``multiple`` (the block grid).
-
-    Parameters
-    ----------
-    tile_size : int
-        Requested side in pixels (>= 1).
-    multiple : int
-        Block size, or lcm(block size, ratio) at full resolution.
-
-    Returns
-    -------
-    int
-    """
+    """Round a requested tile side up to a multiple of ``multiple`` (the block grid)."""
     if isinstance(tile_size, bool) or not isinstance(tile_size, (int,)) and not (
         isinstance(tile_size, float) and tile_size.is_integer()
     ):
@@ -206,19 +186,7 @@ def effective_tile_size(tile_size: object, multiple: int) -> int:
 
 
 def plan_tiles(height: int, width: int, tile_size: int) -> list[Tile]:
-    """Row-major grid of ``tile_size`` tiles over ``height x width`` (the last ones may be smaller).
-
-    Parameters
-    ----------
-    height, width : int
-        Extent of the grid (pixels).
-    tile_size : int
-        Tile side (pixels), already a multiple of the block grid.
-
-    Returns
-    -------
-    list of Tile
-    """
+    """Row-major grid of ``tile_size`` tiles over ``height x width`` (the last ones may be smaller)."""
     tiles: list[Tile] = []
     for r0 in range(0, height, tile_size):
         for c0 in range(0, width, tile_size):
