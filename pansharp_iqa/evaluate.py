@@ -59,14 +59,7 @@ from .io.windows import is_lazy_input
 from .no_reference import pan_low_pass
 from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
-from .settings import (
-    EvaluationSettings,
-    FullSettings,
-    ReducedSettings,
-    full_settings,
-    protocol_card,
-    reduced_settings,
-)
+from .settings import FullSettings, ReducedSettings, Settings, full_settings, protocol_card, reduced_settings
 from .tiled.api import evaluate_tiled
 from .tiled.plan import DEFAULT_TILE_SIZE, choose_path
 from .validation import (
@@ -94,7 +87,7 @@ _TILED_CHOICES = ("auto", "always", "never")
 
 def evaluate(
     inputs: Mapping[str, object],
-    settings: EvaluationSettings,
+    settings: Settings,
     *,
     tiled: str = "auto",
     layout: str | None = None,
@@ -179,9 +172,9 @@ def evaluate(
     return _in_memory(images, settings, ms_exp=ms_exp)
 
 
-def _roles(inputs: Mapping[str, object], settings: EvaluationSettings) -> dict[str, object]:
+def _roles(inputs: Mapping[str, object], settings: Settings) -> dict[str, object]:
     """The inputs in the order of the settings' roles (refused when they are other roles)."""
-    if not isinstance(settings, EvaluationSettings):
+    if not isinstance(settings, (ReducedSettings, FullSettings)):
         raise SettingError(f"settings: build them with reduced_settings(...) or full_settings(...), got "
                            f"{type(settings).__name__}")
     roles = ROLES[settings.resolution]
@@ -192,7 +185,7 @@ def _roles(inputs: Mapping[str, object], settings: EvaluationSettings) -> dict[s
     return {r: inputs[r] for r in roles}
 
 
-def _tile_wise(tiled: str, images: Mapping[str, object], settings: EvaluationSettings, *, pinned: bool) -> bool:
+def _tile_wise(tiled: str, images: Mapping[str, object], settings: Settings, *, pinned: bool) -> bool:
     """The explicit dispatch on the input kind (see the module docstring)."""
     lazy = any(is_lazy_input(x) for x in images.values())
     if tiled == "never" and lazy:
@@ -209,7 +202,7 @@ def _tile_wise(tiled: str, images: Mapping[str, object], settings: EvaluationSet
                        available=available_memory()).path == "tile-wise"
 
 
-def _in_memory(images: Mapping[str, object], settings: EvaluationSettings, *, ms_exp: object = None,
+def _in_memory(images: Mapping[str, object], settings: Settings, *, ms_exp: object = None,
                shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """One in-memory image of either resolution."""
     if isinstance(settings, ReducedSettings):
@@ -248,7 +241,7 @@ def _host_split(name: str, x: object, layout: Layout | None) -> list[Any]:
     return (host_pans if name == "pan" else host_images)(name, x, layout)
 
 
-def _batch(images: Mapping[str, object], settings: EvaluationSettings, *, layout: object,
+def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
            backend: str) -> dict[str, Any]:
     """Each image of a batch (or one tensor image), on the host core or on the device."""
     lay = check_layout(layout)

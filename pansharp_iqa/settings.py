@@ -36,7 +36,7 @@ from .validation import (
 
 __all__ = [
     "EvaluationSettings", "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
-    "NAN_POLICIES", "Q2N_CAST", "requested_indexes", "settings_of",
+    "NAN_POLICIES", "Q2N_CAST", "requested_indexes", "settings_of", "Settings",
 ]
 
 #: Treatments of constant blocks (UIQI 0/0) in D_lambda/D_s.
@@ -123,7 +123,7 @@ class EvaluationSettings:
     @property
     def clip_max(self) -> float | None:
         """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
-        return float(2**self.bits) if self.threshold else None
+        return float(2**self.bits) if self.threshold and self.bits is not None else None
 
     def index_card(self) -> dict[str, Any]:
         """Card entries for a table that is not the protocol's own (``indexes=``): the indexes and
@@ -414,7 +414,11 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                         requested=requested_indexes(indexes, proto, "full"))
 
 
-def settings_of(resolution: str, settings: EvaluationSettings | None = None, **keywords: Any) -> EvaluationSettings:
+#: The settings value of either resolution.
+Settings = ReducedSettings | FullSettings
+
+
+def settings_of(resolution: str, settings: EvaluationSettings | None = None, **keywords: Any) -> Settings:
     """The settings value of an accumulator or adapter: ``settings`` as given, or built from keywords.
 
     Parameters
@@ -445,7 +449,7 @@ def settings_of(resolution: str, settings: EvaluationSettings | None = None, **k
     if keywords:
         raise SettingError(f"give the settings value or the keywords of {build.__name__} ({', '.join(keywords)}), "
                            "not both")
-    if not isinstance(settings, EvaluationSettings) or settings.resolution != resolution:
+    if not isinstance(settings, (ReducedSettings, FullSettings)) or settings.resolution != resolution:
         raise SettingError(f"settings: expected {resolution}-resolution settings ({build.__name__}(...)), got "
                            f"{getattr(settings, 'resolution', type(settings).__name__)!r}")
     return settings

@@ -28,7 +28,7 @@ from pansharp_iqa.io.results import check_result_georeference, load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
-from pansharp_iqa.settings import EvaluationSettings, full_settings, reduced_settings
+from pansharp_iqa.settings import Settings, full_settings, reduced_settings
 from pansharp_iqa.tiled.plan import PathChoice, choose_path
 from pansharp_iqa.validation import InputError
 
@@ -123,9 +123,9 @@ class SceneOutcome:
     display: Any = None
 
 
-def core_settings(settings: DatasetSettings) -> EvaluationSettings:
+def core_settings(settings: DatasetSettings) -> Settings:
     """The core's settings value of a run (resolution, protocol, sensor, ratio, bits, indexes, override)."""
-    common = dict(ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+    common: dict[str, Any] = dict(ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
                   scale_mismatch=settings.scale_mismatch, indexes=settings.indexes)
     if settings.resolution == "reduced":
         return reduced_settings(**common)

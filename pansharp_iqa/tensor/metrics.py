@@ -29,7 +29,7 @@ import numpy as np
 from ..evaluate import BACKENDS, evaluate
 from ..foreign import check_layout
 from ..indexes.catalog import get_index
-from ..settings import EvaluationSettings, settings_of
+from ..settings import Settings, settings_of
 from ..validation import SettingError
 
 __all__ = ["ReducedMetrics", "FullMetrics", "summarize"]
@@ -59,7 +59,7 @@ def summarize(per_image: dict[str, list[float]]) -> tuple[dict[str, float], dict
 class _Accumulator:
     """What both metrics share: per-image values, the first card, update/compute/reset."""
 
-    def __init__(self, settings: EvaluationSettings, layout: str | None, backend: str) -> None:
+    def __init__(self, settings: Settings, layout: str | None, backend: str) -> None:
         lay = check_layout(layout)
         if lay is None:
             raise SettingError("layout: a metric accumulates batches; give 'NCHW' (default) or 'NHWC'")
@@ -153,7 +153,7 @@ class ReducedMetrics(_Accumulator):
     True
     """
 
-    def __init__(self, settings: EvaluationSettings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
                  **keywords: Any) -> None:
         super().__init__(settings_of("reduced", settings, **keywords), layout, backend)
 
@@ -199,7 +199,7 @@ class FullMetrics(_Accumulator):
     True
     """
 
-    def __init__(self, settings: EvaluationSettings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
                  **keywords: Any) -> None:
         super().__init__(settings_of("full", settings, **keywords), layout, backend)
 

@@ -43,7 +43,7 @@ import numpy as np  # noqa: F401 - the docstring examples use np
 from mindspore import nn
 from mindspore.train import Metric, rearrange_inputs
 
-from ..settings import EvaluationSettings
+from ..settings import Settings
 from ..validation import SettingError
 from .metrics import FullMetrics, ReducedMetrics
 
@@ -186,7 +186,7 @@ class ReducedQuality(_Quality):
 
     _inputs = ("pred", "target")
 
-    def __init__(self, settings: EvaluationSettings | None = None, *, layout: str = "NCHW",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW",
                  monitor: str | None = None, **keywords: Any) -> None:
         super().__init__(ReducedMetrics(settings, layout=layout, backend="host", **keywords), monitor)
 
@@ -225,7 +225,7 @@ class FullQuality(_Quality):
 
     _inputs = ("pred", "ms", "pan")
 
-    def __init__(self, settings: EvaluationSettings | None = None, *, layout: str = "NCHW",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW",
                  monitor: str | None = None, **keywords: Any) -> None:
         super().__init__(FullMetrics(settings, layout=layout, backend="host", **keywords), monitor)
 

@@ -35,7 +35,7 @@ from torchmetrics.utilities import dim_zero_cat
 from ..evaluate import evaluate
 from ..foreign import check_layout
 from ..indexes.catalog import get_index
-from ..settings import EvaluationSettings, full_settings, reduced_settings, settings_of
+from ..settings import Settings, full_settings, reduced_settings, settings_of
 from .metrics import summarize
 
 __all__ = ["ReducedQuality", "FullQuality", "index_metric"]
@@ -52,7 +52,7 @@ class _Quality(Metric):
     full_state_update = False
     higher_is_better: bool | None = None
 
-    def __init__(self, resolution: str, settings: EvaluationSettings | None, layout: str, backend: str,
+    def __init__(self, resolution: str, settings: Settings | None, layout: str, backend: str,
                  keywords: dict[str, Any]) -> None:
         build = reduced_settings if resolution == "reduced" else full_settings
         names = inspect.signature(build).parameters
@@ -121,7 +121,7 @@ class ReducedQuality(_Quality):
     {'SAM': False, 'Q2n': True}
     """
 
-    def __init__(self, settings: EvaluationSettings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
                  **kwargs: Any) -> None:
         super().__init__("reduced", settings, layout, backend, kwargs)
 
@@ -158,7 +158,7 @@ class FullQuality(_Quality):
     True
     """
 
-    def __init__(self, settings: EvaluationSettings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
                  **kwargs: Any) -> None:
         super().__init__("full", settings, layout, backend, kwargs)
 
@@ -175,7 +175,7 @@ class FullQuality(_Quality):
         self._store({"fused": pred, "ms": ms, "pan": pan})
 
 
-_CLASSES: dict[str, type[_Quality]] = {}
+_CLASSES: dict[str, Any] = {}
 
 
 def index_metric(index: str, **settings: Any) -> _Quality:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..parallel import connect
-from ..settings import EvaluationSettings, full_settings, reduced_settings
+from ..settings import FullSettings, ReducedSettings, Settings, full_settings, reduced_settings
 from ..validation import InputError
 from .api import job
 from .executor import JobOutcome, TiledJob, run_jobs
@@ -57,14 +57,14 @@ class Scene:
     reference: Any = None
     ms: Any = None
     pan: Any = None
-    settings: EvaluationSettings | dict[str, Any] = dataclasses.field(default_factory=dict)
+    settings: Settings | dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def prepare(self, tile_size: int) -> TiledJob:
         """Validate and plan the scene (opens file headers; raises on bad input), ``tile_size`` pixels a side."""
         if self.resolution not in ("reduced", "full"):
             raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
         settings = self.settings
-        if not isinstance(settings, EvaluationSettings):
+        if not isinstance(settings, (ReducedSettings, FullSettings)):
             settings = (reduced_settings if self.resolution == "reduced" else full_settings)(**settings)
         inputs = ({"fused": self.fused, "reference": self.reference} if self.resolution == "reduced"
                   else {"fused": self.fused, "ms": self.ms, "pan": self.pan})
