@@ -213,11 +213,13 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     scale : float
         Positive multiplier to DN.
     threshold : bool
+        Clip the fused image to [0, 2^bits] first.
     indexes : sequence of str or str, optional
         Which indexes to compute: names from the protocol's table and the catalogue's extras
         (``"PSNR"``, ``"CC"``); ``"default"`` stands for the protocol's table. None: the table.
     scale_mismatch : {"raise", "warn"}
-        See :class:`EvaluationSettings`.
+        A fused image on another scale than its reference: refused, or scored with a
+        :class:`~pansharp_iqa.validation.ScaleMismatchWarning` recorded in the card.
 
     Returns
     -------
@@ -371,13 +373,18 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         Default to the sensor's nominal values. The generic sensor needs ``ratio``; ``bits`` only
         with ``threshold`` (no full-resolution index depends on it otherwise: None is recorded).
     protocol : str or Protocol
+        A protocol (:func:`~pansharp_iqa.list_protocols`).
     scale : float
+        Positive multiplier to DN.
     threshold : bool
+        Clip the fused image to [0, 2^bits] first (needs ``bits``).
     nan_policy : {"raise", "omit", "propagate"}
+        Treatment of constant blocks.
     indexes : sequence of str or str, optional
         Which of the protocol's full-resolution indexes to compute (``"default"``: its table).
     scale_mismatch : {"raise", "warn"}
-        See :class:`EvaluationSettings`.
+        A fused image on another scale than its reference: refused, or scored with a
+        :class:`~pansharp_iqa.validation.ScaleMismatchWarning` recorded in the card.
 
     Returns
     -------
@@ -424,6 +431,7 @@ def settings_of(resolution: str, settings: EvaluationSettings | None = None, **k
     Parameters
     ----------
     resolution : {"reduced", "full"}
+        The resolution of the evaluation.
     settings : ReducedSettings or FullSettings, optional
         Built once (:func:`reduced_settings`, :func:`full_settings`).
     **keywords

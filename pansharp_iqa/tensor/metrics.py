@@ -183,6 +183,7 @@ class FullMetrics(_Accumulator):
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Layout of the prediction and MS batches; PAN as (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
     backend : {"auto", "host", "torch"}
+        See :func:`pansharp_iqa.evaluate_full`.
     **keywords
         Instead of ``settings``: the keywords of :func:`~pansharp_iqa.full_settings` (``sensor``,
         required, ``ratio``, ``bits``, ``protocol``, ``scale``, ``threshold``, ``nan_policy``,

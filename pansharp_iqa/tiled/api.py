@@ -188,6 +188,7 @@ def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, til
         ``{"fused", "reference"}`` (reduced-resolution settings) or ``{"fused", "ms", "pan"}``:
         path-likes, rasterio datasets, arrays, memmaps or array-likes.
     settings : ReducedSettings or FullSettings
+        The settings value (:func:`~pansharp_iqa.reduced_settings`, :func:`~pansharp_iqa.full_settings`).
     tile_size : int
         Tile side in pixels (rounded up to the block grid).
     name : str

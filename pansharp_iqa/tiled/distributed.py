@@ -60,7 +60,17 @@ class Scene:
     settings: Settings | dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def prepare(self, tile_size: int) -> TiledJob:
-        """Validate and plan the scene (opens file headers; raises on bad input), ``tile_size`` pixels a side."""
+        """Validate and plan the scene (opens file headers; raises on bad input).
+
+        Parameters
+        ----------
+        tile_size : int
+            Tile side in pixels (rounded up to the block grid).
+
+        Returns
+        -------
+        TiledJob
+        """
         if self.resolution not in ("reduced", "full"):
             raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
         settings = self.settings
