@@ -10,14 +10,14 @@ that affects the numbers.
    framework adapters and ``pansharp-eval`` take it built.
 2. :func:`evaluate` dispatches on the inputs (explicitly): batches (``layout=``), framework tensors
    and ``backend="torch"`` go to the batch path (each image on the host core, or every image's
-   statistics on the device: :mod:`pansharp_iqa.torch_backend`); file paths, rasterio datasets,
+   statistics on the device: ``pansharp_iqa.torch_backend``); file paths, rasterio datasets,
    lazy array-likes and arrays that the one rule :func:`pansharp_iqa.tiled.plan.choose_path` sends
    tile by tile go to the tile engine (:mod:`pansharp_iqa.tiled`); other arrays are evaluated here.
 3. Every path checks the inputs against the settings by the rules of
    :mod:`pansharp_iqa.validation` and computes the catalogue's statistics, finalized by
    :func:`pansharp_iqa.indexes.catalog.finalize`: the reduced-resolution strip pass
-   (:mod:`pansharp_iqa.indexes.reduced_pass`), the toolbox-family full-resolution indexes
-   (:mod:`pansharp_iqa.indexes.full_resolution`) or the reprojected protocol
+   (``pansharp_iqa.indexes.reduced_pass``), the toolbox-family full-resolution indexes
+   (``pansharp_iqa.indexes.full_resolution``) or the reprojected protocol
    (:mod:`pansharp_iqa.reprojected`), chosen by ``protocol.full_engine``.
 """
 

@@ -2,7 +2,7 @@
 
 Each function validates its inputs, then computes its statistics and finalize steps with the
 formulas of ``pansharp_iqa.indexes.full_resolution`` under the protocol's conventions (which reference terms, which
-low-pass PAN for D_s: :func:`pan_low_pass`). This module sits above :mod:`pansharp_iqa.protocols`;
+low-pass PAN for D_s: ``pan_low_pass``). This module sits above :mod:`pansharp_iqa.protocols`;
 the formulas below it do not read protocols.
 
 References

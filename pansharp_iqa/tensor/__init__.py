@@ -5,7 +5,7 @@
 * :mod:`.torchmetrics_adapter`, :mod:`.mindspore_adapter`: framework metric classes.
 
 Framework arrays and declared batch layouts are recognised on the bottom floor
-(:mod:`pansharp_iqa.foreign`); the PyTorch backend is :mod:`pansharp_iqa.torch_backend`.
+(``pansharp_iqa.foreign``); the PyTorch backend is ``pansharp_iqa.torch_backend``.
 
 No framework is imported until it is used.
 """

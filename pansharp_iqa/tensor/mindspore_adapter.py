@@ -19,7 +19,7 @@ provenance card).
 MindSpore is imported here; :mod:`pansharp_iqa.tensor` does not import this module (import it
 explicitly where MindSpore is installed: ``pip install 'pansharp_iqa[nlrnet]'``). Tensors from
 PyNative or graph mode and ``Parameter`` objects are copied to the host by
-:mod:`pansharp_iqa.foreign` and evaluated there (``backend="host"``); MindSpore places
+``pansharp_iqa.foreign`` and evaluated there (``backend="host"``); MindSpore places
 tensors itself, so every one counts as on one device for the checks.
 
 Examples

@@ -46,7 +46,7 @@ TILED_FASTER_SAMPLES = {"reduced": 2**26, "full": 2**25}
 class PathChoice:
     """How one scene is evaluated, and why.
 
-    Attributes
+    Parameters
     ----------
     path : str
         ``"in-memory"`` or ``"tile-wise"``.
@@ -121,7 +121,7 @@ def choose_path(
     shape : (int, int, int) or None
         ``(H, W, B)`` of the fused image, when it could be read from the file headers.
     available : int or None
-        Bytes of memory available (:func:`pansharp_iqa.io.memory.available_memory`).
+        Bytes of memory available (``pansharp_iqa.io.memory.available_memory()``).
     jobs : int
         Evaluations running at the same time (each gets its share of ``available``).
     not_windowed : (str, str), optional
