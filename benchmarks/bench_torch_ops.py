@@ -1,4 +1,4 @@
-"""Time the PyTorch operators (pansharp_iqa.tensor.torch_ops) against the NumPy/OpenCV core.
+"""Time the PyTorch operators (pansharp_iqa.torch_ops) against the NumPy/OpenCV core.
 
 A batch of 20 x 8 x 256 x 256 smooth 11-bit images (float64; ``interp23tap`` upsamples a
 20 x 8 x 64 x 64 batch by 4 to that size). The core runs image by image (band planes in threads,
@@ -22,13 +22,13 @@ import numpy as np
 import torch
 
 import pansharp_iqa as pi
+from pansharp_iqa import torch_ops as T
 from pansharp_iqa.indexes.q2n import to_uint16_matlab
 from pansharp_iqa.indexes.scc import sobel_rows
 from pansharp_iqa.indexes.strips import gather_blocks
 from pansharp_iqa.indexes.uiqi import block_moments
 from pansharp_iqa.mtf import filter_planes, mtf_kernel
 from pansharp_iqa.resample import imresize, interp23tap_planes
-from pansharp_iqa.tensor import torch_ops as T
 
 
 def _time(fn: Callable[[], object], repeat: int, sync: Callable[[], None]) -> tuple[float, float]:

@@ -68,6 +68,8 @@ nitpick_ignore_regex = [
 # protocol, the report's display and statistics records.
 nitpick_ignore = [
     ("py:class", "pansharp_iqa.tiled.plan.Tile"),
+    ("py:class", "pansharp_iqa.settings.ReducedSettings"),  # the settings value: built by reduced_settings
+    ("py:class", "pansharp_iqa.settings.FullSettings"),  # ... and full_settings, which are documented
     ("py:class", "pansharp_iqa.tiled.accumulate.Partial"),
     ("py:class", "pansharp_iqa.io.windows.Source"),
     ("py:class", "SceneView"),

@@ -18,6 +18,7 @@ from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .protocols import Protocol, get_protocol, list_protocols
 from .resample import imresize, interp23tap
 from .sensors import Sensor, UnknownSensorError, get_sensor, list_sensors, resolve_sensor
+from .settings import full_settings, reduced_settings
 from .validation import InputError
 
 
@@ -49,7 +50,7 @@ __all__ = [
     "interp23tap", "imresize", "wald_degrade", "decimate",
     "q2n", "q_index", "sam", "ergas", "scc", "psnr", "cc",
     "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr",
-    "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card",
+    "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "reduced_settings", "full_settings",
     "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",
     *_REPROJECTED, *_TENSOR, *_PRESETS,

@@ -1,31 +1,46 @@
-"""Protocol entry points: reduced- and full-resolution evaluation with a provenance card.
+"""The one evaluation path: :func:`evaluate` (inputs, settings) -> the indexes and a provenance card.
 
-Every result is a dict of Python floats plus ``"protocol"``: a JSON-serialisable card naming the
-protocol, the library version and every setting that affects the numbers.
+Every result is a dict of Python floats (a (N,) float64 array per index for a batch) plus
+``"protocol"``: a JSON-serialisable card naming the protocol, the library version and every setting
+that affects the numbers.
 
-Flow of :func:`evaluate_reduced` / :func:`evaluate_full`:
-
-1. the settings are validated once into a :class:`~pansharp_iqa.settings.ReducedSettings` /
-   :class:`~pansharp_iqa.settings.FullSettings` (:mod:`pansharp_iqa.settings`);
-2. **dispatch on the input kind** (explicit): file paths, rasterio datasets and lazy array-likes
-   (:func:`pansharp_iqa.tiled.is_lazy_input`) go to the tile engine
-   (:mod:`pansharp_iqa.tiled`), which never holds a whole image; in-memory numpy arrays are
-   evaluated here;
-3. the inputs are checked against the settings by the rules of :mod:`pansharp_iqa.validation`
-   (shapes, layout, finite values, scales, ranges, sensor band count);
-4. the protocol's engine computes its indexes: the reduced-resolution strip pass
-   (:mod:`pansharp_iqa.indexes.reduced_pass`), the toolbox-family full-resolution indexes
-   (:mod:`pansharp_iqa.indexes.full_resolution`) or the reprojected protocol
+1. The settings are validated once into one value (:func:`~pansharp_iqa.settings.reduced_settings`,
+   :func:`~pansharp_iqa.settings.full_settings`); :func:`evaluate_reduced` / :func:`evaluate_full`
+   build it from their keywords, the accumulators (:class:`~pansharp_iqa.ReducedMetrics`), the
+   framework adapters and ``pansharp-eval`` take it built.
+2. :func:`evaluate` dispatches on the inputs (explicitly): batches (``layout=``), framework tensors
+   and ``backend="torch"`` go to the batch path (each image on the host core, or every image's
+   statistics on the device: ``pansharp_iqa.torch_backend``); file paths, rasterio datasets,
+   lazy array-likes and arrays that the one rule :func:`pansharp_iqa.tiled.plan.choose_path` sends
+   tile by tile go to the tile engine (:mod:`pansharp_iqa.tiled`); other arrays are evaluated here.
+3. Every path checks the inputs against the settings by the rules of
+   :mod:`pansharp_iqa.validation` and computes the catalogue's statistics, finalized by
+   :func:`pansharp_iqa.indexes.catalog.finalize`: the reduced-resolution strip pass
+   (``pansharp_iqa.indexes.reduced_pass``), the toolbox-family full-resolution indexes
+   (``pansharp_iqa.indexes.full_resolution``) or the reprojected protocol
    (:mod:`pansharp_iqa.reprojected`), chosen by ``protocol.full_engine``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .foreign import (
+    Layout,
+    check_layout,
+    check_same_device,
+    device_of,
+    framework_of,
+    host_images,
+    host_pans,
+    image_of_batch,
+    is_tensor_like,
+    to_numpy,
+)
 from .indexes.catalog import ChunkContext, FinalizeContext, derived_images, finalize, statistics_for
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
@@ -39,15 +54,18 @@ from .indexes.full_resolution import (
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
 from .indexes.strips import StripImage
+from .io.memory import available_memory
 from .io.windows import is_lazy_input
 from .no_reference import pan_low_pass
 from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
-from .settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from .tensor.batch import evaluate_batch, needs_batch_path
+from .settings import FullSettings, ReducedSettings, Settings, full_settings, protocol_card, reduced_settings
+from .tiled.api import evaluate_tiled
+from .tiled.plan import DEFAULT_TILE_SIZE, choose_path
 from .validation import (
     SensorMismatchError,
     SettingError,
+    ShapeError,
     check_choice,
     check_multiple_of,
     check_pan_ratio,
@@ -57,15 +75,196 @@ from .validation import (
     pan_array,
 )
 
-__all__ = ["evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "TILED_AUTO_PIXELS"]
+__all__ = ["evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "BACKENDS",
+           "ROLES"]
 
-#: Full-resolution arrays of at least this many PAN-scale pixels (2048 x 2048) are evaluated
-#: tile-wise under ``tiled="auto"``: from that size the in-memory path needs more memory (about 290
-#: bytes per PAN pixel beyond the inputs) and more time than tiles, below it less time (measured
-#: figures: ``docs/performance.md``). Reduced resolution is one strip pass with no whole-image
-#: copies, so arrays stay in memory.
-TILED_AUTO_PIXELS = 2048 * 2048
+#: ``backend=`` choices.
+BACKENDS = ("auto", "host", "torch")
+#: The images of each resolution (the keys of ``inputs``), in order.
+ROLES = {"reduced": ("fused", "reference"), "full": ("fused", "ms", "pan")}
 _TILED_CHOICES = ("auto", "always", "never")
+
+
+def evaluate(
+    inputs: Mapping[str, object],
+    settings: Settings,
+    *,
+    tiled: str = "auto",
+    layout: str | None = None,
+    backend: str = "auto",
+    ms_exp: np.ndarray | None = None,
+    tile_size: int = DEFAULT_TILE_SIZE,
+    jobs: int = 1,
+    scheduler: Any = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """The indexes of one evaluation (an image, a batch or a scene of any size) with validated settings.
+
+    Parameters
+    ----------
+    inputs : dict
+        The images by role: ``{"fused", "reference"}`` for reduced-resolution settings,
+        ``{"fused", "ms", "pan"}`` for full-resolution ones (:data:`ROLES`). Each is a numpy array,
+        a framework tensor (PyTorch, MindSpore, CuPy, DLPack), a file path (GeoTIFF, ``.npy``), a
+        rasterio dataset or a lazy array-like, in DN (or multiplied to DN by the settings' ``scale``);
+        shapes as for :func:`evaluate_reduced` / :func:`evaluate_full`.
+    settings : ReducedSettings or FullSettings
+        Built once with :func:`~pansharp_iqa.settings.reduced_settings` or
+        :func:`~pansharp_iqa.settings.full_settings`; reused for every call.
+    tiled : {"auto", "always", "never"}
+        ``"auto"``: lazy inputs tile by tile, numpy arrays where
+        :func:`pansharp_iqa.tiled.plan.choose_path` says (the rule ``pansharp-eval`` applies to each
+        scene: tile-wise when the in-memory estimate exceeds half the available memory, or from
+        ``TILED_FASTER_SAMPLES`` pixels x bands); ``"always"`` / ``"never"`` force a path
+        (``"never"``: numpy arrays only). Both give the same numbers (1e-9 relative or better).
+    layout : {"NCHW", "NHWC"}, optional
+        The inputs are batches in this declared layout: each index is returned as a (N,) float64
+        array (PAN batches: (N, 1, H, W) / (N, H, W, 1) or (N, H, W)). Without it, a tensor is one
+        (H, W, B) image.
+    backend : {"auto", "host", "torch"}
+        Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
+        ``"torch"`` the PyTorch backend on the tensor's device in float64 (equal to the host within
+        1e-12 relative), ``"auto"`` the device for tensors on an accelerator, the host otherwise.
+    ms_exp : ndarray, optional
+        Full resolution, one in-memory image: precomputed ``interp23tap(ms, ratio)`` in DN.
+    tile_size : int, default 512
+        Tile side in pixels (rounded up to the block grid), tile-wise only.
+    jobs : int, default 1
+        Local worker processes, tile-wise only.
+    scheduler : str or distributed.Client, optional
+        Dask scheduler address or client: the tiles run on that cluster.
+    progress : bool
+        tqdm bar over the tiles.
+
+    Returns
+    -------
+    dict
+        The settings' indexes (``settings.indexes``) and ``"protocol"``: the card (``"tiling"`` in it
+        when the tile engine ran, ``"batch"`` for batches and tensors).
+
+    Raises
+    ------
+    InputError
+        Any rule of :mod:`pansharp_iqa.validation`; inputs that are not the settings' roles.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import reduced_settings, wald_degrade
+    >>> from pansharp_iqa.baselines import gsa
+    >>> from pansharp_iqa.demo_data import load_demo
+    >>> ms, pan = load_demo()
+    >>> settings = reduced_settings(ratio=4, bits=11)  # validated once, for every call
+    >>> fused = gsa(*wald_degrade(ms, pan, "none", ratio=4), ratio=4)
+    >>> round(evaluate({"fused": fused, "reference": ms}, settings)["Q2n"], 4)
+    0.8779
+    """
+    images = _roles(inputs, settings)
+    check_choice("backend", backend, BACKENDS)
+    check_choice("tiled", tiled, _TILED_CHOICES)
+    if layout is not None or backend == "torch" or any(is_tensor_like(v) for v in images.values()):
+        if ms_exp is not None:
+            raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
+        return _batch(images, settings, layout=layout, backend=backend)
+    if _tile_wise(tiled, images, settings, pinned=ms_exp is not None):
+        if ms_exp is not None:
+            raise SettingError("ms_exp cannot be combined with tile-wise evaluation (file/lazy inputs, tiled='always')")
+        return evaluate_tiled(images, settings, tile_size=tile_size, jobs=jobs, scheduler=scheduler, progress=progress)
+    return _in_memory(images, settings, ms_exp=ms_exp)
+
+
+def _roles(inputs: Mapping[str, object], settings: Settings) -> dict[str, object]:
+    """The inputs in the order of the settings' roles (refused when they are other roles)."""
+    if not isinstance(settings, (ReducedSettings, FullSettings)):
+        raise SettingError(f"settings: build them with reduced_settings(...) or full_settings(...), got "
+                           f"{type(settings).__name__}")
+    roles = ROLES[settings.resolution]
+    if not isinstance(inputs, Mapping) or set(inputs) != set(roles):
+        got = sorted(inputs) if isinstance(inputs, Mapping) else type(inputs).__name__
+        raise SettingError(f"inputs: {settings.resolution}-resolution settings take a dict of the images "
+                           f"{', '.join(roles)}; got {got}")
+    return {r: inputs[r] for r in roles}
+
+
+def _tile_wise(tiled: str, images: Mapping[str, object], settings: Settings, *, pinned: bool) -> bool:
+    """The explicit dispatch on the input kind (see the module docstring)."""
+    lazy = any(is_lazy_input(x) for x in images.values())
+    if tiled == "never" and lazy:
+        raise SettingError(
+            "tiled='never' needs numpy arrays: file paths, rasterio datasets and lazy arrays are read "
+            "tile by tile (load them with np.asarray first if they fit in memory)"
+        )
+    if tiled != "auto" or lazy:
+        return tiled == "always" or lazy
+    shape = getattr(images["fused"], "shape", ())
+    if pinned or len(shape) != 3:
+        return False
+    return choose_path("auto", resolution=settings.resolution, shape=tuple(int(n) for n in shape),
+                       available=available_memory()).path == "tile-wise"
+
+
+def _in_memory(images: Mapping[str, object], settings: Settings, *, ms_exp: object = None,
+               shared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One in-memory image of either resolution."""
+    if isinstance(settings, ReducedSettings):
+        return _reduced_in_memory(images["fused"], images["reference"], settings)
+    assert isinstance(settings, FullSettings)
+    return _full_in_memory(images["fused"], images["ms"], images["pan"], settings, ms_exp=ms_exp, shared=shared)
+
+
+def _torch_available() -> bool:
+    """Whether PyTorch can be imported."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _backend_of(backend: str, images: Mapping[str, object]) -> str:
+    """``"host"`` or ``"torch"``: ``"auto"`` takes the device for tensors PyTorch can take on an accelerator."""
+    if backend == "host":
+        return "host"
+    if backend == "auto":
+        on_device = any(device_of(v) != "cpu" for v in images.values())
+        torchable = all(framework_of(v) in ("torch", "cupy", "dlpack", "numpy") for v in images.values())
+        return "torch" if on_device and torchable and _torch_available() else "host"
+    if not _torch_available():
+        raise SettingError("backend='torch' needs PyTorch: pip install 'pansharp_iqa[torch]' (torch==2.13.0 "
+                           "for a CPU build), or use backend='host'")
+    return "torch"
+
+
+def _host_split(name: str, x: object, layout: Layout | None) -> list[Any]:
+    """The host images of one input: the batch's images, or the one (converted) image."""
+    if layout is None:
+        return [np.asarray(to_numpy(name, x)) if is_tensor_like(x) else x]
+    return (host_pans if name == "pan" else host_images)(name, x, layout)
+
+
+def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
+           backend: str) -> dict[str, Any]:
+    """Each image of a batch (or one tensor image), on the host core or on the device."""
+    lay = check_layout(layout)
+    device = check_same_device(images)
+    if _backend_of(backend, images) == "torch":
+        from .torch_backend import evaluate_torch, torch_computes
+
+        if torch_computes(settings) or backend == "torch":
+            return evaluate_torch(settings, images, layout=lay, pans=("pan",) if "pan" in images else ())
+    split = {k: _host_split(k, v, lay) for k, v in images.items()}
+    sizes = {k: len(v) for k, v in split.items()}
+    if len(set(sizes.values())) > 1:
+        raise ShapeError(f"batches of different sizes: {sizes}")
+    results = []
+    for i in range(sizes["fused"]):
+        with image_of_batch(i) if lay is not None else contextlib.nullcontext():
+            results.append(_in_memory({k: v[i] for k, v in split.items()}, settings))
+    card = {**results[0]["protocol"], "batch": {"images": len(results), "layout": lay or "HWB", "backend": "host",
+                                                 "device": device}}
+    if lay is None:
+        return {**results[0], "protocol": card}
+    names = [k for k in results[0] if k != "protocol"]
+    return {**{k: np.array([r[k] for r in results], dtype=np.float64) for k in names}, "protocol": card}
 
 
 def evaluate_reduced(
@@ -111,9 +310,9 @@ def evaluate_reduced(
     threshold : bool, default False
         Clip the fused image to [0, 2^bits] first (toolbox ``thvalues``).
     tiled : {"auto", "always", "never"}
-        ``"auto"``: lazy inputs tile-wise, numpy arrays in memory (the strip pass makes no
-        whole-image copies); ``"always"``: tile-wise (arrays too); ``"never"``: in memory (numpy
-        arrays only).
+        ``"auto"``: lazy inputs tile-wise, numpy arrays where the one rule of :func:`evaluate` says
+        (in memory unless large: :func:`pansharp_iqa.tiled.plan.choose_path`); ``"always"``:
+        tile-wise (arrays too); ``"never"``: in memory (numpy arrays only).
     indexes : sequence of str or str, optional
         The indexes to compute, in the order given: names of the protocol's table and the extras
         of the catalogue (``"PSNR"``, ``"CC"``; :func:`pansharp_iqa.index_names`); ``"default"``
@@ -128,7 +327,7 @@ def evaluate_reduced(
         Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
         and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
-        tensors on an accelerator, the host otherwise (see ``pansharp_iqa.tensor.batch``).
+        tensors on an accelerator, the host otherwise (see :func:`evaluate`).
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than the reference (a band, or the whole image, off by a
         bit-depth factor such as 2, or by more than 3 in mean and spread) is refused; ``"warn"``
@@ -165,34 +364,12 @@ def evaluate_reduced(
     {'Q2n': 0.8779, 'Q': 0.8576, 'SAM': 9.5308, 'ERGAS': 8.3706, 'SCC': 0.8664}
     """
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                indexes=indexes,
-                                scale_mismatch=scale_mismatch)
-    inputs = {"fused": fused, "reference": reference}
-    if needs_batch_path(inputs, layout, backend):
-        return evaluate_batch(reduced_in_memory, settings, inputs, layout=layout, backend=backend)
-    if _tile_wise(tiled, [fused, reference], big=False):
-        from .tiled.api import reduced_job
-        from .tiled.executor import run_jobs
-
-        return run_jobs([reduced_job(fused, reference, settings)])[0].unwrap()
-    return reduced_in_memory(fused, reference, settings)
+                                indexes=indexes, scale_mismatch=scale_mismatch)
+    return evaluate({"fused": fused, "reference": reference}, settings, tiled=tiled, layout=layout, backend=backend)
 
 
-def _tile_wise(tiled: str, inputs: list[object], *, big: bool) -> bool:
-    """The explicit dispatch on the input kind (see the module docstring)."""
-    check_choice("tiled", tiled, _TILED_CHOICES)
-    lazy = any(is_lazy_input(x) for x in inputs)
-    if tiled == "never" and lazy:
-        raise SettingError(
-            "tiled='never' needs numpy arrays: file paths, rasterio datasets and lazy arrays are read "
-            "tile by tile (load them with np.asarray first if they fit in memory)"
-        )
-    return tiled == "always" or lazy or (tiled == "auto" and big)
-
-
-def reduced_in_memory(fused: object, reference: object, settings: ReducedSettings) -> dict[str, Any]:
-    """:func:`evaluate_reduced` on in-memory arrays (``fused``, ``reference``: (H, W, B)) with
-    validated :class:`~pansharp_iqa.settings.ReducedSettings`; returns the same dict."""
+def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettings) -> dict[str, Any]:
+    """One in-memory (H, W, B) pair at reduced resolution: the strip pass."""
     fus = image_array("fused", fused)
     ref = image_array("reference", reference)
     check_same_shape("reference", ref, "fused", fus)
@@ -252,7 +429,8 @@ def evaluate_full(
         Required; its MTF drives D_lambda_K (and D_s under toolbox2015). Band count must match
         (select a subset with ``"WV3[4band]"`` or ``Sensor.select_bands``).
     ratio, bits : int, optional
-        Default to the sensor's nominal values (required for the generic sensor).
+        Default to the sensor's nominal values (the generic sensor needs ``ratio``; ``bits`` only
+        with ``threshold``: no full-resolution index depends on it otherwise).
     protocol : str or Protocol, default "toolbox2020"
         Evaluation protocol (:func:`list_protocols`); its table sets the keys returned.
     scale : float, default 1.0
@@ -264,10 +442,11 @@ def evaluate_full(
     ms_exp : ndarray, optional
         Precomputed ``interp23tap(ms, ratio)`` in DN (after scaling); in-memory evaluation only.
     tiled : {"auto", "always", "never"}
-        ``"auto"``: lazy inputs, and numpy arrays of at least ``pansharp_iqa.evaluate.TILED_AUTO_PIXELS`` PAN pixels,
-        tile-wise in bounded memory (same numbers to 1e-12; the card says so under ``"tiling"``);
-        smaller arrays in memory. ``"always"`` / ``"never"`` force one path (``"never"``: numpy
-        arrays only).
+        ``"auto"``: lazy inputs, and numpy arrays that the one rule of :func:`evaluate` sends there
+        (:func:`pansharp_iqa.tiled.plan.choose_path`: from 2^23 pixels x bands, or above half the
+        available memory), tile-wise in bounded memory (same numbers to 1e-12; the card says so
+        under ``"tiling"``); other arrays in memory. ``"always"`` / ``"never"`` force one path
+        (``"never"``: numpy arrays only).
     indexes : sequence of str or str, optional
         A subset of the protocol's full-resolution indexes to compute (``"default"``: its table);
         the statistics the others need are not computed.
@@ -280,7 +459,7 @@ def evaluate_full(
         Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (the same statistics
         and finalize steps; equal to the host within 1e-12 relative), ``"auto"`` the device for
-        tensors on an accelerator, the host otherwise (see ``pansharp_iqa.tensor.batch``).
+        tensors on an accelerator, the host otherwise (see :func:`evaluate`).
     scale_mismatch : {"raise", "warn"}
         As for :func:`evaluate_reduced` (the fused image against the MS).
 
@@ -313,46 +492,14 @@ def evaluate_full(
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                              threshold=threshold, nan_policy=nan_policy, indexes=indexes,
                              scale_mismatch=scale_mismatch)
-    inputs = {"fused": fused, "ms": ms, "pan": pan}
-    if needs_batch_path(inputs, layout, backend):
-        if ms_exp is not None:
-            raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
-        return evaluate_batch(full_in_memory, settings, inputs, layout=layout, backend=backend, pans=("pan",))
-    big = ms_exp is None and _pixels(fused) >= TILED_AUTO_PIXELS
-    if _tile_wise(tiled, [fused, ms, pan], big=big):
-        if ms_exp is not None:
-            raise SettingError("ms_exp cannot be combined with tile-wise evaluation (file/lazy inputs, tiled='always')")
-        from .tiled.api import full_job
-        from .tiled.executor import run_jobs
-
-        return run_jobs([full_job(fused, ms, pan, settings)])[0].unwrap()
-    return full_in_memory(fused, ms, pan, settings, ms_exp=ms_exp)
+    return evaluate({"fused": fused, "ms": ms, "pan": pan}, settings, tiled=tiled, layout=layout, backend=backend,
+                    ms_exp=ms_exp)
 
 
-def _pixels(image: object) -> int:
-    shape = getattr(image, "shape", None)
-    return int(shape[0]) * int(shape[1]) if shape is not None and len(shape) >= 2 else 0
-
-
-def full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
-                   ms_exp: object = None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
-    """:func:`evaluate_full` on in-memory arrays with validated settings.
-
-    Parameters
-    ----------
-    fused, ms, pan : array_like
-    settings : FullSettings
-    ms_exp : array_like, optional
-    shared : dict, optional
-        Sensor-independent work (the checked DN inputs, the EXP, block UIQIs of D_lambda/D_s where
-        D_s does not use the sensor, the fused band planes) kept between the sensors of
-        :func:`sensor_sensitivity` (whose settings differ in the sensor only).
-
-    Returns
-    -------
-    dict
-        As :func:`evaluate_full`.
-    """
+def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
+                    ms_exp: object = None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One in-memory image at full resolution; ``shared`` keeps the sensor-independent work (checked
+    inputs, EXP, block UIQIs where D_s ignores the sensor) between the sensors of :func:`sensor_sensitivity`."""
     shared = {} if shared is None else shared
     if "inputs" in shared:  # checked for an earlier sensor: only the sensor's band count is new
         fus, ms_a, pan_a = shared["inputs"]
@@ -426,7 +573,7 @@ class _LazySums(dict):
 
 def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
                       ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
-    """The reprojected protocol (Scarpa & Ciotola 2022), on the inputs :func:`full_in_memory` checked."""
+    """The reprojected protocol (Scarpa & Ciotola 2022), on the inputs :func:`_full_in_memory` checked."""
     from .reprojected.inputs import ResolvedInputs
     from .reprojected.protocol import evaluate_resolved
 
@@ -474,7 +621,8 @@ def sensor_sensitivity(
     protocol : str or Protocol
         Evaluation protocol (:func:`list_protocols`).
     ratio, bits : int, optional
-        Applied to every sensor; when omitted, the sensors' nominal values (which must agree).
+        Applied to every sensor; when omitted, the sensors' nominal values (which must agree; no
+        ``bits`` is needed where none is known).
     scale : float
         Multiplier to DN applied to all three images.
     nan_policy : {"raise", "omit", "propagate"}
@@ -504,29 +652,28 @@ def sensor_sensitivity(
     resolved = [resolve_sensor(s) for s in sensors]
     if not resolved:
         raise SettingError("sensors: give at least one sensor name")
+    nominal = {attr: {getattr(s, attr) for s in resolved} - {None} for attr in ("ratio", "bits")}
     for attr, given in (("ratio", ratio), ("bits", bits)):
-        if given is None:
-            nominal = {getattr(s, attr) for s in resolved} - {None}
-            if len(nominal) != 1:
-                raise SettingError(
-                    f"{attr} is required: the sensors' nominal values differ or are unknown ({sorted(nominal)})"
-                )
-    ratio = ratio if ratio is not None else next(s.ratio for s in resolved if s.ratio is not None)
-    bits = bits if bits is not None else next(s.bits for s in resolved if s.bits is not None)
-    # big or lazy inputs: each sensor tile-wise (bounded memory); otherwise in memory, sharing the
-    # sensor-independent work between sensors
-    lazy = any(is_lazy_input(x) for x in (fused, ms, pan)) or _pixels(fused) >= TILED_AUTO_PIXELS
+        if given is None and (len(nominal[attr]) > 1 or (attr == "ratio" and not nominal[attr])):
+            raise SettingError(
+                f"{attr} is required: the sensors' nominal values differ or are unknown ({sorted(nominal[attr])})"
+            )
+    ratio = ratio if ratio is not None else next(iter(nominal["ratio"]))
+    bits = bits if bits is not None else next(iter(nominal["bits"]), None)
+    images = {"fused": fused, "ms": ms, "pan": pan}
     shared: dict[str, Any] = {}  # sensor-independent work (checked inputs, EXP, block statistics), done once
     out: dict[str, dict[str, Any]] = {}
+    tile_wise = None
     for s in resolved:
         settings = full_settings(sensor=s, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                                  nan_policy=nan_policy)
+        if tile_wise is None:  # the one rule: big or lazy inputs tile-wise, each sensor in bounded memory
+            tile_wise = _tile_wise("auto", images, settings, pinned=False)
         try:
-            if lazy:
-                out[s.name] = evaluate_full(fused, ms, pan, sensor=s, ratio=ratio, bits=bits, protocol=protocol,
-                                            scale=scale, nan_policy=nan_policy)
-            else:
-                out[s.name] = full_in_memory(fused, ms, pan, settings, shared=shared)
+            if tile_wise:
+                out[s.name] = evaluate(images, settings)
+            else:  # in memory, sharing the sensor-independent work between sensors
+                out[s.name] = _full_in_memory(fused, ms, pan, settings, shared=shared)
         except SensorMismatchError as exc:
             out[s.name] = {"reason": f"{s.name} does not apply: {exc}"}
     return out

@@ -2,7 +2,7 @@
 
 Each function validates its inputs, then computes its statistics and finalize steps with the
 formulas of ``pansharp_iqa.indexes.full_resolution`` under the protocol's conventions (which reference terms, which
-low-pass PAN for D_s: :func:`pan_low_pass`). This module sits above :mod:`pansharp_iqa.protocols`;
+low-pass PAN for D_s: ``pan_low_pass``). This module sits above :mod:`pansharp_iqa.protocols`;
 the formulas below it do not read protocols.
 
 References
@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from .foreign import Layout, batched
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
@@ -37,7 +38,6 @@ from .mtf import mtf_filter
 from .protocols import Protocol, get_protocol
 from .resample import imresize, interp23tap
 from .sensors import Sensor, resolve_sensor
-from .tensor.inputs import Layout, batched
 from .validation import (
     SensorMismatchError,
     SettingError,
@@ -52,39 +52,14 @@ from .validation import (
     pan_array,
 )
 
-__all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr", "pan_low_pass"]
+__all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr"]
 
 _DN_WHAT = "D_lambda_K (Q2n)"
 
 
 def pan_low_pass(pan: np.ndarray, ratio: int, protocol: Protocol, sensor: Sensor | None) -> np.ndarray:
-    """D_s's low-pass PAN under a protocol's ``d_s_low_pass``.
-
-    ``"exp-imresize"``: ``interp23tap(imresize(PAN, 1/ratio), ratio)`` at PAN scale (toolbox 2020);
-    ``"pan-mtf"``: the PAN filtered with the sensor's PAN MTF (toolbox 2015); ``"imresize"``:
-    ``imresize(PAN, 1/ratio)`` at MS scale (the QNR paper).
-
-    Parameters
-    ----------
-    pan : ndarray, shape (H, W), float64
-        PAN (DN).
-    ratio : int
-        PAN/MS resolution ratio.
-    protocol : Protocol
-        Its ``d_s_low_pass`` selects the low-pass.
-    sensor : Sensor or None
-        Required for ``"pan-mtf"``.
-
-    Returns
-    -------
-    ndarray, shape (H, W), or (H/ratio, W/ratio) for ``"imresize"``
-
-    Examples
-    --------
-    >>> pan = np.random.default_rng(0).integers(100, 2000, (64, 64)).astype(float)
-    >>> pan_low_pass(pan, 4, get_protocol("qnr-paper"), None).shape
-    (16, 16)
-    """
+    """D_s's low-pass PAN by ``protocol.d_s_low_pass``: ``"exp-imresize"`` interp23tap(imresize(PAN, 1/ratio), ratio),
+    ``"pan-mtf"`` the sensor's PAN MTF, ``"imresize"`` imresize(PAN, 1/ratio) at MS scale."""
     if protocol.d_s_low_pass == "imresize":
         return imresize(pan, 1.0 / ratio)
     if protocol.d_s_low_pass == "pan-mtf":

@@ -36,7 +36,7 @@ from .validation import (
 
 __all__ = [
     "EvaluationSettings", "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
-    "NAN_POLICIES", "Q2N_CAST", "requested_indexes",
+    "NAN_POLICIES", "Q2N_CAST", "requested_indexes", "settings_of", "Settings",
 ]
 
 #: Treatments of constant blocks (UIQI 0/0) in D_lambda/D_s.
@@ -91,8 +91,9 @@ class EvaluationSettings:
     protocol : Protocol
     ratio : int
         PAN/MS resolution ratio.
-    bits : int
-        Radiometric resolution (threshold and range rule).
+    bits : int or None
+        Radiometric resolution (threshold and range rule); None at full resolution without
+        ``threshold`` where the sensor has no nominal bit depth.
     scale : float
         Multiplier to DN applied to every input.
     threshold : bool
@@ -107,7 +108,7 @@ class EvaluationSettings:
 
     protocol: Protocol
     ratio: int
-    bits: int
+    bits: int | None
     scale: float = 1.0
     threshold: bool = False
     scale_mismatch: str = "raise"
@@ -122,7 +123,7 @@ class EvaluationSettings:
     @property
     def clip_max(self) -> float | None:
         """Upper clip of the fused image (``2**bits``) when ``threshold`` is set."""
-        return float(2**self.bits) if self.threshold else None
+        return float(2**self.bits) if self.threshold and self.bits is not None else None
 
     def index_card(self) -> dict[str, Any]:
         """Card entries for a table that is not the protocol's own (``indexes=``): the indexes and
@@ -155,13 +156,7 @@ class ReducedSettings(EvaluationSettings):
         return self.requested if self.requested is not None else self.protocol.reduced_indexes
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
-        """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``.
-
-        Raises
-        ------
-        ShapeError
-            Images left with less than one whole block after the cut (or channel-first ones).
-        """
+        """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``."""
         lead, trail = self.protocol.dim_cut or (0, 0)
         h, w = shape[:2]
         bs = self.protocol.block_size
@@ -218,11 +213,13 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     scale : float
         Positive multiplier to DN.
     threshold : bool
+        Clip the fused image to [0, 2^bits] first.
     indexes : sequence of str or str, optional
         Which indexes to compute: names from the protocol's table and the catalogue's extras
         (``"PSNR"``, ``"CC"``); ``"default"`` stands for the protocol's table. None: the table.
     scale_mismatch : {"raise", "warn"}
-        See :class:`EvaluationSettings`.
+        A fused image on another scale than its reference: refused, or scored with a
+        :class:`~pansharp_iqa.validation.ScaleMismatchWarning` recorded in the card.
 
     Returns
     -------
@@ -312,13 +309,7 @@ class FullSettings(EvaluationSettings):
         return self.requested if self.requested is not None else self.protocol.full_indexes
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
-        """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied).
-
-        Raises
-        ------
-        SensorMismatchError
-            The sensor's band count does not fit.
-        """
+        """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied)."""
         return check_sensor_bands(self.sensor, n_bands, protocol=self.protocol.name)
 
     def pan_gnyq(self) -> float:
@@ -379,15 +370,21 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     sensor : str or Sensor
         Required (registry name, or ``"none"`` for the generic MTF).
     ratio, bits : int, optional
-        Default to the sensor's nominal values (required for the generic sensor).
+        Default to the sensor's nominal values. The generic sensor needs ``ratio``; ``bits`` only
+        with ``threshold`` (no full-resolution index depends on it otherwise: None is recorded).
     protocol : str or Protocol
+        A protocol (:func:`~pansharp_iqa.list_protocols`).
     scale : float
+        Positive multiplier to DN.
     threshold : bool
+        Clip the fused image to [0, 2^bits] first (needs ``bits``).
     nan_policy : {"raise", "omit", "propagate"}
+        Treatment of constant blocks.
     indexes : sequence of str or str, optional
         Which of the protocol's full-resolution indexes to compute (``"default"``: its table).
     scale_mismatch : {"raise", "warn"}
-        See :class:`EvaluationSettings`.
+        A fused image on another scale than its reference: refused, or scored with a
+        :class:`~pansharp_iqa.validation.ScaleMismatchWarning` recorded in the card.
 
     Returns
     -------
@@ -402,6 +399,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     >>> s = full_settings(sensor="WV2")
     >>> (s.ratio, s.bits, s.protocol.name)
     (4, 11, 'toolbox2020')
+    >>> full_settings(sensor="none", ratio=4).bits is None
+    True
     """
     proto = get_protocol(protocol)
     if not proto.full_indexes:  # pragma: no cover - every registered protocol has FR indexes
@@ -411,10 +410,54 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     if ratio is None:
         raise SettingError(f"ratio is required: sensor {s.name!r} has no nominal ratio")
     bits = bits if bits is not None else s.bits
-    if bits is None:
-        raise SettingError(f"bits is required: sensor {s.name!r} has no nominal bit depth")
+    if bits is None and threshold:
+        raise SettingError(f"bits is required with threshold=True (the fused image is clipped at 2**bits): sensor "
+                           f"{s.name!r} has no nominal bit depth")
     return FullSettings(protocol=proto, sensor=s, ratio=check_ratio(ratio, exp=proto.uses_exp),
-                        bits=check_bits(bits), scale=check_scale(scale), threshold=bool(threshold),
+                        bits=None if bits is None else check_bits(bits), scale=check_scale(scale),
+                        threshold=bool(threshold),
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
                         scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                         requested=requested_indexes(indexes, proto, "full"))
+
+
+#: The settings value of either resolution.
+Settings = ReducedSettings | FullSettings
+
+
+def settings_of(resolution: str, settings: EvaluationSettings | None = None, **keywords: Any) -> Settings:
+    """The settings value of an accumulator or adapter: ``settings`` as given, or built from keywords.
+
+    Parameters
+    ----------
+    resolution : {"reduced", "full"}
+        The resolution of the evaluation.
+    settings : ReducedSettings or FullSettings, optional
+        Built once (:func:`reduced_settings`, :func:`full_settings`).
+    **keywords
+        Otherwise, the keywords of :func:`reduced_settings` / :func:`full_settings`.
+
+    Returns
+    -------
+    ReducedSettings or FullSettings
+
+    Raises
+    ------
+    SettingError
+        Both a value and keywords, or a value of the other resolution.
+
+    Examples
+    --------
+    >>> settings_of("reduced", ratio=4, bits=11).ratio
+    4
+    """
+    build = reduced_settings if resolution == "reduced" else full_settings
+    if settings is None:
+        return build(**keywords)
+    if keywords:
+        raise SettingError(f"give the settings value or the keywords of {build.__name__} ({', '.join(keywords)}), "
+                           "not both")
+    if not isinstance(settings, (ReducedSettings, FullSettings)) or settings.resolution != resolution:
+        raise SettingError(f"settings: expected {resolution}-resolution settings ({build.__name__}(...)), got "
+                           f"{getattr(settings, 'resolution', type(settings).__name__)!r}")
+    return settings

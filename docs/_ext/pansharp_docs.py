@@ -29,6 +29,7 @@ from pathlib import Path
 #: Public modules documented in the API reference, in page order.
 API_MODULES = (
     ("pansharp_iqa", "Top level: indexes, filters, protocols, sensors and the evaluation entry points"),
+    ("pansharp_iqa.evaluate", "The one evaluation path: evaluate(inputs, settings)"),
     ("pansharp_iqa.indexes", "The quality indexes, one formula each"),
     ("pansharp_iqa.indexes.catalog", "The index catalogue: every index and statistic declared once"),
     ("pansharp_iqa.no_reference", "The full-resolution (no-reference) indexes"),

@@ -1,12 +1,12 @@
 """Evaluation of one (scene, method) pair: the unit of work of ``pansharp-eval``.
 
 :func:`evaluate_scene` reads the scene's inputs and the method's result, checks them, and calls
-:func:`pansharp_iqa.evaluate_reduced` or :func:`pansharp_iqa.evaluate_full` on the arrays in
-digital numbers, or, for scenes too big for the memory available (or big enough that it is
-faster), the tile-wise engine :mod:`pansharp_iqa.tiled` on windows read from the files (same
-numbers, bounded memory; :mod:`.memory_plan` decides). It never raises: a problem becomes a
-failed :class:`SceneOutcome` with its reason. It takes and returns only picklable values, so any
-executor (processes, a Dask scheduler) can run it.
+the core's one path, :func:`pansharp_iqa.evaluate.evaluate`, with the run's settings value
+(:func:`core_settings`): on the arrays in digital numbers, or, for scenes too big for the memory
+available (or big enough that it is faster), tile by tile on windows read from the files (same
+numbers, bounded memory; the library's rule :func:`pansharp_iqa.tiled.plan.choose_path` decides).
+It never raises: a problem becomes a failed :class:`SceneOutcome` with its reason. It takes and
+returns only picklable values, so any executor (processes, a Dask scheduler) can run it.
 """
 
 from __future__ import annotations
@@ -28,11 +28,16 @@ from pansharp_iqa.io.results import check_result_georeference, load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
+from pansharp_iqa.settings import Settings, full_settings, reduced_settings
+from pansharp_iqa.tiled.plan import PathChoice, choose_path
 from pansharp_iqa.validation import InputError
 
-from .memory_plan import TILE_SIZE, PathChoice, choose_path
+from .memory_plan import TILE_SIZE
 
-__all__ = ["DEFERRED_DISPLAY_BYTES", "SceneOutcome", "SceneTask", "evaluate_arrays", "evaluate_scene", "quality_maps"]
+__all__ = [
+    "DEFERRED_DISPLAY_BYTES", "SceneOutcome", "SceneTask", "core_settings", "evaluate_arrays", "evaluate_scene",
+    "quality_maps",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,60 +123,31 @@ class SceneOutcome:
     display: Any = None
 
 
-def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
-    """Call the core on arrays already in digital numbers.
-
-    Parameters
-    ----------
-    fused : numpy.ndarray
-        ``(H, W, B)`` fused image, DN.
-    inputs : dict
-        ``{"gt": (H, W, B)}`` at reduced resolution; ``{"ms": (H/r, W/r, B), "pan": (H, W)}``
-        at full resolution (DN).
-    settings : DatasetSettings
-
-    Returns
-    -------
-    dict
-        The core's result: index values and ``"protocol"`` (card).
-    """
-    from pansharp_iqa import evaluate_full, evaluate_reduced
-
+def core_settings(settings: DatasetSettings) -> Settings:
+    """The core's settings value of a run (resolution, protocol, sensor, ratio, bits, indexes, override)."""
+    common: dict[str, Any] = dict(ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
+                  scale_mismatch=settings.scale_mismatch, indexes=settings.indexes)
     if settings.resolution == "reduced":
-        return evaluate_reduced(fused, inputs["gt"], ratio=settings.ratio, bits=settings.bits,
-                                protocol=settings.protocol, scale_mismatch=settings.scale_mismatch,
-                                indexes=settings.indexes)
-    return evaluate_full(
-        fused,
-        inputs["ms"],
-        inputs["pan"],
-        sensor=settings.resolved_sensor(),
-        ratio=settings.ratio,
-        bits=settings.bits,
-        protocol=settings.protocol,
-        scale_mismatch=settings.scale_mismatch,
-        indexes=settings.indexes,
-    )
+        return reduced_settings(**common)
+    return full_settings(sensor=settings.resolved_sensor(), **common)
+
+
+def _roles(fused: Any, inputs: dict[str, Any], settings: DatasetSettings) -> dict[str, Any]:
+    """The scene's images under the core's role names."""
+    if settings.resolution == "reduced":
+        return {"fused": fused, "reference": inputs["gt"]}
+    return {"fused": fused, "ms": inputs["ms"], "pan": inputs["pan"]}
+
+
+def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
+    """Call the core in memory on arrays already in digital numbers."""
+    from pansharp_iqa.evaluate import evaluate
+
+    return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never")
 
 
 def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Q2n block map and SAM map (degrees) on the region the protocol evaluates.
-
-    The border cut (``card["dim_cut"]`` = rows/columns removed before and after) and the Q2n
-    block size and shift come from the protocol card, so the maps match the reported values.
-
-    Parameters
-    ----------
-    fused, reference : numpy.ndarray
-        ``(H, W, B)`` in DN.
-    card : dict
-        Protocol card of the evaluation.
-
-    Returns
-    -------
-    dict
-        ``{"Q2n": (ny, nx) float64, "SAM": (H', W') float64 in degrees}``.
-    """
+    """Q2n block map and SAM map (degrees) on the region the protocol evaluates."""
     from pansharp_iqa import q2n, sam
 
     cut = card.get("dim_cut")
@@ -261,18 +237,12 @@ def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSe
 
 
 def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings) -> dict[str, Any]:
-    from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
+    """The core's tile engine on the scene's windows (after the value checks of one streamed pass)."""
+    from pansharp_iqa.evaluate import evaluate
 
     _check_windowed_values(images, settings)
-    if settings.resolution == "reduced":
-        result = evaluate_reduced_tiled(images["fused"], images["gt"], ratio=settings.ratio, bits=settings.bits,
-                                        protocol=settings.protocol, tile_size=TILE_SIZE,
-                                        scale_mismatch=settings.scale_mismatch, indexes=settings.indexes)
-    else:
-        result = evaluate_full_tiled(images["fused"], images["ms"], images["pan"], sensor=settings.resolved_sensor(),
-                                     ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                                     tile_size=TILE_SIZE, scale_mismatch=settings.scale_mismatch,
-                                     indexes=settings.indexes)
+    result = evaluate(_roles(images["fused"], images, settings), core_settings(settings), tiled="always",
+                      tile_size=TILE_SIZE)
     tiling = (result.get("protocol") or {}).get("tiling")
     if isinstance(tiling, dict):
         tiling["readers"] = {role: img.describe() for role, img in images.items()}

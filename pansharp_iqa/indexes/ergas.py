@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor.inputs import Layout, batched
+from ..foreign import Layout, batched
 from ..validation import InputError, check_ratio, checked_pair
 from .strips import StripImage, map_strips
 

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..tensor.inputs import Layout, batched
+from ..foreign import Layout, batched
 from ..validation import InputError, checked_pair
 from .ergas import ergas_sums
 from .strips import StripImage, map_strips

@@ -21,8 +21,8 @@ from typing import Literal
 import numpy as np
 
 from ..borders import border_index
+from ..foreign import Layout, batched
 from ..hypercomplex import block_q_values
-from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
 from .strips import StripImage, check_block_fits, map_strips, within_unit
 

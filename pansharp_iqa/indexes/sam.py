@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..tensor.inputs import Layout, batched
+from ..foreign import Layout, batched
 from ..validation import check_choice, checked_pair
 from .strips import StripImage, map_strips
 

@@ -19,7 +19,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from ..tensor.inputs import Layout, batched
+from ..foreign import Layout, batched
 from ..validation import InputError, ShapeError, check_choice, checked_pair
 from .strips import StripImage, map_strips, within_unit
 

@@ -20,8 +20,8 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
+from ..foreign import Layout, batched
 from ..parallel import parallel_map
-from ..tensor.inputs import Layout, batched
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
 from .strips import StripImage, check_block_fits, map_strips, within_unit
 

@@ -87,7 +87,7 @@ def predict_batches(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: i
     >>> predict_batches(lambda lms, pan: lms + pan, x, x[:, :1], 2).shape
     (5, 2, 4, 4)
     """
-    from ..tensor.inputs import to_numpy
+    from ..foreign import to_numpy
 
     return np.concatenate([np.asarray(to_numpy("fused", out), dtype=np.float32)
                            for _, out in iter_predictions(predict, lms, pan, batch)])

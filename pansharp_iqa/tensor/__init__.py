@@ -1,12 +1,11 @@
-"""Tensors, batches and training loops: the core's exact numbers on PyTorch, MindSpore, CuPy and
-DLPack arrays, batch by batch, on the tensor's device.
+"""Training loops, the top floor: metric classes over :func:`pansharp_iqa.evaluate.evaluate`.
 
-* ``inputs``: recognising framework arrays, declared batch layouts (``"NCHW"``, ``"NHWC"``);
-* ``batch``: evaluating a batch (one value per image) on the host or on the device;
 * ``metrics``: :class:`ReducedMetrics` / :class:`FullMetrics`, streaming accumulators for
   validation loops;
-* ``torch_ops``, ``torch_backend``: the PyTorch backend (float64 on the tensor's device);
 * :mod:`.torchmetrics_adapter`, :mod:`.mindspore_adapter`: framework metric classes.
+
+Framework arrays and declared batch layouts are recognised on the bottom floor
+(``pansharp_iqa.foreign``); the PyTorch backend is ``pansharp_iqa.torch_backend``.
 
 No framework is imported until it is used.
 """

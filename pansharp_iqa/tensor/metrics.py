@@ -1,8 +1,8 @@
 """Streaming metrics for validation loops: update per batch, compute the table, reset.
 
 :class:`ReducedMetrics` (against a reference, the Wald protocol) and :class:`FullMetrics` (no
-reference) validate their settings once, evaluate every image of each batch with the core's exact
-definitions (:func:`pansharp_iqa.evaluate_reduced` / ``evaluate_full`` with ``layout=``), and keep
+reference) take their settings value once (or its keywords), evaluate every image of each batch with
+the core's exact definitions (:func:`pansharp_iqa.evaluate.evaluate` with ``layout=``), and keep
 one value per image and index. :meth:`~ReducedMetrics.compute` returns what papers report: each
 index's mean over the images seen, their standard deviation (``ddof=1``, as ``pansharp-eval``),
 the per-image values in update order, and the provenance card. Means and deviations are computed
@@ -22,17 +22,15 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..evaluate import full_in_memory, reduced_in_memory
+from ..evaluate import BACKENDS, evaluate
+from ..foreign import check_layout
 from ..indexes.catalog import get_index
-from ..settings import FullSettings, ReducedSettings, full_settings, reduced_settings
+from ..settings import Settings, settings_of
 from ..validation import SettingError
-from .batch import BACKENDS, evaluate_batch
-from .inputs import check_layout
 
 __all__ = ["ReducedMetrics", "FullMetrics", "summarize"]
 
@@ -61,7 +59,7 @@ def summarize(per_image: dict[str, list[float]]) -> tuple[dict[str, float], dict
 class _Accumulator:
     """What both metrics share: per-image values, the first card, update/compute/reset."""
 
-    def __init__(self, settings: ReducedSettings | FullSettings, layout: str | None, backend: str) -> None:
+    def __init__(self, settings: Settings, layout: str | None, backend: str) -> None:
         lay = check_layout(layout)
         if lay is None:
             raise SettingError("layout: a metric accumulates batches; give 'NCHW' (default) or 'NHWC'")
@@ -87,7 +85,9 @@ class _Accumulator:
         self._shapes: list[list[int]] = []
         self._backends: set[str] = set()
 
-    def _add(self, result: dict[str, Any]) -> dict[str, np.ndarray]:
+    def _add(self, inputs: dict[str, object]) -> dict[str, np.ndarray]:
+        """Evaluate one batch and keep its per-image values."""
+        result = evaluate(inputs, self.settings, layout=self.layout, backend=self.backend)
         for n in self.indexes:
             self._values[n].extend(float(v) for v in np.atleast_1d(result[n]))
         card = result["protocol"]
@@ -133,23 +133,16 @@ class ReducedMetrics(_Accumulator):
 
     Parameters
     ----------
-    ratio : int
-        Resolution ratio (ERGAS).
-    bits : int
-        Radiometric resolution.
-    protocol : str, default "toolbox2020"
-        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
-    scale : float, default 1.0
-        Multiplier to DN of predictions and references (``2047`` for [0, 1] outputs of 11-bit
-        data, PanCollection's convention); the scale rules apply to each image.
-    threshold : bool
-        Clip predictions to [0, 2^bits] first.
-    indexes : sequence of str, optional
-        The table (``["default", "PSNR", "CC"]`` adds the extras).
+    settings : ReducedSettings, optional
+        The settings value (:func:`pansharp_iqa.reduced_settings`), built once.
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Layout of every batch (PAN-free).
     backend : {"auto", "host", "torch"}
         See :func:`pansharp_iqa.evaluate_reduced`.
+    **keywords
+        Instead of ``settings``: the keywords of :func:`~pansharp_iqa.reduced_settings` (``ratio``,
+        ``bits``, ``protocol``, ``scale`` -- e.g. ``2047`` for [0, 1] outputs of 11-bit data,
+        PanCollection's convention --, ``threshold``, ``indexes``, ``scale_mismatch``).
 
     Examples
     --------
@@ -160,11 +153,9 @@ class ReducedMetrics(_Accumulator):
     True
     """
 
-    def __init__(self, *, ratio: int, bits: int, protocol: str = "toolbox2020", scale: float = 1.0,
-                 threshold: bool = False, indexes: Sequence[str] | str | None = None, layout: str = "NCHW",
-                 backend: str = "auto") -> None:
-        super().__init__(reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                          indexes=indexes), layout, backend)
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+                 **keywords: Any) -> None:
+        super().__init__(settings_of("reduced", settings, **keywords), layout, backend)
 
     def update(self, pred: object, target: object) -> dict[str, np.ndarray]:
         """Evaluate one batch and keep its per-image values.
@@ -179,8 +170,7 @@ class ReducedMetrics(_Accumulator):
         dict
             This batch's values: index -> (N,) array.
         """
-        return self._add(evaluate_batch(reduced_in_memory, self.settings, {"fused": pred, "reference": target},
-                                        layout=self.layout, backend=self.backend))
+        return self._add({"fused": pred, "reference": target})
 
 
 class FullMetrics(_Accumulator):
@@ -188,22 +178,16 @@ class FullMetrics(_Accumulator):
 
     Parameters
     ----------
-    sensor : str or Sensor
-        Required (its MTF drives D_lambda_K).
-    ratio, bits : int, optional
-        Default to the sensor's nominal values.
-    protocol : str, default "toolbox2020"
-        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
-    scale : float, default 1.0
-        Multiplier to DN of predictions, MS and PAN.
-    threshold : bool
-        Clip predictions to [0, 2^bits] first.
-    nan_policy : {"raise", "omit", "propagate"}
-    indexes : sequence of str, optional
-        A subset of the protocol's table.
+    settings : FullSettings, optional
+        The settings value (:func:`pansharp_iqa.full_settings`), built once.
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Layout of the prediction and MS batches; PAN as (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
     backend : {"auto", "host", "torch"}
+        See :func:`pansharp_iqa.evaluate_full`.
+    **keywords
+        Instead of ``settings``: the keywords of :func:`~pansharp_iqa.full_settings` (``sensor``,
+        required, ``ratio``, ``bits``, ``protocol``, ``scale``, ``threshold``, ``nan_policy``,
+        ``indexes``, ``scale_mismatch``).
 
     Examples
     --------
@@ -216,11 +200,9 @@ class FullMetrics(_Accumulator):
     True
     """
 
-    def __init__(self, *, sensor: Any, ratio: int | None = None, bits: int | None = None,
-                 protocol: str = "toolbox2020", scale: float = 1.0, threshold: bool = False, nan_policy: str = "raise",
-                 indexes: Sequence[str] | str | None = None, layout: str = "NCHW", backend: str = "auto") -> None:
-        super().__init__(full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                                       threshold=threshold, nan_policy=nan_policy, indexes=indexes), layout, backend)
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+                 **keywords: Any) -> None:
+        super().__init__(settings_of("full", settings, **keywords), layout, backend)
 
     def update(self, pred: object, ms: object, pan: object) -> dict[str, np.ndarray]:
         """Evaluate one batch (fused, MS, PAN) and keep its per-image values.
@@ -237,5 +219,4 @@ class FullMetrics(_Accumulator):
         dict
             This batch's values: index -> (N,) array.
         """
-        return self._add(evaluate_batch(full_in_memory, self.settings, {"fused": pred, "ms": ms, "pan": pan},
-                                        layout=self.layout, backend=self.backend, pans=("pan",)))
+        return self._add({"fused": pred, "ms": ms, "pan": pan})

@@ -19,7 +19,7 @@ provenance card).
 MindSpore is imported here; :mod:`pansharp_iqa.tensor` does not import this module (import it
 explicitly where MindSpore is installed: ``pip install 'pansharp_iqa[nlrnet]'``). Tensors from
 PyNative or graph mode and ``Parameter`` objects are copied to the host by
-:mod:`pansharp_iqa.tensor.inputs` and evaluated there (``backend="host"``); MindSpore places
+``pansharp_iqa.foreign`` and evaluated there (``backend="host"``); MindSpore places
 tensors itself, so every one counts as on one device for the checks.
 
 Examples
@@ -36,7 +36,6 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import mindspore
@@ -44,6 +43,7 @@ import numpy as np  # noqa: F401 - the docstring examples use np
 from mindspore import nn
 from mindspore.train import Metric, rearrange_inputs
 
+from ..settings import Settings
 from ..validation import SettingError
 from .metrics import FullMetrics, ReducedMetrics
 
@@ -157,22 +157,16 @@ class ReducedQuality(_Quality):
 
     Parameters
     ----------
-    ratio : int
-        Resolution ratio (ERGAS).
-    bits : int
-        Radiometric resolution.
-    protocol : str, default "toolbox2020"
-    scale : float, default 1.0
-        Multiplier to DN of predictions and references: ``2**bits - 1`` for networks working on
-        [0, 1] data (NLRNet, PanCollection); [0, 1] data with ``scale=1`` are refused.
-    threshold : bool
-        Clip predictions to [0, 2^bits] first.
-    indexes : sequence of str, optional
-        The table (``["default", "PSNR", "CC"]`` adds the extras).
+    settings : ReducedSettings, optional
+        The settings value (:func:`pansharp_iqa.reduced_settings`), built once.
     layout : {"NCHW", "NHWC"}, default "NCHW"
     monitor : str, optional
         ``eval()`` returns this index's mean alone (a float), e.g. for ``EarlyStopping(monitor=
         "quality", mode=metric.mode)`` under ``Model.fit``.
+    **keywords
+        Instead of ``settings``: the keywords of :func:`~pansharp_iqa.reduced_settings` (``ratio``,
+        ``bits``, ``protocol``, ``scale``: ``2**bits - 1`` for networks working on [0, 1] data
+        (NLRNet, PanCollection), ``threshold``, ``indexes``, ``scale_mismatch``).
 
     Examples
     --------
@@ -192,11 +186,9 @@ class ReducedQuality(_Quality):
 
     _inputs = ("pred", "target")
 
-    def __init__(self, *, ratio: int, bits: int, protocol: str = "toolbox2020", scale: float = 1.0,
-                 threshold: bool = False, indexes: Sequence[str] | str | None = None, layout: str = "NCHW",
-                 monitor: str | None = None) -> None:
-        super().__init__(ReducedMetrics(ratio=ratio, bits=bits, protocol=protocol, scale=scale, threshold=threshold,
-                                        indexes=indexes, layout=layout, backend="host"), monitor)
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW",
+                 monitor: str | None = None, **keywords: Any) -> None:
+        super().__init__(ReducedMetrics(settings, layout=layout, backend="host", **keywords), monitor)
 
 
 class FullQuality(_Quality):
@@ -207,20 +199,15 @@ class FullQuality(_Quality):
 
     Parameters
     ----------
-    sensor : str or Sensor
-        Required (its MTF drives D_lambda_K).
-    ratio, bits : int, optional
-        Default to the sensor's nominal values.
-    protocol : str, default "toolbox2020"
-    scale : float, default 1.0
-        Multiplier to DN of predictions, MS and PAN (``2**bits - 1`` for [0, 1] data).
-    threshold : bool
-    nan_policy : {"raise", "omit", "propagate"}
-    indexes : sequence of str, optional
-        A subset of the protocol's table.
+    settings : FullSettings, optional
+        The settings value (:func:`pansharp_iqa.full_settings`), built once.
     layout : {"NCHW", "NHWC"}, default "NCHW"
     monitor : str, optional
         ``eval()`` returns this index's mean alone (a float).
+    **keywords
+        Instead of ``settings``: the keywords of :func:`~pansharp_iqa.full_settings` (``sensor``,
+        required, ``ratio``, ``bits``, ``protocol``, ``scale``: ``2**bits - 1`` for [0, 1] data,
+        ``threshold``, ``nan_policy``, ``indexes``, ``scale_mismatch``).
 
     Examples
     --------
@@ -238,12 +225,9 @@ class FullQuality(_Quality):
 
     _inputs = ("pred", "ms", "pan")
 
-    def __init__(self, *, sensor: Any, ratio: int | None = None, bits: int | None = None,
-                 protocol: str = "toolbox2020", scale: float = 1.0, threshold: bool = False, nan_policy: str = "raise",
-                 indexes: Sequence[str] | str | None = None, layout: str = "NCHW", monitor: str | None = None) -> None:
-        super().__init__(FullMetrics(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                                     threshold=threshold, nan_policy=nan_policy, indexes=indexes, layout=layout,
-                                     backend="host"), monitor)
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW",
+                 monitor: str | None = None, **keywords: Any) -> None:
+        super().__init__(FullMetrics(settings, layout=layout, backend="host", **keywords), monitor)
 
 
 class WithTarget(nn.Cell):

@@ -25,18 +25,17 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
 from typing import Any
 
 import torch
 from torchmetrics import Metric
 from torchmetrics.utilities import dim_zero_cat
 
-from ..evaluate import full_in_memory, reduced_in_memory
+from ..evaluate import evaluate
+from ..foreign import check_layout
 from ..indexes.catalog import get_index
-from ..settings import FullSettings, ReducedSettings, full_settings, reduced_settings
-from .batch import evaluate_batch
-from .inputs import check_layout
+from ..settings import Settings, full_settings, reduced_settings, settings_of
 from .metrics import summarize
 
 __all__ = ["ReducedQuality", "FullQuality", "index_metric"]
@@ -53,7 +52,12 @@ class _Quality(Metric):
     full_state_update = False
     higher_is_better: bool | None = None
 
-    def _setup(self, settings: ReducedSettings | FullSettings, layout: str, backend: str) -> None:
+    def __init__(self, resolution: str, settings: Settings | None, layout: str, backend: str,
+                 keywords: dict[str, Any]) -> None:
+        build = reduced_settings if resolution == "reduced" else full_settings
+        names = inspect.signature(build).parameters
+        super().__init__(**{k: v for k, v in keywords.items() if k not in names})
+        settings = settings_of(resolution, settings, **{k: v for k, v in keywords.items() if k in names})
         lay = check_layout(layout)
         if lay is None:
             raise ValueError("layout: give 'NCHW' (default) or 'NHWC'")
@@ -64,7 +68,9 @@ class _Quality(Metric):
         for n in self.indexes:
             self.add_state(_state_name(n), default=[], dist_reduce_fx="cat")
 
-    def _store(self, result: dict[str, Any]) -> None:
+    def _store(self, inputs: dict[str, object]) -> None:
+        """Evaluate one batch and append its per-image values to the states."""
+        result = evaluate(inputs, self.settings, layout=self.layout, backend=self.backend)
         self._card = self._card or result["protocol"]
         for n in self.indexes:
             values = torch.as_tensor(result[n], dtype=torch.float64).reshape(-1).to(self.device)
@@ -97,24 +103,17 @@ class ReducedQuality(_Quality):
 
     Parameters
     ----------
-    ratio : int
-        PAN/MS resolution ratio (ERGAS).
-    bits : int
-        Radiometric resolution (bits).
-    protocol : str, default "toolbox2020"
-        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
-    scale : float, default 1.0
-        Multiplier to DN (e.g. 2047 for [0, 1] outputs of 11-bit data).
-    threshold : bool
-        Clip predictions to [0, 2^bits] first.
-    indexes : sequence of str, optional
-        The table (e.g. ``["Q2n"]`` alone, or ``["default", "PSNR", "CC"]``).
+    settings : ReducedSettings, optional
+        The settings value (:func:`pansharp_iqa.reduced_settings`), built once.
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Layout of the prediction and target batches.
     backend : {"auto", "host", "torch"}
         ``"auto"``: on the tensors' device when it is an accelerator, else the host core.
     **kwargs
-        torchmetrics ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
+        Instead of ``settings``, the keywords of :func:`~pansharp_iqa.reduced_settings` (``ratio``,
+        ``bits``, ``protocol``, ``scale``: e.g. 2047 for [0, 1] outputs of 11-bit data,
+        ``threshold``, ``indexes``: e.g. ``["Q2n"]`` alone, ``scale_mismatch``); and torchmetrics
+        ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
 
     Examples
     --------
@@ -122,12 +121,9 @@ class ReducedQuality(_Quality):
     {'SAM': False, 'Q2n': True}
     """
 
-    def __init__(self, *, ratio: int, bits: int, protocol: str = "toolbox2020", scale: float = 1.0,
-                 threshold: bool = False, indexes: Sequence[str] | str | None = None, layout: str = "NCHW",
-                 backend: str = "auto", **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._setup(reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                     indexes=indexes), layout, backend)
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
+                 **kwargs: Any) -> None:
+        super().__init__("reduced", settings, layout, backend, kwargs)
 
     def update(self, pred: torch.Tensor, target: torch.Tensor) -> None:
         """Evaluate a batch of predictions against their references.
@@ -137,8 +133,7 @@ class ReducedQuality(_Quality):
         pred, target : torch.Tensor
             Predictions and references in the metric's layout.
         """
-        self._store(evaluate_batch(reduced_in_memory, self.settings, {"fused": pred, "reference": target},
-                                   layout=self.layout, backend=self.backend))
+        self._store({"fused": pred, "reference": target})
 
 
 class FullQuality(_Quality):
@@ -146,26 +141,16 @@ class FullQuality(_Quality):
 
     Parameters
     ----------
-    sensor : str or Sensor
-        Required (its MTF drives D_lambda_K).
-    ratio, bits : int, optional
-        Default to the sensor's nominal values.
-    protocol : str, default "toolbox2020"
-        Evaluation protocol (:func:`pansharp_iqa.list_protocols`).
-    scale : float, default 1.0
-        Multiplier to DN of predictions, MS and PAN.
-    threshold : bool
-        Clip predictions to [0, 2^bits] first.
-    nan_policy : {"raise", "omit", "propagate"}
-        Treatment of constant blocks (see :func:`pansharp_iqa.d_lambda`).
-    indexes : sequence of str, optional
-        A subset of the protocol's table.
+    settings : FullSettings, optional
+        The settings value (:func:`pansharp_iqa.full_settings`), built once.
     layout : {"NCHW", "NHWC"}, default "NCHW"
         Of the prediction and MS batches; PAN as (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
     backend : {"auto", "host", "torch"}
         ``"auto"``: on the tensors' device when it is an accelerator, else the host core.
     **kwargs
-        torchmetrics ``Metric`` options.
+        Instead of ``settings``, the keywords of :func:`~pansharp_iqa.full_settings` (``sensor``,
+        required, ``ratio``, ``bits``, ``protocol``, ``scale``, ``threshold``, ``nan_policy``,
+        ``indexes``, ``scale_mismatch``); and torchmetrics ``Metric`` options.
 
     Examples
     --------
@@ -173,13 +158,9 @@ class FullQuality(_Quality):
     True
     """
 
-    def __init__(self, *, sensor: Any, ratio: int | None = None, bits: int | None = None,
-                 protocol: str = "toolbox2020", scale: float = 1.0, threshold: bool = False, nan_policy: str = "raise",
-                 indexes: Sequence[str] | str | None = None, layout: str = "NCHW", backend: str = "auto",
+    def __init__(self, settings: Settings | None = None, *, layout: str = "NCHW", backend: str = "auto",
                  **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._setup(full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                                  threshold=threshold, nan_policy=nan_policy, indexes=indexes), layout, backend)
+        super().__init__("full", settings, layout, backend, kwargs)
 
     def update(self, pred: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor) -> None:
         """Evaluate a batch of fused images against their MS and PAN.
@@ -191,11 +172,10 @@ class FullQuality(_Quality):
         pan : torch.Tensor
             PAN images, (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
         """
-        self._store(evaluate_batch(full_in_memory, self.settings, {"fused": pred, "ms": ms, "pan": pan},
-                                   layout=self.layout, backend=self.backend, pans=("pan",)))
+        self._store({"fused": pred, "ms": ms, "pan": pan})
 
 
-_CLASSES: dict[str, type[_Quality]] = {}
+_CLASSES: dict[str, Any] = {}
 
 
 def index_metric(index: str, **settings: Any) -> _Quality:

@@ -19,17 +19,7 @@ __all__ = ["Partial", "combine"]
 
 @dataclasses.dataclass
 class Partial:
-    """Sums and maxima of one tile.
-
-    Attributes
-    ----------
-    sums : dict of str to ndarray
-        1-D vectors added element-wise across tiles.
-    maxima : dict of str to float
-        Values reduced with ``max`` across tiles.
-    pixels : int
-        Pixels of the tile at the fused image's scale (for throughput).
-    """
+    """Sums and maxima of one tile."""
 
     sums: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     maxima: dict[str, float] = dataclasses.field(default_factory=dict)
@@ -53,18 +43,7 @@ def _exact_sum(column: Sequence[float]) -> float:
 
 
 def combine(partials: Sequence[Partial]) -> Partial:
-    """Reduce partials (in the given order) to one.
-
-    Parameters
-    ----------
-    partials : sequence of Partial
-        One per tile, in tile order.
-
-    Returns
-    -------
-    Partial
-        Exact (correctly rounded) element-wise sums and maxima.
-    """
+    """Reduce partials (in the given order) to one."""
     out = Partial()
     keys: dict[str, int] = {}
     for p in partials:

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..indexes import catalog
-from ..indexes.full_resolution import NanPolicy, low_res_block
+from ..indexes.full_resolution import low_res_block
 from ..indexes.strips import check_block_fits
 from ..io.inputs import check_image_path, check_path_grid
 from ..io.windows import Source, open_source
-from ..protocols import Protocol
-from ..sensors import Sensor
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
 from ..validation import ShapeError, check_multiple_of, check_not_masked, check_pan_ratio, check_same_shape
 from .accumulate import Partial
@@ -33,10 +31,7 @@ from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
 from .reduced import ReducedContext, reduced_sums_of, reduced_tile
 
-__all__ = [
-    "evaluate_reduced_tiled", "evaluate_full_tiled", "prepare_reduced", "prepare_full",
-    "reduced_job", "full_job",
-]
+__all__ = ["evaluate_reduced_tiled", "evaluate_full_tiled", "evaluate_tiled", "job", "reduced_job", "full_job"]
 
 
 def _image_source(x: Any, name: str) -> Source:
@@ -61,23 +56,7 @@ def _tiling_card(sources: list[Source], tile: int, n_tiles: int, origin: str) ->
 
 def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
                 tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
-    """Plan the tiles of a reduced-resolution evaluation with validated settings.
-
-    Parameters
-    ----------
-    fused, reference : path-like, rasterio dataset, ndarray, np.memmap or array-like
-        ``(H, W, B)`` images.
-    settings : ReducedSettings
-    tile_size : int
-        Tile side in pixels of the evaluated image (rounded up to a multiple of the block).
-    name : str
-        Label of the job.
-
-    Returns
-    -------
-    TiledJob
-        Run it with :func:`pansharp_iqa.tiled.executor.run_jobs`.
-    """
+    """Plan the tiles of a reduced-resolution evaluation with validated settings."""
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
@@ -104,20 +83,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
 def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
              tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
-    """Plan the tiles of a full-resolution evaluation with validated settings.
-
-    Parameters
-    ----------
-    fused, ms, pan : path-like, rasterio dataset, ndarray, np.memmap or array-like
-    settings : FullSettings
-    tile_size : int
-        Tile side at PAN scale (rounded up to what the protocol's blocks need).
-    name : str
-
-    Returns
-    -------
-    TiledJob
-    """
+    """Plan the tiles of a full-resolution evaluation with validated settings."""
     fus = _image_source(fused, "fused")
     ms_src = _image_source(ms, "ms")
     pan_src = _image_source(pan, "pan")
@@ -212,59 +178,59 @@ _JOB_BUILDERS: dict[str, Callable[..., TiledJob]] = {
 }
 
 
-def prepare_reduced(fused: Any, reference: Any, *, ratio: int, bits: int, protocol: str | Protocol = "toolbox2020",
-                    scale: float = 1.0, threshold: bool = False, tile_size: int = DEFAULT_TILE_SIZE,
-                    name: str = "scene", scale_mismatch: str = "raise",
-                    indexes: Sequence[str] | str | None = None) -> TiledJob:
-    """Validate the settings and shapes of a reduced-resolution evaluation and plan its tiles.
+def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, tile_size: int = DEFAULT_TILE_SIZE,
+        name: str = "scene") -> TiledJob:
+    """Plan the tiles of one evaluation with validated settings (opens file headers; raises on bad input).
 
     Parameters
     ----------
-    fused, reference, ratio, bits, protocol, scale, threshold, tile_size, scale_mismatch, indexes
-        As :func:`evaluate_reduced_tiled`.
+    inputs : dict
+        ``{"fused", "reference"}`` (reduced-resolution settings) or ``{"fused", "ms", "pan"}``:
+        path-likes, rasterio datasets, arrays, memmaps or array-likes.
+    settings : ReducedSettings or FullSettings
+        The settings value (:func:`~pansharp_iqa.reduced_settings`, :func:`~pansharp_iqa.full_settings`).
+    tile_size : int
+        Tile side in pixels (rounded up to the block grid).
     name : str
         Label of the job (progress, outcomes).
 
     Returns
     -------
     TiledJob
-        Run it with :func:`pansharp_iqa.tiled.run_jobs` (or
-        :func:`pansharp_iqa.tiled.evaluate_scenes`).
+        Run it with :func:`pansharp_iqa.tiled.run_jobs`.
     """
-    settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                scale_mismatch=scale_mismatch, indexes=indexes)
-    return reduced_job(fused, reference, settings, tile_size=tile_size, name=name)
+    if isinstance(settings, ReducedSettings):
+        return reduced_job(inputs["fused"], inputs["reference"], settings, tile_size=tile_size, name=name)
+    return full_job(inputs["fused"], inputs["ms"], inputs["pan"], settings, tile_size=tile_size, name=name)
 
 
-def prepare_full(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
-                 bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
-                 threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                 name: str = "scene", scale_mismatch: str = "raise",
-                 indexes: Sequence[str] | str | None = None) -> TiledJob:
-    """Validate the settings and shapes of a full-resolution evaluation and plan its tiles.
+def evaluate_tiled(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *,
+                   tile_size: int = DEFAULT_TILE_SIZE, jobs: int = 1, scheduler: Any = None,
+                   progress: bool = False) -> dict[str, Any]:
+    """The tile engine's result of one evaluation (what :func:`pansharp_iqa.evaluate.evaluate` runs tile-wise).
 
     Parameters
     ----------
-    fused, ms, pan, sensor, ratio, bits, protocol, scale, threshold, nan_policy, tile_size, scale_mismatch, indexes
-        As :func:`evaluate_full_tiled`.
-    name : str
-        Label of the job (progress, outcomes).
+    inputs, settings, tile_size
+        As :func:`job`.
+    jobs : int
+        Local worker processes.
+    scheduler : str or distributed.Client, optional
+        Dask scheduler address or client.
+    progress : bool
+        tqdm bar over the tiles.
 
     Returns
     -------
-    TiledJob
+    dict
+        As :func:`pansharp_iqa.evaluate.evaluate`, with ``card["tiling"]``.
     """
-    settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                             threshold=threshold, nan_policy=nan_policy, scale_mismatch=scale_mismatch,
-                             indexes=indexes)
-    return full_job(fused, ms, pan, settings, tile_size=tile_size, name=name)
+    return run_jobs([job(inputs, settings, tile_size=tile_size)], workers=jobs, scheduler=scheduler,
+                    progress=progress)[0].unwrap()
 
 
-def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
-                           protocol: str | Protocol = "toolbox2020", scale: float = 1.0, threshold: bool = False,
-                           tile_size: int = DEFAULT_TILE_SIZE,
-                           jobs: int = 1, scheduler: Any = None, progress: bool = False,
-                           scale_mismatch: str = "raise", indexes: Sequence[str] | str | None = None) -> dict[str, Any]:
+def evaluate_reduced_tiled(fused: Any, reference: Any, *, tile_size: int = DEFAULT_TILE_SIZE, jobs: int = 1,
+                           scheduler: Any = None, progress: bool = False, **settings: Any) -> dict[str, Any]:
     """Reduced-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -274,16 +240,6 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
     ----------
     fused, reference : path-like, rasterio dataset, ndarray, np.memmap or array-like
         ``(H, W, B)`` images (GeoTIFF bands = B) in DN, or multiplied to DN by ``scale``.
-    ratio : int
-        Resolution ratio (ERGAS).
-    bits : int
-        Radiometric resolution (bits) for the range check and the threshold.
-    protocol : str or Protocol, default "toolbox2020"
-        Any protocol with reduced-resolution indexes.
-    scale : float, default 1.0
-        Multiplier to DN.
-    threshold : bool, default False
-        Clip the fused image to [0, 2^bits].
     tile_size : int, default 512
         Tile side in pixels of the evaluated image, rounded up to a multiple of the 32-pixel block;
         memory per worker grows with its square (about 150 MB for 8 bands at 512).
@@ -293,10 +249,10 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
         Dask scheduler address (``"tcp://host:8786"``): tiles run on that cluster.
     progress : bool
         tqdm bar with tiles done / total and megapixels per second.
-    scale_mismatch : {"raise", "warn"}
-        As for :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
-    indexes : sequence of str or str, optional
-        As for :func:`~pansharp_iqa.evaluate.evaluate_reduced` (e.g. ``["default", "PSNR", "CC"]``).
+    **settings
+        The keywords of :func:`~pansharp_iqa.settings.reduced_settings` (``ratio``, ``bits``,
+        ``protocol``, ``scale``, ``threshold``, ``indexes``, ``scale_mismatch``), as for
+        :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
 
     Returns
     -------
@@ -327,16 +283,12 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, ratio: int, bits: int,
     >>> tiled["protocol"]["tiling"]["n_tiles"], max(abs(tiled[k] - whole[k]) for k in ("Q2n", "SAM", "ERGAS")) < 1e-12
     (4, True)
     """
-    job = prepare_reduced(fused, reference, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                          threshold=threshold, tile_size=tile_size, scale_mismatch=scale_mismatch, indexes=indexes)
-    return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
+    return evaluate_tiled({"fused": fused, "reference": reference}, reduced_settings(**settings), tile_size=tile_size,
+                          jobs=jobs, scheduler=scheduler, progress=progress)
 
 
-def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, ratio: int | None = None,
-                        bits: int | None = None, protocol: str | Protocol = "toolbox2020", scale: float = 1.0,
-                        threshold: bool = False, nan_policy: NanPolicy = "raise", tile_size: int = DEFAULT_TILE_SIZE,
-                        jobs: int = 1, scheduler: Any = None, progress: bool = False,
-                        scale_mismatch: str = "raise", indexes: Sequence[str] | str | None = None) -> dict[str, Any]:
+def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, tile_size: int = DEFAULT_TILE_SIZE, jobs: int = 1,
+                        scheduler: Any = None, progress: bool = False, **settings: Any) -> dict[str, Any]:
     """Full-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
@@ -352,18 +304,6 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
         Low-resolution MS (DN).
     pan : same kinds, (H, W) or one band
         PAN (DN).
-    sensor : str or Sensor
-        Required; its MTF drives D_lambda_K (and D_s under toolbox2015).
-    ratio, bits : int, optional
-        Default to the sensor's nominal values.
-    protocol : str or Protocol, default "toolbox2020"
-        ``toolbox2020``, ``toolbox2015``, ``qnr-paper`` or ``reprojected2022``.
-    scale : float, default 1.0
-        Multiplier to DN applied to all three images.
-    threshold : bool, default False
-        Clip the fused image to [0, 2^bits] first.
-    nan_policy : {"raise", "omit", "propagate"}
-        Constant blocks, as :func:`~pansharp_iqa.evaluate.evaluate_full` (counts are scene-wide).
     tile_size : int, default 512
         Tile side at PAN scale, rounded up to a multiple of lcm(32, ratio) (``reprojected2022``:
         of 32 ratio, so tiles hold whole 32 x 32 MS-scale blocks).
@@ -373,10 +313,11 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
         Dask scheduler address (``"tcp://host:8786"``) or client: tiles run on that cluster.
     progress : bool
         tqdm bar with tiles done / total and megapixels per second.
-    scale_mismatch : {"raise", "warn"}
-        As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
-    indexes : sequence of str or str, optional
-        As for :func:`~pansharp_iqa.evaluate.evaluate_full`.
+    **settings
+        The keywords of :func:`~pansharp_iqa.settings.full_settings` (``sensor``, required,
+        ``ratio``, ``bits``, ``protocol`` among ``toolbox2020``, ``toolbox2015``, ``qnr-paper`` and
+        ``reprojected2022``, ``scale``, ``threshold``, ``nan_policy``, ``indexes``,
+        ``scale_mismatch``), as for :func:`~pansharp_iqa.evaluate.evaluate_full`.
 
     Returns
     -------
@@ -405,7 +346,5 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, sensor: str | Sensor, 
     >>> tiled["protocol"]["tiling"]["n_tiles"], abs(tiled["QNR"] - whole["QNR"]) < 1e-12
     (9, True)
     """
-    job = prepare_full(fused, ms, pan, sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
-                       threshold=threshold, nan_policy=nan_policy, tile_size=tile_size, scale_mismatch=scale_mismatch,
-                       indexes=indexes)
-    return run_jobs([job], workers=jobs, scheduler=scheduler, progress=progress)[0].unwrap()
+    return evaluate_tiled({"fused": fused, "ms": ms, "pan": pan}, full_settings(**settings), tile_size=tile_size,
+                          jobs=jobs, scheduler=scheduler, progress=progress)

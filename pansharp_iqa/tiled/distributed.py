@@ -20,7 +20,9 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..parallel import connect
-from .api import prepare_full, prepare_reduced
+from ..settings import FullSettings, ReducedSettings, Settings, full_settings, reduced_settings
+from ..validation import InputError
+from .api import job
 from .executor import JobOutcome, TiledJob, run_jobs
 from .plan import DEFAULT_TILE_SIZE
 
@@ -43,10 +45,10 @@ class Scene:
         Ground truth (reduced resolution).
     ms, pan : path-like or array-like, optional
         Low-resolution MS and PAN (full resolution).
-    settings : dict
-        Keyword arguments of :func:`~pansharp_iqa.tiled.evaluate_reduced_tiled` or
-        :func:`~pansharp_iqa.tiled.evaluate_full_tiled` (``ratio``, ``bits``, ``sensor``,
-        ``protocol``, ``scale``, ``threshold``, ``nan_policy``).
+    settings : ReducedSettings, FullSettings or dict
+        The settings value (:func:`~pansharp_iqa.settings.reduced_settings`,
+        :func:`~pansharp_iqa.settings.full_settings`), or the keywords that build it (``ratio``,
+        ``bits``, ``sensor``, ``protocol``, ``scale``, ``threshold``, ``nan_policy``, ...).
     """
 
     name: str
@@ -55,7 +57,7 @@ class Scene:
     reference: Any = None
     ms: Any = None
     pan: Any = None
-    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    settings: Settings | dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def prepare(self, tile_size: int) -> TiledJob:
         """Validate and plan the scene (opens file headers; raises on bad input).
@@ -69,13 +71,14 @@ class Scene:
         -------
         TiledJob
         """
-        if self.resolution == "reduced":
-            return prepare_reduced(self.fused, self.reference, tile_size=tile_size, name=self.name, **self.settings)
-        if self.resolution == "full":
-            return prepare_full(self.fused, self.ms, self.pan, tile_size=tile_size, name=self.name, **self.settings)
-        from ..validation import InputError
-
-        raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
+        if self.resolution not in ("reduced", "full"):
+            raise InputError(f"scene {self.name!r}: resolution must be 'reduced' or 'full', got {self.resolution!r}")
+        settings = self.settings
+        if not isinstance(settings, (ReducedSettings, FullSettings)):
+            settings = (reduced_settings if self.resolution == "reduced" else full_settings)(**settings)
+        inputs = ({"fused": self.fused, "reference": self.reference} if self.resolution == "reduced"
+                  else {"fused": self.fused, "ms": self.ms, "pan": self.pan})
+        return job(inputs, settings, tile_size=tile_size, name=self.name)
 
 
 def evaluate_scenes(

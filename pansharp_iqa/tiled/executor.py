@@ -166,7 +166,7 @@ def run_jobs(
     Parameters
     ----------
     jobs : sequence of TiledJob
-        Prepared jobs (:func:`prepare_reduced`, :func:`prepare_full`).
+        Prepared jobs (:func:`pansharp_iqa.tiled.job`).
     workers : int, default 1
         Local processes (``pansharp-eval --jobs``); 1 runs in this process.
     scheduler : str or distributed.Client, optional

@@ -22,23 +22,7 @@ __all__ = ["add_facts", "facts_of"]
 
 def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict[str, float],
               rows: np.ndarray, cols: np.ndarray) -> None:
-    """Record one tile's share of an image's value summary.
-
-    Parameters
-    ----------
-    out : Partial
-        The tile's partial result.
-    name : str
-        The image's role (``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``).
-    source : Source
-        The image (its full size sets the sample grid).
-    patch : Patch
-        What the tile read (DN, after the scale).
-    stats : dict
-        :func:`~pansharp_iqa.tiled.patch.fetch`'s ``min``/``max`` of the patch.
-    rows, cols : ndarray of int
-        The image positions this tile owns (each pixel of the image is owned by one tile).
-    """
+    """Record one tile's share of an image's value summary."""
     out.maximum(name + "_max", stats["max"])
     out.maximum(name + "_negmin", -stats["min"])
     step = sample_step(*source.shape[:2])

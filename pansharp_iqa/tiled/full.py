@@ -40,19 +40,7 @@ __all__ = ["FullContext", "full_tile", "full_values"]
 
 @dataclasses.dataclass
 class FullContext:
-    """Everything a worker needs to process full-resolution tiles (picklable).
-
-    Attributes
-    ----------
-    fused, ms, pan : Source
-    settings : FullSettings
-    gains : tuple of float
-        Per-band MS GNyq for D_lambda_K's MTF.
-    pan_gnyq : float or None
-        PAN GNyq (D_s's low-pass PAN under ``d_s_low_pass="pan-mtf"``).
-    shape : (int, int)
-        PAN-scale size (pixels).
-    """
+    """Everything a worker needs to process full-resolution tiles (picklable)."""
 
     fused: Source
     ms: Source
@@ -92,18 +80,7 @@ def _add_blocks(out: Partial, key: str, values: np.ndarray) -> None:
 
 
 def full_tile(ctx: FullContext, tile: Tile) -> Partial:
-    """Partial sums of one tile (see the module docstring).
-
-    Parameters
-    ----------
-    ctx : FullContext
-    tile : Tile
-        PAN-scale coordinates, multiples of the block size and of the ratio.
-
-    Returns
-    -------
-    Partial
-    """
+    """Partial sums of one tile (see the module docstring)."""
     r = ctx.ratio
     proto = ctx.settings.protocol
     stats = ctx.statistics
@@ -177,23 +154,7 @@ def _block_sums_of(total: Partial, key: str) -> BlockSums:
 
 def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[str, float]:
     """The requested indexes from the combined sums, by the catalogue's finalize
-    (:func:`~pansharp_iqa.indexes.catalog.finalize`, as in memory).
-
-    Parameters
-    ----------
-    total : Partial
-    n_bands : int
-    settings : FullSettings
-
-    Returns
-    -------
-    dict of str to float
-
-    Raises
-    ------
-    ConstantBlockError
-        Constant blocks under ``nan_policy="raise"`` (scene-wide counts).
-    """
+    (:func:`~pansharp_iqa.indexes.catalog.finalize`, as in memory)."""
     sums: dict[str, Any] = {}
     if "pairs_high:sum" in total.sums:
         sums["block_uiqi"] = {k: _block_sums_of(total, k) for k in BLOCK_FAMILIES}

@@ -43,20 +43,7 @@ MTF_SIZE = 41
 
 
 def exp_support(lo: int, hi: int, n_low: int) -> np.ndarray:
-    """Low-resolution positions (wrapped) that EXP upsampling of ``[lo, hi)`` needs.
-
-    Parameters
-    ----------
-    lo, hi : int
-        Low-resolution range of the tile (samples).
-    n_low : int
-        Low-resolution image length (samples).
-
-    Returns
-    -------
-    ndarray of int
-        ``border_index([lo - 13, hi + 13), n_low, "wrap")``.
-    """
+    """Low-resolution positions (wrapped) that EXP upsampling of ``[lo, hi)`` needs."""
     return border_index(np.arange(lo - EXP_HALO_LR, hi + EXP_HALO_LR), n_low, "wrap")
 
 
@@ -67,25 +54,7 @@ def exp_window(
     shape_lr: tuple[int, int],
     ratio: int,
 ) -> np.ndarray:
-    """``interp23tap(low, ratio)`` restricted to a tile, computed from the tile's low-res window.
-
-    Parameters
-    ----------
-    get_low : callable
-        ``get_low(rows, cols)`` returns the low-resolution image at global positions
-        ``(len(rows), len(cols), B)``.
-    rows_lr, cols_lr : (int, int)
-        Low-resolution ranges of the tile (samples).
-    shape_lr : (int, int)
-        Low-resolution image size (samples).
-    ratio : int
-        Power of two.
-
-    Returns
-    -------
-    ndarray, shape ((hi-lo)*ratio, ..., B), float64
-        Rows ``[lo*ratio, hi*ratio)`` (and columns) of the whole-image EXP result.
-    """
+    """``interp23tap(low, ratio)`` restricted to a tile, computed from the tile's low-res window."""
     m = EXP_HALO_LR
     low = get_low(exp_support(*rows_lr, shape_lr[0]), exp_support(*cols_lr, shape_lr[1]))
     up = interp23tap(low, ratio)
@@ -104,20 +73,7 @@ def _imresize_run_support(lo: int, hi: int, n_high: int, ratio: int) -> np.ndarr
 
 
 def imresize_support(idx_low: np.ndarray, n_high: int, ratio: int) -> np.ndarray:
-    """High-resolution positions that ``imresize(., 1/ratio)`` at low-res positions ``idx_low`` reads.
-
-    Parameters
-    ----------
-    idx_low : ndarray of int
-        Low-resolution positions (any order; split into runs).
-    n_high : int
-        High-resolution image length (pixels).
-    ratio : int
-
-    Returns
-    -------
-    ndarray of int
-    """
+    """High-resolution positions that ``imresize(., 1/ratio)`` at low-res positions ``idx_low`` reads."""
     parts = [_imresize_run_support(a, b, n_high, ratio) for a, b in consecutive_runs(idx_low)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
@@ -125,22 +81,7 @@ def imresize_support(idx_low: np.ndarray, n_high: int, ratio: int) -> np.ndarray
 def imresize_at(
     patch: Patch, rows_low: np.ndarray, cols_low: np.ndarray, shape_high: tuple[int, int], ratio: int
 ) -> np.ndarray:
-    """``imresize(image, 1/ratio)`` at given low-resolution positions, from a patch of the image.
-
-    Parameters
-    ----------
-    patch : Patch
-        Holds :func:`imresize_support` of the requested rows and columns.
-    rows_low, cols_low : ndarray of int
-        Low-resolution positions (e.g. wrapped EXP support).
-    shape_high : (int, int)
-        Size of the whole high-resolution image (pixels).
-    ratio : int
-
-    Returns
-    -------
-    ndarray, shape (len(rows_low), len(cols_low), B), float64
-    """
+    """``imresize(image, 1/ratio)`` at given low-resolution positions, from a patch of the image."""
     h = imresize_halo(ratio) // ratio
     row_runs, col_runs = consecutive_runs(rows_low), consecutive_runs(cols_low)
     out_rows = []
@@ -170,25 +111,7 @@ def mtf_window(
     *,
     sigma_form: str = "2020",
 ) -> np.ndarray:
-    """``mtf_filter(image, gnyq, ratio)`` restricted to a tile.
-
-    Parameters
-    ----------
-    patch : Patch
-        Holds :func:`mtf_support` of the tile's rows and columns.
-    rows, cols : (int, int)
-        Tile ranges (pixels).
-    shape : (int, int)
-        Whole image size (pixels).
-    gnyq : float or sequence of float
-        As :func:`pansharp_iqa.mtf.mtf_filter`.
-    ratio : int
-    sigma_form : {"2020", "2015"}
-
-    Returns
-    -------
-    ndarray, shape (hi-lo, ..., B), float64
-    """
+    """``mtf_filter(image, gnyq, ratio)`` restricted to a tile."""
     k = MTF_SIZE // 2
     ext = patch.take(mtf_support(*rows, shape[0]), mtf_support(*cols, shape[1]))
     out = mtf_filter(ext, gnyq, ratio, sigma_form=sigma_form)  # type: ignore[arg-type]

@@ -22,32 +22,14 @@ __all__ = ["Patch", "fetch"]
 
 @dataclasses.dataclass
 class Patch:
-    """Float64 pixels of a source at a sorted set of global rows and columns.
-
-    Attributes
-    ----------
-    rows, cols : ndarray of int
-        Sorted unique global positions held (pixels).
-    data : ndarray, shape (len(rows), len(cols), B), float64
-        Values in DN (after ``scale``).
-    """
+    """Float64 pixels of a source at a sorted set of global rows and columns."""
 
     rows: np.ndarray
     cols: np.ndarray
     data: np.ndarray
 
     def take(self, row_idx: np.ndarray, col_idx: np.ndarray) -> np.ndarray:
-        """Pixels at global positions; ``-1`` positions (zero padding) read as 0.
-
-        Parameters
-        ----------
-        row_idx, col_idx : ndarray of int
-            Global positions (from the border maps), each held by the patch or ``-1``.
-
-        Returns
-        -------
-        ndarray, shape (len(row_idx), len(col_idx), B), float64 (a new array)
-        """
+        """Pixels at global positions; ``-1`` positions (zero padding) read as 0."""
         ri = np.asarray(row_idx, dtype=np.int64)
         ci = np.asarray(col_idx, dtype=np.int64)
         pr = np.searchsorted(self.rows, ri)
@@ -80,30 +62,7 @@ def fetch(
     *,
     scale: float = 1.0,
 ) -> tuple[Patch, dict[str, float]]:
-    """Read the union of the requested positions (product of rows and columns) from a source.
-
-    Parameters
-    ----------
-    source : Source
-    row_sets, col_sets : sequence of ndarray of int
-        Global positions needed (``-1`` entries ignored); the patch holds their union's product.
-    scale : float
-        Multiplier to DN applied after the float64 conversion (as ``evaluate_*`` do).
-
-    Returns
-    -------
-    patch : Patch
-    stats : dict
-        ``"min"``, ``"max"`` and ``"maxabs"`` of the scaled values read (for the whole-image
-        value rules).
-
-    Raises
-    ------
-    InputError
-        Non-finite values in the window (same check as the in-memory path).
-    SceneReadError
-        The file cannot be read.
-    """
+    """Read the union of the requested positions (product of rows and columns) from a source."""
     rows = _union(row_sets)
     cols = _union(col_sets)
     data = np.empty((rows.size, cols.size, source.shape[2]), dtype=np.float64)

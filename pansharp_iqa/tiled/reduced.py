@@ -42,17 +42,7 @@ TILE_SUPPORTS = ("pixels", "windows", "blocks", "sobel")
 
 @dataclasses.dataclass
 class ReducedContext:
-    """Everything a worker needs to process reduced-resolution tiles (picklable).
-
-    Attributes
-    ----------
-    fused, reference : Source
-    settings : ReducedSettings
-    lead, trail : int
-        Border cut (rows/columns removed before and after).
-    shape : (int, int)
-        Full image size (pixels).
-    """
+    """Everything a worker needs to process reduced-resolution tiles (picklable)."""
 
     fused: Source
     reference: Source
@@ -121,19 +111,7 @@ def _planes(a: np.ndarray) -> np.ndarray:
 
 
 def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
-    """Partial sums of one tile (see the module docstring), from the catalogue's chunk functions.
-
-    Parameters
-    ----------
-    ctx : ReducedContext
-    tile : Tile
-        In evaluated-image coordinates.
-
-    Returns
-    -------
-    Partial
-        ``"<statistic>:<field>"`` vectors (and the value summaries of the checks).
-    """
+    """Partial sums of one tile (see the module docstring), from the catalogue's chunk functions."""
     h, w = ctx.cut_shape
     stats = ctx.statistics
     supports = {s.support for s in stats}
@@ -191,19 +169,7 @@ def fields_of(total: Partial, stat: Statistic) -> dict[str, Any] | None:
 
 
 def reduced_sums_of(total: Partial, statistics: tuple[Statistic, ...]) -> dict[str, dict[str, Any]]:
-    """The combined tile sums as the strip pass's statistic fields (one finalize for both).
-
-    Parameters
-    ----------
-    total : Partial
-        :func:`~pansharp_iqa.tiled.accumulate.combine` of every tile.
-    statistics : tuple of Statistic
-
-    Returns
-    -------
-    dict
-        Statistic name -> fields (a statistic no tile contributed to merges an empty list).
-    """
+    """The combined tile sums as the strip pass's statistic fields (one finalize for both)."""
     out = {}
     for stat in statistics:
         fields = fields_of(total, stat)

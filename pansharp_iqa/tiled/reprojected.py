@@ -63,32 +63,7 @@ KERNEL_HALO = KERNEL_SIZE // 2
 
 @dataclasses.dataclass
 class ReprojectedContext:
-    """Everything a worker needs for either pass (picklable).
-
-    Attributes
-    ----------
-    fused, ms, pan : Source
-    ratio, bits : int
-    scale : float
-    threshold : bool
-    kernels : ndarray, shape (41, 41, B)
-        The protocol's per-band kernels (band 0 also filters the PAN for the coregistration).
-    shape : (int, int)
-        PAN-scale size (pixels).
-    search_window : int
-        Phases per axis searched by the coregistration.
-    coreg_half_width, drho_half_width : int
-        Half widths of the two correlation fields.
-    block_size : int
-        R-Q2n block (and shift) and R-Q window at MS scale.
-    shifts : tuple of (int, int), optional
-        Per-band phases (pass 2).
-    coreg_tops : (float, tuple of float), optional
-        Global maxima of the coregistration's ``Sxx`` (all bands) and ``Syy`` (per phase), given
-        only when one is below 1e-20 (then the upper clip is not a no-op).
-    drho_tops : (float, float), optional
-        Global maxima of D_rho's ``Sxx`` (all bands) and ``Syy``, likewise.
-    """
+    """Everything a worker needs for either pass (picklable)."""
 
     fused: Source
     ms: Source
@@ -132,20 +107,7 @@ def kernel_support(lo: int, hi: int, ratio: int, n_high: int) -> np.ndarray:
 
 
 def coreg_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
-    """Sums of the coregistration's correlation field over the tile's own MS pixels.
-
-    Parameters
-    ----------
-    ctx : ReprojectedContext
-    tile : Tile
-        PAN-scale coordinates (multiples of ``32 * ratio``, or the image end).
-
-    Returns
-    -------
-    Partial
-        ``coreg_rho`` (``S*S*B`` sums, phase-major), maxima ``coreg_sxx_max``,
-        ``coreg_syy_max:<phase>`` and the range-check maxima of the MS and the PAN.
-    """
+    """Sums of the coregistration's correlation field over the tile's own MS pixels."""
     r = ctx.ratio
     big_h, big_w = ctx.shape
     h, w = ctx.shape_lr
@@ -212,22 +174,7 @@ def coreg_result(total: Partial, ctx: ReprojectedContext) -> tuple[np.ndarray, n
 
 @dataclasses.dataclass(frozen=True)
 class AxisPlan:
-    """MS-scale positions one tile needs along one axis.
-
-    Attributes
-    ----------
-    own : ndarray
-        The tile's samples ``[lo, hi)``.
-    rq : ndarray
-        Rows of the R-Q windows the tile owns (corners ``[lo, rq_hi)``), edge repeated past the end.
-    rq_windows : int
-        Number of those window positions.
-    q2n : ndarray
-        Rows of the tile's Q2n blocks, reflect-mapped past the end when the protocol pads.
-    q2n_padded : bool
-        Whether the protocol pads (both image dimensions short of whole blocks; then the blocks
-        are also int16-truncated).
-    """
+    """MS-scale positions one tile needs along one axis."""
 
     own: np.ndarray
     rq: np.ndarray
@@ -324,21 +271,7 @@ def _d_rho_sums(ctx: ReprojectedContext, fus: Patch, pan: Patch, tile: Tile, out
 
 
 def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
-    """Sums of every index over one tile, with the coregistration's shifts (pass 2).
-
-    Parameters
-    ----------
-    ctx : ReprojectedContext
-        With ``shifts`` set.
-    tile : Tile
-
-    Returns
-    -------
-    Partial
-        ``rq2n`` (sum and count of block moduli), ``rq_sum`` (per band) and ``rq_n`` (windows),
-        ``rsam`` (sum of angles, radians), ``rergas_se`` / ``rergas_ms`` (per band), ``drho``
-        (per band), maxima ``drho_sxx_max``, ``drho_syy_max`` and ``fused_maxabs``.
-    """
+    """Sums of every index over one tile, with the coregistration's shifts (pass 2)."""
     r = ctx.ratio
     big_h, big_w = ctx.shape
     bs = ctx.block_size
@@ -423,7 +356,7 @@ def context_for(fused: Source, ms: Source, pan: Source, *, settings: FullSetting
 
     ratio = settings.ratio
     return ReprojectedContext(
-        fused, ms, pan, int(ratio), int(settings.bits), float(settings.scale), bool(settings.threshold),
+        fused, ms, pan, int(ratio), int(settings.bits or 0), float(settings.scale), bool(settings.threshold),
         np.ascontiguousarray(reprojection_kernels(gnyq, ratio)), tuple(fused.shape[:2]),  # type: ignore[arg-type]
         search_window_for(ratio), coregistration_half_width(ratio), d_rho_half_width(ratio), int(block_size),
     )

@@ -28,7 +28,7 @@ def _module_names() -> list[str]:
 _NEEDS = {
     "pansharp_iqa.nlrnet": ("mindspore",),
     "pansharp_iqa.tensor.mindspore_adapter": ("mindspore",),
-    "pansharp_iqa.tensor.torch": ("torch",),
+    "pansharp_iqa.torch_": ("torch",),
     "pansharp_iqa.tensor.torchmetrics_adapter": ("torch", "torchmetrics"),
 }
 

@@ -157,14 +157,17 @@ def test_file_inputs_are_evaluated_tile_wise_with_the_same_numbers(tmp_path):
 
 
 def test_large_full_resolution_arrays_go_tile_wise_by_default(monkeypatch):
-    """Above TILED_AUTO_PIXELS the in-memory full-resolution path needs several GB; the default
-    then evaluates tile-wise (same numbers), and the card says which path ran."""
-    import pansharp_iqa.evaluate as ev
+    """One rule decides the path of arrays and of the command line's scenes
+    (``tiled.plan.choose_path``): from TILED_FASTER_SAMPLES pixels x bands the default evaluates
+    tile-wise (same numbers), and the card says which path ran."""
+    from pansharp_iqa.tiled import plan
 
     fused, ms, pan = _fr_case(21)
     small = pi.evaluate_full(fused, ms, pan, sensor="QB")
     assert "tiling" not in small["protocol"]
-    monkeypatch.setattr(ev, "TILED_AUTO_PIXELS", fused.shape[0] * fused.shape[1])
+    monkeypatch.setattr(plan, "TILED_FASTER_SAMPLES", {"reduced": fused.size + 1, "full": fused.size})
+    assert plan.choose_path("auto", resolution="full", shape=fused.shape, available=None).path == "tile-wise"
+    assert pi.evaluate_reduced(fused, fused, ratio=4, bits=11)["protocol"].get("tiling") is None  # below its limit
     auto = pi.evaluate_full(fused, ms, pan, sensor="QB")
     assert auto["protocol"]["tiling"]["n_tiles"] >= 1
     for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR"):

@@ -149,7 +149,7 @@ def test_torchmetrics_adapter_gathers_per_image_values(scenes):
     from pansharp_iqa.tensor.torchmetrics_adapter import ReducedQuality, index_metric
 
     gt, fused = scenes["gt"], scenes["fused"]
-    m = ReducedQuality(ratio=4, bits=11, scale=2047)
+    m = ReducedQuality(pi.reduced_settings(ratio=4, bits=11, scale=2047), sync_on_compute=False)  # the value
     for f in fused:
         m.update(torch.tensor(f.transpose(2, 0, 1)[None] / 2047), torch.tensor(gt.transpose(2, 0, 1)[None] / 2047))
     ref = pi.ReducedMetrics(ratio=4, bits=11)
@@ -158,7 +158,9 @@ def test_torchmetrics_adapter_gathers_per_image_values(scenes):
     for k in RR:
         assert float(got[k]) == pytest.approx(want[k], rel=1e-12)
         assert m.per_image()[k] == pytest.approx(want["per_image"][k], rel=1e-12)
-    sam = index_metric("SAM", ratio=4, bits=11)
+    sam = index_metric("SAM", ratio=4, bits=11)  # or the keywords of reduced_settings
     assert sam.higher_is_better is False and type(sam).higher_is_better is False
+    with pytest.raises(pi.InputError, match="not both"):
+        ReducedQuality(pi.reduced_settings(ratio=4, bits=11), ratio=4)
     m.reset()
     assert m.per_image()["Q2n"] == []

@@ -1,4 +1,4 @@
-"""The PyTorch operators (pansharp_iqa.tensor.torch_ops) against the NumPy/OpenCV core.
+"""The PyTorch operators (pansharp_iqa.torch_ops) against the NumPy/OpenCV core.
 
 Every operator is compared with the core function it ports, on random real-valued and
 integer-valued batches (N = 1 and 3; 1, 4 and 8 bands; sizes that are not multiples of the
@@ -37,6 +37,7 @@ from scipy import ndimage
 torch = pytest.importorskip("torch")
 
 from pansharp_iqa import get_sensor
+from pansharp_iqa import torch_ops as T
 from pansharp_iqa.borders import border_index
 from pansharp_iqa.hypercomplex import block_q_from_moments, integer_block_moments
 from pansharp_iqa.indexes.q2n import q2n_strip
@@ -48,7 +49,6 @@ from pansharp_iqa.mtf import filter_planes, mtf_filter, mtf_kernel
 from pansharp_iqa.resample import imresize as np_imresize
 from pansharp_iqa.resample import interp23tap as np_interp23tap
 from pansharp_iqa.resample import interp23tap_planes
-from pansharp_iqa.tensor import torch_ops as T
 from pansharp_iqa.validation import InputError, SettingError, ShapeError
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])

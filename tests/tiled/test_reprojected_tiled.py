@@ -13,18 +13,20 @@ import warnings
 import numpy as np
 import pytest
 
-from pansharp_iqa import InputError, evaluate_full
+from pansharp_iqa import InputError, evaluate_full, full_settings
 from pansharp_iqa.borders import border_index
 from pansharp_iqa.mtf import filter_replicate as filter_band
 from pansharp_iqa.reprojected.kernels import reprojection_kernels
 from pansharp_iqa.sensors import resolve_sensor
-from pansharp_iqa.tiled import Scene, TiledJob, evaluate_full_tiled, evaluate_scenes, prepare_full
+from pansharp_iqa.tiled import Scene, TiledJob, evaluate_full_tiled, evaluate_scenes
+from pansharp_iqa.tiled import job as plan_job
 from pansharp_iqa.tiled.accumulate import combine
 
 from .conftest import make_scene, rel_diff, smooth_field, write_tif
 
 TOL = 1e-9
 PROTO = "reprojected2022"
+REPRO_QB = full_settings(sensor="QB", protocol=PROTO)  # the settings value, built once
 PHASES_4 = [(3, 1), (0, 2), (2, 2), (1, 3)]
 PHASES_8 = [(1, 2), (3, 0), (2, 3), (0, 1), (3, 3), (1, 1), (2, 0), (0, 3)]
 
@@ -156,7 +158,7 @@ def test_reads_bounded_by_tile_and_halo(tall_scene):
     s, r, tile_size = tall_scene, 4, 128
     lazy = {k: RecordingArray(v) for k, v in s.items()}
     big_h, big_w = s["pan"].shape
-    job = prepare_full(lazy["fused"], lazy["ms"], lazy["pan"], sensor="QB", protocol=PROTO, tile_size=tile_size)
+    job = plan_job({k: lazy[k] for k in ("fused", "ms", "pan")}, REPRO_QB, tile_size=tile_size)
     assert len(job.tiles) == 6 * 3
 
     def run(job, check):
@@ -210,7 +212,7 @@ def test_reprojected_pixels_equal_in_memory(scene4, memory4):
 
     s = scene4
     shifts = np.array(memory4["protocol"]["reprojection"]["shifts"])
-    job = prepare_full(s["fused"], s["ms"], s["pan"], sensor="QB", protocol=PROTO, tile_size=128)
+    job = plan_job({k: s[k] for k in ("fused", "ms", "pan")}, REPRO_QB, tile_size=128)
     ctx = dataclasses.replace(job.ctx, shifts=tuple(map(tuple, shifts.tolist())))
     whole = reproject(s["fused"].astype(np.float64), ctx.kernels, 4, shifts)
     big_h, big_w = s["pan"].shape
@@ -252,8 +254,7 @@ def test_dask_local_cluster_equals_local_run(tifs4, memory4):
 def test_scenes_mix_protocols_and_passes(tifs4, memory4):
     s = make_scene(37, 256, 224, bands=4)
     scenes = [
-        Scene("repro", "full", tifs4["fused"], ms=tifs4["ms"], pan=tifs4["pan"],
-              settings=dict(sensor="QB", protocol=PROTO)),
+        Scene("repro", "full", tifs4["fused"], ms=tifs4["ms"], pan=tifs4["pan"], settings=REPRO_QB),  # the value
         Scene("toolbox", "full", s["fused"], ms=s["ms"], pan=s["pan"], settings=dict(sensor="QB")),
         Scene("bad", "full", tifs4["fused"], ms=tifs4["ms"], pan=tifs4["pan"],
               settings=dict(sensor="QB", protocol=PROTO, bits=10, threshold=True)),  # clip at 2**10: MS exceeds it
@@ -312,7 +313,7 @@ def test_all_zero_images_apply_the_global_clip():
         z = dict(s)
         z[zero] = np.zeros_like(s[zero])
         memory = evaluate_full(z["fused"], z["ms"], z["pan"], sensor="QB", protocol=PROTO)
-        job = prepare_full(z["fused"], z["ms"], z["pan"], sensor="QB", protocol=PROTO, tile_size=128)
+        job = plan_job({k: z[k] for k in ("fused", "ms", "pan")}, REPRO_QB, tile_size=128)
         again = job.finalize(combine([job.tile_fn(job.ctx, t) for t in job.tiles]))
         assert isinstance(again, TiledJob) and again.ctx.coreg_tops is not None and again.ctx.shifts is None
         assert_same(evaluate_full_tiled(z["fused"], z["ms"], z["pan"], sensor="QB", protocol=PROTO, tile_size=128),

@@ -39,9 +39,9 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from ..borders import BorderMode, border_index
-from ..resample import EXP_HALF_TAPS, resize_matrix
-from ..validation import (
+from .borders import BorderMode, border_index
+from .resample import EXP_HALF_TAPS, resize_matrix
+from .validation import (
     InputError,
     SettingError,
     ShapeError,

@@ -37,16 +37,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
-from ..indexes.catalog import ChunkContext, FinalizeContext, Statistic, derived_images, finalize, statistics_for
-from ..indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
-from ..indexes.reduced_pass import reduced_sums
-from ..indexes.scc import check_gradient
-from ..indexes.strips import StripImage
-from ..indexes.uiqi import against_last_uiqi, pair_uiqi, uiqi_from_window_sums
-from ..mtf import mtf_kernel
-from ..settings import EvaluationSettings, FullSettings, ReducedSettings
-from ..validation import (
+from . import torch_ops as ops
+from .foreign import Layout, framework_of, image_of_batch, to_numpy
+from .hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
+from .indexes.catalog import ChunkContext, FinalizeContext, Statistic, derived_images, finalize, statistics_for
+from .indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
+from .indexes.reduced_pass import reduced_sums
+from .indexes.scc import check_gradient
+from .indexes.strips import StripImage
+from .indexes.uiqi import against_last_uiqi, pair_uiqi, uiqi_from_window_sums
+from .mtf import mtf_kernel
+from .settings import EvaluationSettings, FullSettings, ReducedSettings
+from .validation import (
     ImageFacts,
     SettingError,
     ShapeError,
@@ -57,8 +59,6 @@ from ..validation import (
     facts_from_sums,
     sample_step,
 )
-from . import torch_ops as ops
-from .inputs import Layout, framework_of, image_of_batch, to_numpy
 
 __all__ = ["evaluate_torch", "torch_computes", "as_torch_batch", "device_statistic", "device_facts"]
 
@@ -450,7 +450,7 @@ def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *
     Returns
     -------
     dict
-        As :func:`pansharp_iqa.tensor.batch.evaluate_batch` (``batch.backend == "torch"``).
+        As :func:`pansharp_iqa.evaluate.evaluate` (``batch.backend == "torch"``).
     """
     if not torch_computes(settings):
         raise SettingError(f"backend='torch' computes the toolbox-family protocols; {settings.protocol.name!r} "

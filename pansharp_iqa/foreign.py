@@ -1,4 +1,4 @@
-"""Tensors and batches as inputs: which framework holds an array, where it lives, and its images.
+"""Foreign arrays, the bottom floor: which framework holds an array, where it lives, and its images.
 
 The core computes on numpy (H, W, B) images. This module lets every entry point take what
 training loops hold: PyTorch tensors (CPU or CUDA, with or without ``requires_grad``), MindSpore
@@ -26,11 +26,11 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from ..validation import InputError, LayoutError, SettingError, ShapeError
+from .validation import InputError, LayoutError, SettingError, ShapeError
 
 __all__ = [
     "Layout", "LAYOUTS", "framework_of", "is_tensor_like", "device_of", "to_numpy", "check_layout",
-    "host_images", "host_pans", "batch_size", "check_same_device", "image_of_batch", "batched",
+    "host_images", "host_pans", "check_same_device", "image_of_batch", "batched",
 ]
 
 Layout = Literal["NCHW", "NHWC"]
@@ -39,14 +39,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def framework_of(x: object) -> str:
-    """``"numpy"``, ``"torch"``, ``"mindspore"``, ``"cupy"``, ``"jax"``, ``"dlpack"`` (another
-    array with ``__dlpack__``), ``"array"`` (``__array__``) or ``"other"``.
-
-    Examples
-    --------
-    >>> framework_of(np.zeros(2)), framework_of([1, 2])
-    ('numpy', 'other')
-    """
+    """``"numpy"``, ``"torch"``, ``"mindspore"``, ``"cupy"``, ``"jax"``, ``"dlpack"`` (another array with
+    ``__dlpack__``), ``"array"`` (``__array__``) or ``"other"``."""
     if isinstance(x, np.ndarray):
         return "numpy"
     root = type(x).__module__.split(".")[0]
@@ -60,24 +54,12 @@ def framework_of(x: object) -> str:
 
 
 def is_tensor_like(x: object) -> bool:
-    """Whether ``x`` is a framework's array (not numpy, not a path or a plain sequence).
-
-    Examples
-    --------
-    >>> is_tensor_like(np.zeros(2)), is_tensor_like("scene.tif")
-    (False, False)
-    """
+    """Whether ``x`` is a framework's array (not numpy, not a path or a plain sequence)."""
     return framework_of(x) in ("torch", "mindspore", "cupy", "jax", "dlpack")
 
 
 def device_of(x: object) -> str:
-    """Where an array lives: ``"cpu"``, ``"cuda:0"``, ... (``"cpu"`` for numpy and host arrays).
-
-    Examples
-    --------
-    >>> device_of(np.zeros(2))
-    'cpu'
-    """
+    """Where an array lives: ``"cpu"``, ``"cuda:0"``, ... (``"cpu"`` for numpy and host arrays)."""
     kind = framework_of(x)
     if kind == "torch":
         return str(x.device)  # type: ignore[attr-defined]
@@ -90,22 +72,7 @@ def device_of(x: object) -> str:
 
 
 def to_numpy(name: str, x: object) -> np.ndarray | object:
-    """A host numpy view or copy of a framework array (``x`` itself for anything else).
-
-    PyTorch tensors are detached and copied from their device; MindSpore tensors through
-    ``asnumpy()``, CuPy arrays through ``get()``, other DLPack arrays through
-    :func:`numpy.from_dlpack` (host memory only).
-
-    Raises
-    ------
-    InputError
-        A DLPack array on a device numpy cannot read.
-
-    Examples
-    --------
-    >>> to_numpy("fused", np.ones(3)).tolist()
-    [1.0, 1.0, 1.0]
-    """
+    """A host numpy view or copy of a framework array (``x`` itself for anything else)."""
     kind = framework_of(x)
     if kind == "torch":
         t = x.detach()  # type: ignore[attr-defined]
@@ -128,13 +95,7 @@ def to_numpy(name: str, x: object) -> np.ndarray | object:
 
 
 def check_layout(layout: object) -> Layout | None:
-    """Validate ``layout=`` (None: a single (H, W, B) image).
-
-    Examples
-    --------
-    >>> check_layout("nchw")
-    'NCHW'
-    """
+    """Validate ``layout=`` (None: a single (H, W, B) image)."""
     if layout is None:
         return None
     key = str(layout).upper()
@@ -167,42 +128,13 @@ def _batch_array(name: str, x: object, layout: Layout) -> np.ndarray:
 
 
 def host_images(name: str, x: object, layout: Layout) -> list[np.ndarray]:
-    """The images of a batch as host (H, W, B) views, in batch order.
-
-    Parameters
-    ----------
-    name : str
-        Argument name for messages (images are named ``name[i]``).
-    x : array, tensor, or sequence of them
-        A 4-D batch in ``layout``, or a list of 3-D images in the layout without N.
-    layout : {"NCHW", "NHWC"}
-
-    Returns
-    -------
-    list of ndarray
-
-    Raises
-    ------
-    LayoutError, ShapeError
-        Not 4-D, an empty batch, a list mixing image sizes.
-
-    Examples
-    --------
-    >>> host_images("gt", np.zeros((3, 64, 64, 8)), "NHWC")[2].shape
-    (64, 64, 8)
-    """
+    """The images of a batch as host (H, W, B) views, in batch order."""
     arr = _batch_array(name, x, layout)
     return [a.transpose(1, 2, 0) for a in arr] if layout == "NCHW" else list(arr)
 
 
 def host_pans(name: str, x: object, layout: Layout) -> list[np.ndarray]:
-    """The PAN images of a batch as host (H, W) views: (N, 1, H, W) / (N, H, W, 1) or (N, H, W).
-
-    Examples
-    --------
-    >>> host_pans("pan", np.zeros((2, 1, 64, 64)), "NCHW")[0].shape
-    (64, 64)
-    """
+    """The PAN images of a batch as host (H, W) views: (N, 1, H, W) / (N, H, W, 1) or (N, H, W)."""
     arr = _stack_list(name, x, layout) if isinstance(x, (list, tuple)) else np.asarray(to_numpy(name, x))
     if arr.ndim == 3:
         return list(arr)
@@ -213,35 +145,8 @@ def host_pans(name: str, x: object, layout: Layout) -> list[np.ndarray]:
     return list(arr[:, 0] if layout == "NCHW" else arr[..., 0])
 
 
-def batch_size(name: str, x: object) -> int:
-    """The leading size of a batch (its length for a list).
-
-    Examples
-    --------
-    >>> batch_size("gt", np.zeros((5, 4, 8, 8)))
-    5
-    """
-    if isinstance(x, (list, tuple)):
-        return len(x)
-    shape = getattr(x, "shape", None)
-    if shape is None or len(shape) == 0:
-        raise ShapeError(f"{name}: expected a batch, got {type(x).__name__}")
-    return int(shape[0])
-
-
 def check_same_device(named: Mapping[str, object]) -> str:
-    """All framework arrays of one call on one device; returns it.
-
-    Raises
-    ------
-    InputError
-        E.g. a prediction on ``cuda:0`` against a reference on ``cpu``.
-
-    Examples
-    --------
-    >>> check_same_device({"fused": np.zeros(2), "reference": np.zeros(2)})
-    'cpu'
-    """
+    """All framework arrays of one call on one device; returns it."""
     devices = {k: device_of(v) for k, v in named.items() if v is not None and not isinstance(v, (list, tuple))}
     if len(set(devices.values())) > 1:
         where = ", ".join(f"{k} on {d}" for k, d in devices.items())
