@@ -77,7 +77,7 @@ SUPPORTS: dict[str, str] = {
 }
 
 #: Who computes a statistic: ``"host"`` (numpy: the strip pass, the tile engine, the full-resolution
-#: engines) and ``"torch"`` (``pansharp_iqa.tensor.torch_backend``, its function ``stat_<name>``, on
+#: engines) and ``"torch"`` (``pansharp_iqa.torch_backend``, its function ``stat_<name>``, on
 #: the tensors' device). A torch batch computes a statistic without ``"torch"`` on the host, per
 #: image (recorded in the card's ``batch.host_statistics``), or refuses it in one line (``"scene"``).
 BACKENDS = ("host", "torch")

@@ -224,7 +224,7 @@ def test_every_index_on_every_path(via, name, protocol, resolution, path):
     if path == "torch_batch":
         pytest.importorskip("torch")
         from pansharp_iqa.settings import full_settings, reduced_settings
-        from pansharp_iqa.tensor.torch_backend import torch_computes
+        from pansharp_iqa.torch_backend import torch_computes
 
         settings = (reduced_settings(protocol=protocol, ratio=RATIO, bits=BITS) if resolution == "reduced"
                     else full_settings(sensor="none", ratio=RATIO, bits=BITS, protocol=protocol))

@@ -194,7 +194,7 @@ def test_index_names_differ_in_more_than_their_case():
 def test_torch_implementations_are_the_declared_backends():
     """Each statistic declaring ``"torch"`` has its ``stat_<name>``; no device function is undeclared."""
     pytest.importorskip("torch")
-    from pansharp_iqa.tensor import torch_backend
+    from pansharp_iqa import torch_backend
 
     declared = {s.name for s in catalog.STATISTICS.values() if "torch" in s.backends}
     defined = {k.removeprefix("stat_") for k in vars(torch_backend) if k.startswith("stat_")}
