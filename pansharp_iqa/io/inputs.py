@@ -1,7 +1,8 @@
 """Files given by path to the library's tile engine (``evaluate_reduced("fused.tif", "gt.tif", ...)``).
 
 :func:`check_image_path` says plainly what a path cannot be (a missing file, a MATLAB/``.npz``/HDF5
-container, which holds several arrays) and refuses a GeoTIFF that holds its declared no-data value;
+container, which holds several arrays) and refuses a GeoTIFF that holds its declared no-data value or
+pixels its GDAL mask band leaves out;
 :func:`check_path_grid` holds a fused image's georeference against its reference's when both are
 GeoTIFF paths (or rasterio datasets), as ``pansharp-eval`` does for its scenes.
 """
@@ -40,7 +41,7 @@ def check_image_path(name: str, value: Any) -> Any:
     name : str
         The image's role, for the message.
     value : object
-        An image argument; anything but a path passes unchanged.
+        An image argument; anything but a path or a rasterio dataset passes unchanged.
 
     Returns
     -------
@@ -51,7 +52,8 @@ def check_image_path(name: str, value: Any) -> Any:
     ------
     DataError
         A missing file; a ``.mat``/``.npz``/HDF5 container (it may hold several arrays: load the
-        one you mean); a GeoTIFF holding its declared no-data value.
+        one you mean); a GeoTIFF (path or rasterio dataset) holding its declared no-data value or
+        pixels its GDAL mask band leaves out.
 
     Examples
     --------
@@ -60,9 +62,12 @@ def check_image_path(name: str, value: Any) -> Any:
     ...
     pansharp_iqa.validation.DataError: reference: scene.mat is a MATLAB file, which holds named arrays; paths are read tile by tile as one raster (GeoTIFF) or one .npy array. Load the array and pass it, e.g. scipy.io.loadmat(path)['I_MS'] (or evaluate the folder with pansharp-eval, which reads .mat scenes)
     """  # noqa: E501 - doctest output: the one-line error message, as raised
-    if not isinstance(value, (str, os.PathLike)):
+    path = _path_of(value)
+    if path is None:
         return value
-    path = os.fspath(value)
+    if not isinstance(value, (str, os.PathLike)):  # a rasterio dataset: its file's no-data and mask band
+        check_raster_path(path, name=name)
+        return value
     suffix = Path(path).suffix.lower()
     if suffix in _CONTAINERS:
         raise DataError(

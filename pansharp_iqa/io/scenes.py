@@ -10,6 +10,7 @@ import numpy as np
 from ..validation import InputError, ShapeError, check_pan_ratio, check_reduced_geometry, check_sensor_bands
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .dataset_config import DatasetSettings
+from .declared import read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
@@ -81,7 +82,8 @@ def load_scene(
     Returns
     -------
     dict of str to numpy.ndarray
-        float64 arrays in digital numbers (stored values times the input scale).
+        float64 arrays in digital numbers: the values the file declares (:mod:`.declared`: GeoTIFF
+        scale/offset, HDF5 ``scale_factor``/``add_offset``) times the input scale.
 
     Raises
     ------
@@ -99,6 +101,8 @@ def load_scene(
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
+        if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
+            arr = read_declared(str(source.file_for(role)), role).values(arr)
         check_input_values(input_facts(label, arr, settings.input_scale), label=settings.input_scale_label,
                            bits=settings.bits, role=role)
         out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale

@@ -32,8 +32,9 @@ from typing import Any, Literal
 import numpy as np
 
 from ..validation import ImageFacts, InputError, check_image_shape, facts_from_sums, grid_band_sums, sample_step
+from .declared import Declared, band_order, check_unmasked, is_mask_page, quiet_tifffile, read_declared
 from .errors import DataError, NotWindowed, SceneReadError
-from .geotiff import check_nodata_count, quiet_tifffile, read_geoinfo
+from .geotiff import check_nodata_count
 from .orientation import as_hw, as_hwb, match_expected_shape
 
 __all__ = [
@@ -102,6 +103,10 @@ class Source:
         The file, for file readers.
     stored_ndim : int
         2 for an image stored as ``(H, W)``, else 3.
+    declared : Declared
+        What the file declares (:mod:`.declared`); its scale/offset is applied to every window.
+    band_index : tuple of int or None
+        The stored bands in the order windows return them (:meth:`follow_bands`).
     """
 
     name: str = "image"
@@ -110,23 +115,42 @@ class Source:
     kind: str = "source"
     path: str | None = None
     stored_ndim: int = 3
+    declared: Declared = Declared()
+    band_index: tuple[int, ...] | None = None
 
     def read(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Window ``[r0:r1, c0:c1]`` (half-open pixel ranges inside the image) as an
-        ``(r1-r0, c1-c0, B)`` array in the stored dtype."""
+        ``(r1-r0, c1-c0, B)`` array in ``dtype`` (stored, or float64 after a declared scale/offset)."""
         h, w, b = self.shape
         if not (0 <= r0 <= r1 <= h and 0 <= c0 <= c1 <= w):
             raise ValueError(f"{self.name}: window rows [{r0}, {r1}) cols [{c0}, {c1}) outside {h}x{w}")
         if r0 == r1 or c0 == c1:
             return np.zeros((r1 - r0, c1 - c0, b), dtype=self.dtype)
-        return self._window(slice(r0, r1), slice(c0, c1))
+        window = self.declared.values(self._window(slice(r0, r1), slice(c0, c1)))
+        return window if self.band_index is None else window[:, :, list(self.band_index)]
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         raise NotImplementedError
 
+    def declare(self, declared: Declared) -> None:
+        """Apply what the file declares to every window (its scale/offset make the windows float64)."""
+        self.declared = declared
+        if declared.scales:
+            self.dtype = np.dtype(np.float64)
+
+    def follow_bands(self, scene: Source) -> None:
+        """Return the bands in ``scene``'s order when both files name them (:func:`.declared.band_order`)."""
+        self.band_index = band_order(self.declared, scene.declared, result_name=f"{self.name} ({self.declared.source})",
+                                scene_name=f"{scene.name} ({scene.declared.source})")
+
     def describe(self) -> str:
-        """Short description for cards and messages (reader kind and file, if any)."""
-        return self.kind if self.path is None else f"{self.kind}:{self.path}"
+        """Short description for cards and messages (reader kind and file, declared unit and band order)."""
+        return (self.kind if self.path is None else f"{self.kind}:{self.path}") + self.notes()
+
+    def notes(self) -> str:
+        """What the file's record changes: `` (raw x S + O)`` and `` bands [stored order]``, or ``""``."""
+        unit = "" if self.declared.unit is None else f" ({self.declared.unit})"
+        return unit + ("" if self.band_index is None else f" bands {[i + 1 for i in self.band_index]}")
 
     def _set_layout(self, layout: Layout | None, shape: Sequence[int]) -> None:
         """The stored ``shape`` read as ``layout`` (default: the stored array is ``(H, W[, B])``)."""
@@ -316,6 +340,8 @@ class RasterioSource(Source):
             raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
                                  "convert it to one type (e.g. gdal_translate -ot UInt16)")
         self.dtype = np.dtype(ds.dtypes[0])
+        if Path(self.path).suffix.lower() in _TIFF:
+            self.declare(read_declared(self.path))
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         from rasterio.windows import Window
@@ -370,7 +396,9 @@ def _h5_source(path: str, name: str, layout_of: _LayoutRule | None) -> H5Source:
         raise NotWindowed(f"{name}: no single image dataset to read window by window")
     with h5py.File(path, "r") as handle:
         dtype = np.dtype(handle[key].dtype)
-    return H5Source(path, key, shapes[key], dtype, name, layout=layout_of and layout_of(shapes[key]))
+    source = H5Source(path, key, shapes[key], dtype, name, layout=layout_of and layout_of(shapes[key]))
+    source.declare(read_declared(path, key))
+    return source
 
 
 def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | None]:
@@ -380,7 +408,7 @@ def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | 
 
     try:
         with quiet_tifffile(), tifffile.TiffFile(path) as tif:
-            images = [p for p in tif.pages if not getattr(p, "is_reduced", False)]  # overviews aside
+            images = [p for p in tif.pages if not getattr(p, "is_reduced", False) and not is_mask_page(p)]
             if len(images) != 1:
                 raise NotWindowed(f"{name} is a multi-page TIFF ({len(images)} pages, a page stack); "
                                   "tile-wise reading needs one multi-band image")
@@ -419,6 +447,7 @@ def _tiff_source(path: str, name: str, layout_of: _LayoutRule | None) -> Source:
         return RasterioSource(path, name)
     if mapped is None:
         raise NotWindowed(f"{name}: reading compressed TIFF windows needs rasterio (pip install 'pansharp_iqa[scale]')")
+    mapped.declare(read_declared(path))
     return mapped
 
 
@@ -580,14 +609,14 @@ class WindowedImage:
         return len(self.shape)
 
     def describe(self) -> str:
-        """``"<npy|h5|tiff>:<path>"`` plus the multiplier when it is not 1."""
+        """``"<npy|h5|tiff>:<path>"``, the file's declared unit and band order, and the multiplier when it is not 1."""
         ext = Path(self.path).suffix.lower()
         fmt = "tiff" if ext in _TIFF else ext.lstrip(".").replace("hdf5", "h5")
-        return f"{fmt}:{self.path}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
+        return f"{fmt}:{self.path}{self.source.notes()}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
 
     def read_stored(self, key: Any) -> np.ndarray:
-        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as stored:
-        ``(h, w[, B])``, stored dtype, no scale applied."""
+        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as the file declares it:
+        ``(h, w[, B])``, the file's own scale/offset applied, not the multiplier."""
         if not isinstance(key, tuple):
             key = (key,)
         if len(key) > 2 or not all(isinstance(k, slice) for k in key):
@@ -613,6 +642,7 @@ def open_windowed(
     role: str,
     multiplier: float = 1.0,
     expected: Sequence[int] | None = None,
+    like: WindowedImage | None = None,
 ) -> WindowedImage:
     """Open an image file for window reads, checking its shape from the header.
 
@@ -628,6 +658,8 @@ def open_windowed(
     expected : sequence of int, optional
         ``(H, W, B)`` the image must have (a fused result: ``(B, H, W)`` storage accepted, as
         :func:`.orientation.match_expected_shape` does).
+    like : WindowedImage, optional
+        The scene image whose band names the bands follow (:func:`.declared.band_order`).
 
     Returns
     -------
@@ -640,7 +672,7 @@ def open_windowed(
         rasterio, ...).
     DataError
         Unreadable header, truncated file, non-numeric data, or a shape the in-memory readers
-        would refuse (same message).
+        would refuse (same message), band names that contradict ``like``'s.
 
     Examples
     --------
@@ -656,6 +688,8 @@ def open_windowed(
     if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
     source = _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))
+    if like is not None:
+        source.follow_bands(like.source)
     return WindowedImage(source, float(multiplier), two_d=role == "pan")
 
 
@@ -688,6 +722,8 @@ class WindowStats:
     bands: tuple[tuple[float, ...], ...] = ()
     #: a GeoTIFF's declared no-data value and how many pixels hold it
     nodata: tuple[float, int] | None = None
+    #: the file's path and record when its GDAL mask band leaves pixels out
+    masked: tuple[str, Declared] | None = None
 
     def facts(self, name: str) -> ImageFacts:
         """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on.
@@ -699,6 +735,8 @@ class WindowStats:
         """
         if self.nodata is not None:
             check_nodata_count(self.nodata[1], self.nodata[0], name=name)
+        if self.masked is not None:
+            check_unmasked(*self.masked, name=name)
         per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands,
                        strict=False))  # bands is () when not sampled per band (the field's default)
         return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
@@ -737,7 +775,11 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     g_n, g_sum, g_sq = 0.0, 0.0, 0.0
     b_sum, b_sq, b_lo, b_hi = np.zeros(bands), np.zeros(bands), np.full(bands, np.inf), np.full(bands, -np.inf)
     m = image.multiplier
-    nodata = read_geoinfo(image.path).nodata if str(image.path).lower().endswith((".tif", ".tiff")) else None
+    declared = image.source.declared
+    nodata = declared.geo.nodata
+    bands_nodata = None if nodata is None else declared.values(np.full((1, 1, bands), nodata))  # as windows are
+    if bands_nodata is not None and image.source.band_index is not None:
+        bands_nodata = bands_nodata[:, :, list(image.source.band_index)]
     n_nodata = 0
     for r0 in range(0, h, rows):
         strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
@@ -751,7 +793,7 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
         values = strip[finite] if n_bad else strip
         bad += n_bad
         if nodata is not None and not np.isnan(nodata):
-            n_nodata += int(np.count_nonzero(strip == nodata))
+            n_nodata += int(np.count_nonzero(strip == (bands_nodata if strip.ndim == 3 else bands_nodata[0, 0, 0])))
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
     if not np.isfinite(lo):
@@ -759,4 +801,5 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
     per_band = tuple(tuple(float(v) for v in a) for a in (b_sum, b_sq, b_lo, b_hi))
     return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype), per_band,
-                       None if nodata is None else (nodata, n_nodata))
+                       None if nodata is None else (nodata, n_nodata),
+                       None if declared.mask is None else (image.path, declared))

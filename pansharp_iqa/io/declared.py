@@ -1,0 +1,335 @@
+"""What a file declares about its pixels: one record per file, read from its tags, used by every reader.
+
+A GeoTIFF declares (GDAL's tags, read with tifffile): its unit (``value = raw x scale + offset`` per
+band, GDAL's exact rule: ``GDAL_METADATA`` items of role ``scale``/``offset``), a no-data value
+(``GDAL_NODATA``), a GDAL mask band (an internal mask IFD, or a ``<file>.msk`` sidecar), band names
+(GDAL band descriptions; generic ones such as ``"Band 1"`` say nothing) and its georeference. An
+HDF5 dataset declares its unit with the CF attributes ``scale_factor``/``add_offset``.
+:func:`read_declared` builds the record once per file; the in-memory readers (:mod:`.geotiff`,
+:mod:`.results`, :mod:`.scenes`) and the window readers (:mod:`.windows`) apply it alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import DataError
+
+__all__ = ["Declared", "GeoInfo", "band_order", "check_unmasked", "count_masked", "h5_declared", "is_mask_page",
+           "quiet_tifffile", "read_declared", "reorder", "tiff_declared"]
+
+_TIFF_SUFFIXES = (".tif", ".tiff")
+#: Band descriptions that name no band: empty, or a number with an optional generic word ("Band 1", "b3", "4").
+_GENERIC = re.compile(r"^\s*(((band|b|layer|channel|ch)[\s_#-]*)?\d+)?\s*$", re.IGNORECASE)
+
+
+@contextlib.contextmanager
+def quiet_tifffile() -> Iterator[None]:
+    """Silence tifffile's log messages (it logs broken files at ERROR level) for the duration of a read."""
+    log = logging.getLogger("tifffile")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+@dataclasses.dataclass(frozen=True)
+class GeoInfo:
+    """What a TIFF's tags say about its grid and no-data value.
+
+    Attributes
+    ----------
+    crs : str or None
+        ``"EPSG:<code>"``, or a description of a user-defined CRS; None without GeoTIFF keys.
+    transform : tuple of 6 float or None
+        Affine pixel-to-map transform ``(a, b, c, d, e, f)``: ``x = a*col + b*row + c``,
+        ``y = d*col + e*row + f`` (as GDAL and rasterio give it); None without one.
+    nodata : float or None
+        The declared no-data value (GDAL's ``GDAL_NODATA`` tag), in stored units.
+    """
+
+    crs: str | None = None
+    transform: tuple[float, ...] | None = None
+    nodata: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """What one file declares about its pixels (empty: it declares nothing).
+
+    Attributes
+    ----------
+    source : str
+        The file's name, for messages.
+    geo : GeoInfo
+        Georeference and no-data value.
+    scales, offsets : tuple of float
+        Per band (GDAL band order): ``value = raw x scale + offset``; ``()`` when not declared.
+    names : tuple of str
+        Band names (GDAL descriptions), only when every band has a distinct, non-generic one.
+    mask : str or None
+        Where a GDAL mask band is (``"internal mask"``, ``"<file>.msk"``); None without one.
+
+    Examples
+    --------
+    >>> d = Declared("a.tif", scales=(1.0, 1.0), offsets=(-1000.0, -1000.0))
+    >>> d.unit, d.values(np.array([[[1000, 1003]]], dtype=np.uint16)).tolist()
+    ('raw x 1 + -1000', [[[0.0, 3.0]]])
+    """
+
+    source: str = ""
+    geo: GeoInfo = GeoInfo()
+    scales: tuple[float, ...] = ()
+    offsets: tuple[float, ...] = ()
+    names: tuple[str, ...] = ()
+    mask: str | None = None
+
+    @property
+    def unit(self) -> str | None:
+        """``"raw x S + O"`` (one band) or per-band lists when a scale or offset is declared, else None."""
+        if not self.scales:
+            return None
+        s, o = sorted(set(self.scales)), sorted(set(self.offsets))
+        s_txt = f"{s[0]:g}" if len(s) == 1 else "[" + ", ".join(f"{v:g}" for v in self.scales) + "]"
+        o_txt = f"{o[0]:g}" if len(o) == 1 else "[" + ", ".join(f"{v:g}" for v in self.offsets) + "]"
+        return f"raw x {s_txt} + {o_txt}"
+
+    def values(self, array: np.ndarray, band_axis: int = -1) -> np.ndarray:
+        """GDAL's rule, ``raw x scale + offset`` per band along ``band_axis`` (float64); ``array`` without tags."""
+        if not self.scales:
+            return array
+        scales, offsets = np.asarray(self.scales), np.asarray(self.offsets)
+        arr = np.asarray(array, dtype=np.float64)
+        if len(set(self.scales)) == 1 and len(set(self.offsets)) == 1:
+            return arr * scales[0] + offsets[0]
+        if arr.ndim < 3 or arr.shape[band_axis] != scales.size:
+            raise DataError(f"{self.source}: declares {scales.size} per-band scales/offsets for an array of "
+                            f"shape {arr.shape}; store them on its GDAL bands")
+        shape = [1] * arr.ndim
+        shape[band_axis] = scales.size
+        return arr * scales.reshape(shape) + offsets.reshape(shape)
+
+
+def _transform(meta: dict[str, Any]) -> tuple[float, ...] | None:
+    if meta.get("ModelTransformation") is not None:
+        m = np.asarray(meta["ModelTransformation"], dtype=np.float64).ravel()
+        a, b, c, d, e, f = m[0], m[1], m[3], m[4], m[5], m[7]
+    elif meta.get("ModelPixelScale") is not None and meta.get("ModelTiepoint") is not None:
+        sx, sy = (float(v) for v in list(meta["ModelPixelScale"])[:2])
+        i, j, _, x, y = (float(v) for v in list(meta["ModelTiepoint"])[:5])
+        a, b, c, d, e, f = sx, 0.0, x - i * sx, 0.0, -sy, y + j * sy
+    else:
+        return None
+    if int(meta.get("GTRasterTypeGeoKey", 1)) == 2:  # PixelIsPoint: the tie point is a pixel centre
+        c, f = c - 0.5 * a - 0.5 * b, f - 0.5 * d - 0.5 * e
+    return tuple(float(v) for v in (a, b, c, d, e, f))
+
+
+def _crs(meta: dict[str, Any]) -> str | None:
+    for key in ("ProjectedCSTypeGeoKey", "GeographicTypeGeoKey"):
+        code = meta.get(key)
+        if code is not None and 0 < int(code) < 32767:
+            return f"EPSG:{int(code)}"
+    keys = {k: str(v) for k, v in meta.items() if k.endswith("GeoKey") and k != "GTRasterTypeGeoKey"}
+    return f"user-defined ({', '.join(f'{k}={v}' for k, v in sorted(keys.items()))})" if keys else None
+
+
+def _float(text: object) -> float | None:
+    try:
+        return float(str(text).strip().strip("\x00"))
+    except ValueError:
+        return None
+
+
+def is_mask_page(page: Any) -> bool:
+    """Whether a TIFF page is a GDAL mask IFD (NewSubfileType bit 4: FILETYPE_MASK)."""
+    return bool(int(getattr(page, "subfiletype", 0) or 0) & 4)
+
+
+def _gdal_items(page: Any, bands: int) -> tuple[tuple[float, ...], tuple[float, ...], tuple[str, ...]]:
+    """Per-band scales, offsets and names of a page's GDAL_METADATA XML (tag 42112)."""
+    tag = page.tags.get(42112)
+    scale, offset, names = [1.0] * bands, [0.0] * bands, [""] * bands
+    if tag is not None:
+        try:
+            root = ET.fromstring(str(tag.value).strip().strip("\x00"))
+        except ET.ParseError:
+            root = ET.Element("none")
+        for item in root.iter("Item"):
+            role, sample = item.get("role"), item.get("sample")
+            if role not in ("scale", "offset", "description") or sample is None or not 0 <= int(sample) < bands:
+                continue
+            if role == "description":
+                names[int(sample)] = (item.text or "").strip()
+            elif (value := _float(item.text)) is not None:
+                (scale if role == "scale" else offset)[int(sample)] = value
+    declared = any(s != 1.0 for s in scale) or any(o != 0.0 for o in offset)
+    named = all(not _GENERIC.match(n) for n in names) and len({n.casefold() for n in names}) == bands
+    return ((tuple(scale), tuple(offset)) if declared else ((), ())) + (tuple(names) if named else (),)
+
+
+def _tiff_declared(tif: Any, path: str) -> Declared:
+    pages = [p for p in tif.pages if not getattr(p, "is_reduced", False)]
+    page = pages[0]
+    nodata_tag = page.tags.get(42113)  # GDAL_NODATA
+    nodata = None if nodata_tag is None else _float(nodata_tag.value)
+    try:
+        meta = tif.geotiff_metadata if getattr(tif, "is_geotiff", False) else None
+    except Exception:  # noqa: BLE001 - broken GeoTIFF keys: no georeference to compare
+        meta = None
+    geo = GeoInfo(_crs(meta), _transform(meta), nodata) if meta else GeoInfo(nodata=nodata)
+    scales, offsets, names = _gdal_items(page, int(page.samplesperpixel))
+    mask = "internal mask" if any(is_mask_page(p) for p in pages[1:]) else \
+        f"{Path(path).name}.msk" if os.path.isfile(path + ".msk") else None
+    return Declared(Path(path).name, geo, scales, offsets, names, mask)
+
+
+def tiff_declared(tif: Any, path: str | os.PathLike[str]) -> Declared:
+    """The record of an open ``tifffile.TiffFile`` (what :func:`read_declared` gives for its path)."""
+    return _tiff_declared(tif, os.fspath(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _read_cached(path: str, stamp: tuple[int, int]) -> Declared:
+    import tifffile
+
+    try:
+        with quiet_tifffile(), tifffile.TiffFile(path) as tif:
+            return _tiff_declared(tif, path)
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"cannot read TIFF {path}: {type(exc).__name__}: {exc}") from None
+
+
+def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Declared:
+    """What a file declares about its pixels, from its tags (no pixels are read).
+
+    Parameters
+    ----------
+    path : path-like
+        A GeoTIFF, or an HDF5 file with ``key``; other files declare nothing here.
+    key : str, optional
+        The HDF5 dataset (its CF ``scale_factor``/``add_offset`` attributes).
+
+    Returns
+    -------
+    Declared
+        Built once per file version (cached by path, size and modification time).
+
+    Raises
+    ------
+    DataError
+        The TIFF cannot be read.
+
+    Examples
+    --------
+    >>> read_declared("scene_ms.npy")
+    Declared(source='scene_ms.npy', geo=GeoInfo(crs=None, transform=None, nodata=None), scales=(), offsets=(), names=(), mask=None)
+    """  # noqa: E501 - doctest output
+    path = os.fspath(path)
+    if key is not None and Path(path).suffix.lower() in (".h5", ".hdf5"):
+        import h5py
+
+        try:
+            with h5py.File(path, "r") as handle:
+                return h5_declared(handle[key], f"{Path(path).name}:{key}")
+        except Exception as exc:  # noqa: BLE001
+            raise DataError(f"cannot read {key!r} from {path}: {type(exc).__name__}: {exc}") from None
+    if Path(path).suffix.lower() not in _TIFF_SUFFIXES:
+        return Declared(Path(path).name)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise DataError(f"cannot read TIFF {path}: {exc.strerror or exc}") from None
+    return _read_cached(path, (st.st_mtime_ns, st.st_size))
+
+
+def h5_declared(dataset: Any, name: str) -> Declared:
+    """The CF ``scale_factor``/``add_offset`` attributes of an HDF5 dataset (one value, or one per band)."""
+    attrs = dataset.attrs
+    if "scale_factor" not in attrs and "add_offset" not in attrs:
+        return Declared(name)
+    scale = np.atleast_1d(np.asarray(attrs.get("scale_factor", 1.0), dtype=np.float64)).ravel()
+    offset = np.atleast_1d(np.asarray(attrs.get("add_offset", 0.0), dtype=np.float64)).ravel()
+    scale, offset = np.broadcast_arrays(scale, offset)
+    return Declared(name, scales=tuple(map(float, scale)), offsets=tuple(map(float, offset)))
+
+
+def band_order(result: Declared, scene: Declared, *, result_name: str, scene_name: str) -> tuple[int, ...] | None:
+    """Indexes that put a result's bands in its scene's order by name (None: nothing to reorder).
+
+    When both files name their bands (non-generic GDAL descriptions), the result's band ``order[i]``
+    is the scene's band ``i``. Names that do not match are a contradiction, refused naming both.
+
+    Raises
+    ------
+    DataError
+        The two files name other bands.
+
+    Examples
+    --------
+    >>> band_order(Declared(names=("NIR", "Red", "Green", "Blue")), Declared(names=("Blue", "Green", "Red", "NIR")),
+    ...            result_name="m/s.tif", scene_name="s_gt.tif")
+    (3, 2, 1, 0)
+    """
+    if not result.names or not scene.names or len(result.names) != len(scene.names):
+        return None  # a band-count mismatch is the shape check's to name
+    ours = [n.casefold() for n in result.names]
+    if sorted(ours) != sorted(n.casefold() for n in scene.names):
+        raise DataError(
+            f"{result_name} names its bands {', '.join(result.names)} but {scene_name} names them "
+            f"{', '.join(scene.names)}: the result's bands are not the scene's. Write the result with the scene's "
+            f"bands (or its band descriptions with the scene's names, in its own order)"
+        )
+    order = tuple(ours.index(n.casefold()) for n in scene.names)
+    return None if order == tuple(range(len(order))) else order
+
+
+def count_masked(path: str | os.PathLike[str]) -> int:
+    """Pixels outside a file's GDAL mask band (0 in the mask), block by block with rasterio, else with tifffile."""
+    path = os.fspath(path)
+    try:
+        import rasterio
+    except ImportError:
+        rasterio = None
+    try:
+        if rasterio is not None:
+            with rasterio.open(path) as ds:
+                return sum(int(np.count_nonzero(ds.dataset_mask(window=w) == 0)) for _, w in ds.block_windows(1))
+        import tifffile
+
+        with quiet_tifffile(), tifffile.TiffFile(path + ".msk" if os.path.isfile(path + ".msk") else path) as tif:
+            masks = [p for p in tif.pages if is_mask_page(p)] or tif.pages[:1]
+            return int(np.count_nonzero(np.asarray(masks[0].asarray()) == 0))
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"cannot read the mask band of {path}: {type(exc).__name__}: {exc}") from None
+
+
+def check_unmasked(path: str | os.PathLike[str], declared: Declared, *, name: str) -> None:
+    """Refuse a file whose GDAL mask band leaves pixels out (the indexes cannot); a mask that masks nothing passes."""
+    if declared.mask is None:
+        return
+    count = count_masked(path)
+    if count:
+        raise DataError(
+            f"{name}: {count} pixels are masked out by its GDAL mask band ({declared.mask}); the indexes cannot "
+            f"leave pixels out, and would score them as values. Crop the scene and the result to the valid "
+            f"window, or fill them (and remove the mask) if scoring the filled values is intended"
+        )
+
+
+def reorder(array: np.ndarray, order: Sequence[int] | None) -> np.ndarray:
+    """The bands (last axis) of ``array`` in ``order``; ``array`` itself when None."""
+    return array if order is None else array[..., list(order)]
