@@ -140,8 +140,10 @@ class Source:
 
     def follow_bands(self, scene: Source) -> None:
         """Return the bands in ``scene``'s order when both files name them (:func:`.declared.band_order`)."""
-        self.band_index = band_order(self.declared, scene.declared, result_name=f"{self.name} ({self.declared.source})",
-                                scene_name=f"{scene.name} ({scene.declared.source})")
+        def label(src: Source) -> str:
+            return src.name if src.name == src.declared.source else f"{src.name} ({src.declared.source})"
+
+        self.band_index = band_order(self.declared, scene.declared, result_name=label(self), scene_name=label(scene))
 
     def describe(self) -> str:
         """Short description for cards and messages (reader kind and file, declared unit and band order)."""
