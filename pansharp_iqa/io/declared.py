@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,8 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["Declared", "GeoInfo", "band_order", "check_unmasked", "count_masked", "h5_declared", "is_mask_page",
-           "quiet_tifffile", "read_declared", "reorder", "tiff_declared"]
+__all__ = ["Declared", "GeoInfo", "band_order", "check_unmasked", "count_masked", "is_mask_page", "quiet_tifffile",
+           "read_declared", "tiff_declared"]
 
 _TIFF_SUFFIXES = (".tif", ".tiff")
 #: Band descriptions that name no band: empty, or a number with an optional generic word ("Band 1", "b3", "4").
@@ -100,12 +100,10 @@ class Declared:
     @property
     def unit(self) -> str | None:
         """``"raw x S + O"`` (one band) or per-band lists when a scale or offset is declared, else None."""
-        if not self.scales:
-            return None
-        s, o = sorted(set(self.scales)), sorted(set(self.offsets))
-        s_txt = f"{s[0]:g}" if len(s) == 1 else "[" + ", ".join(f"{v:g}" for v in self.scales) + "]"
-        o_txt = f"{o[0]:g}" if len(o) == 1 else "[" + ", ".join(f"{v:g}" for v in self.offsets) + "]"
-        return f"raw x {s_txt} + {o_txt}"
+        def text(v: tuple[float, ...]) -> str:
+            return f"{v[0]:g}" if len(set(v)) == 1 else "[" + ", ".join(f"{x:g}" for x in v) + "]"
+
+        return f"raw x {text(self.scales)} + {text(self.offsets)}" if self.scales else None
 
     def values(self, array: np.ndarray, band_axis: int = -1) -> np.ndarray:
         """GDAL's rule, ``raw x scale + offset`` per band along ``band_axis`` (float64); ``array`` without tags."""
@@ -181,7 +179,8 @@ def _gdal_items(page: Any, bands: int) -> tuple[tuple[float, ...], tuple[float, 
     return ((tuple(scale), tuple(offset)) if declared else ((), ())) + (tuple(names) if named else (),)
 
 
-def _tiff_declared(tif: Any, path: str) -> Declared:
+def tiff_declared(tif: Any, path: str) -> Declared:
+    """The record of an open ``tifffile.TiffFile`` (what :func:`read_declared` gives for its path)."""
     pages = [p for p in tif.pages if not getattr(p, "is_reduced", False)]
     page = pages[0]
     nodata_tag = page.tags.get(42113)  # GDAL_NODATA
@@ -197,18 +196,13 @@ def _tiff_declared(tif: Any, path: str) -> Declared:
     return Declared(Path(path).name, geo, scales, offsets, names, mask)
 
 
-def tiff_declared(tif: Any, path: str | os.PathLike[str]) -> Declared:
-    """The record of an open ``tifffile.TiffFile`` (what :func:`read_declared` gives for its path)."""
-    return _tiff_declared(tif, os.fspath(path))
-
-
 @functools.lru_cache(maxsize=64)
 def _read_cached(path: str, stamp: tuple[int, int]) -> Declared:
     import tifffile
 
     try:
         with quiet_tifffile(), tifffile.TiffFile(path) as tif:
-            return _tiff_declared(tif, path)
+            return tiff_declared(tif, path)
     except Exception as exc:  # noqa: BLE001
         raise DataError(f"cannot read TIFF {path}: {type(exc).__name__}: {exc}") from None
 
@@ -228,11 +222,6 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
     Declared
         Built once per file version (cached by path, size and modification time).
 
-    Raises
-    ------
-    DataError
-        The TIFF cannot be read.
-
     Examples
     --------
     >>> read_declared("scene_ms.npy")
@@ -244,9 +233,15 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
 
         try:
             with h5py.File(path, "r") as handle:
-                return h5_declared(handle[key], f"{Path(path).name}:{key}")
+                attrs = handle[key].attrs
+                scale, offset = (np.atleast_1d(np.asarray(attrs.get(k, v), dtype=np.float64)).ravel()
+                                 for k, v in (("scale_factor", 1.0), ("add_offset", 0.0)))
         except Exception as exc:  # noqa: BLE001
             raise DataError(f"cannot read {key!r} from {path}: {type(exc).__name__}: {exc}") from None
+        scale, offset = np.broadcast_arrays(scale, offset)
+        if (scale == 1).all() and (offset == 0).all():
+            return Declared(f"{Path(path).name}:{key}")
+        return Declared(f"{Path(path).name}:{key}", scales=tuple(map(float, scale)), offsets=tuple(map(float, offset)))
     if Path(path).suffix.lower() not in _TIFF_SUFFIXES:
         return Declared(Path(path).name)
     try:
@@ -254,17 +249,6 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
     except OSError as exc:
         raise DataError(f"cannot read TIFF {path}: {exc.strerror or exc}") from None
     return _read_cached(path, (st.st_mtime_ns, st.st_size))
-
-
-def h5_declared(dataset: Any, name: str) -> Declared:
-    """The CF ``scale_factor``/``add_offset`` attributes of an HDF5 dataset (one value, or one per band)."""
-    attrs = dataset.attrs
-    if "scale_factor" not in attrs and "add_offset" not in attrs:
-        return Declared(name)
-    scale = np.atleast_1d(np.asarray(attrs.get("scale_factor", 1.0), dtype=np.float64)).ravel()
-    offset = np.atleast_1d(np.asarray(attrs.get("add_offset", 0.0), dtype=np.float64)).ravel()
-    scale, offset = np.broadcast_arrays(scale, offset)
-    return Declared(name, scales=tuple(map(float, scale)), offsets=tuple(map(float, offset)))
 
 
 def band_order(result: Declared, scene: Declared, *, result_name: str, scene_name: str) -> tuple[int, ...] | None:
@@ -328,8 +312,3 @@ def check_unmasked(path: str | os.PathLike[str], declared: Declared, *, name: st
             f"leave pixels out, and would score them as values. Crop the scene and the result to the valid "
             f"window, or fill them (and remove the mask) if scoring the filled values is intended"
         )
-
-
-def reorder(array: np.ndarray, order: Sequence[int] | None) -> np.ndarray:
-    """The bands (last axis) of ``array`` in ``order``; ``array`` itself when None."""
-    return array if order is None else array[..., list(order)]

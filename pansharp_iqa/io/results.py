@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
-from .declared import Declared, band_order, read_declared, reorder
+from .declared import Declared, band_order, read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import check_same_grid_files, read_geotiff
@@ -165,9 +165,9 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     arr = match_expected_shape(raw, expected_shape, name=path.name)
     if ext not in (".tif", ".tiff"):
         arr = declared.values(arr)
-    if like is not None:
-        arr = reorder(arr, band_order(declared, read_declared(like), result_name=path.name,
-                                      scene_name=Path(like).name))
+    order = None if like is None else band_order(declared, read_declared(like), result_name=path.name,
+                                                 scene_name=Path(like).name)
+    arr = arr if order is None else arr[..., list(order)]
     check_finite(arr, name=path.name)
     return np.ascontiguousarray(arr, dtype=np.float64)
 

@@ -43,10 +43,10 @@ def wv2() -> dict[str, np.ndarray]:
 
 
 def write(path: Path, hwb: np.ndarray, *, dtype: Any = None, scales: Any = None, offsets: Any = None,
-          names: Any = None, mask: np.ndarray | None = None, transform: Any = None) -> Path:
+          names: Any = None, mask: np.ndarray | None = None, transform: Any = None, internal: bool = True) -> Path:
     """``hwb`` as GDAL bands, with what it declares, written by GDAL (rasterio)."""
     bands = np.moveaxis(np.atleast_3d(hwb), -1, 0).astype(dtype or hwb.dtype)
-    with rasterio.Env(GDAL_TIFF_INTERNAL_MASK=True), rasterio.open(
+    with rasterio.Env(GDAL_TIFF_INTERNAL_MASK=internal), rasterio.open(
             path, "w", driver="GTiff", height=bands.shape[1], width=bands.shape[2], count=bands.shape[0],
             dtype=bands.dtype, crs="EPSG:32631", transform=transform or from_origin(*ORIGIN, 2.0, 2.0)) as ds:
         ds.write(bands)
@@ -210,3 +210,44 @@ def test_hdf5_scale_factor_is_applied(tmp_path):
     expected = np.moveaxis(raw, 0, -1) * 2.0 + 5.0
     np.testing.assert_array_equal(load_result(tmp_path / "s.h5", (64, 64, 4)), expected)
     np.testing.assert_array_equal(open_windowed(tmp_path / "s.h5", role="fused", expected=(64, 64, 4))[:, :], expected)
+
+
+def test_a_msk_sidecar_is_a_mask_band_too(tmp_path, monkeypatch):
+    from pansharp_iqa.io.declared import count_masked
+
+    rng = np.random.default_rng(2)
+    image = rng.uniform(100, 900, (128, 128, 4)).astype(np.float32)
+    path = write(tmp_path / "a.tif", image, mask=block_mask(image.shape), internal=False)
+    assert (tmp_path / "a.tif.msk").is_file() and read_declared(path).mask == "a.tif.msk"
+    with pytest.raises(DataError, match=r"1600 pixels are masked out by its GDAL mask band \(a.tif.msk\)"):
+        pi.evaluate_reduced(path, image.astype(np.float64), ratio=4, bits=11)
+    internal = write(tmp_path / "b.tif", image, mask=block_mask(image.shape))
+    monkeypatch.setitem(__import__("sys").modules, "rasterio", None)  # tifffile alone reads the masks too
+    assert count_masked(path) == count_masked(internal) == 1600
+
+
+def test_a_mat_or_npz_with_two_different_results_is_refused(tmp_path):
+    import scipy.io
+
+    rng = np.random.default_rng(4)
+    fused = rng.uniform(100, 900, (64, 64, 4))
+    scipy.io.savemat(tmp_path / "two.mat", {"sr": fused, "I_F": fused + 1.0})
+    with pytest.raises(DataError, match="two.mat: holds two results, 'I_F' and 'sr', with different arrays"):
+        load_result(tmp_path / "two.mat", (64, 64, 4))
+    np.savez(tmp_path / "two.npz", fused=fused, output=fused[..., ::-1])
+    with pytest.raises(DataError, match="holds two results, 'fused' and 'output'"):
+        load_result(tmp_path / "two.npz", (64, 64, 4))
+    scipy.io.savemat(tmp_path / "same.mat", {"sr": fused, "I_F": fused, "I_MS": fused[::4, ::4]})
+    np.testing.assert_array_equal(load_result(tmp_path / "same.mat", (64, 64, 4)), fused)
+
+
+def test_scene_files_are_read_in_the_values_they_declare(tmp_path):
+    from pansharp_iqa.io import discover_scenes, load_scene, load_settings
+
+    rng = np.random.default_rng(5)
+    gt = rng.integers(100, 1800, (128, 128, 4)).astype(np.float64)
+    write(tmp_path / "s_gt.tif", (gt + 500).astype(np.uint16), offsets=[-500.0] * 4)
+    (tmp_path / "dataset.toml").write_text('sensor = "none"\nratio = 4\nbits = 11\nresolution = "reduced"\n')
+    settings = load_settings(tmp_path)
+    loaded = load_scene(discover_scenes(tmp_path)[0][0], settings, ("gt",))
+    np.testing.assert_array_equal(loaded["gt"], gt)
