@@ -14,11 +14,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import importlib.util
 import logging
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = ["Declared", "GeoInfo", "band_order", "check_unmasked", "count_masked"
            "read_declared", "tiff_declared"]
 
 _TIFF_SUFFIXES = (".tif", ".tiff")
+_ARRAYS = (".npy", ".npz", ".mat", ".h5", ".hdf5")
 #: Band descriptions that name no band: empty, or a number with an optional generic word ("Band 1", "b3", "4").
 _GENERIC = re.compile(r"^\s*(((band|b|layer|channel|ch)[\s_#-]*)?\d+)?\s*$", re.IGNORECASE)
 
@@ -157,7 +159,16 @@ def is_mask_page(page: Any) -> bool:
     return bool(int(getattr(page, "subfiletype", 0) or 0) & 4)
 
 
-def _gdal_items(page: Any, bands: int) -> tuple[tuple[float, ...], tuple[float, ...], tuple[str, ...]]:
+def _record(source: str, geo: GeoInfo, scales: Sequence[float], offsets: Sequence[float], names: Sequence[str],
+            mask: str | None) -> Declared:
+    """A record from GDAL's per-band values (an identity scale/offset and generic or repeated names say nothing)."""
+    unit = any(v != 1.0 for v in scales) or any(v != 0.0 for v in offsets)
+    named = not any(_GENERIC.match(n) for n in names) and len({n.casefold() for n in names}) == len(names)
+    return Declared(source, geo, tuple(scales) if unit else (), tuple(offsets) if unit else (),
+                    tuple(names) if named else (), mask)
+
+
+def _gdal_items(page: Any, bands: int) -> tuple[list[float], list[float], list[str]]:
     """Per-band scales, offsets and names of a page's GDAL_METADATA XML (tag 42112)."""
     tag = page.tags.get(42112)
     scale, offset, names = [1.0] * bands, [0.0] * bands, [""] * bands
@@ -168,15 +179,13 @@ def _gdal_items(page: Any, bands: int) -> tuple[tuple[float, ...], tuple[float, 
             root = ET.Element("none")
         for item in root.iter("Item"):
             role, sample = item.get("role"), item.get("sample")
-            if role not in ("scale", "offset", "description") or sample is None or not 0 <= int(sample) < bands:
+            if role not in ("scale", "offset", "description") or not (sample or "").isdigit() or int(sample) >= bands:
                 continue
             if role == "description":
                 names[int(sample)] = (item.text or "").strip()
             elif (value := _float(item.text)) is not None:
                 (scale if role == "scale" else offset)[int(sample)] = value
-    declared = any(s != 1.0 for s in scale) or any(o != 0.0 for o in offset)
-    named = all(not _GENERIC.match(n) for n in names) and len({n.casefold() for n in names}) == bands
-    return ((tuple(scale), tuple(offset)) if declared else ((), ())) + (tuple(names) if named else (),)
+    return scale, offset, names
 
 
 def tiff_declared(tif: Any, path: str) -> Declared:
@@ -190,10 +199,25 @@ def tiff_declared(tif: Any, path: str) -> Declared:
     except Exception:  # noqa: BLE001 - broken GeoTIFF keys: no georeference to compare
         meta = None
     geo = GeoInfo(_crs(meta), _transform(meta), nodata) if meta else GeoInfo(nodata=nodata)
-    scales, offsets, names = _gdal_items(page, int(page.samplesperpixel))
     mask = "internal mask" if any(is_mask_page(p) for p in pages[1:]) else \
         f"{Path(path).name}.msk" if os.path.isfile(path + ".msk") else None
-    return Declared(Path(path).name, geo, scales, offsets, names, mask)
+    return _record(Path(path).name, geo, *_gdal_items(page, int(page.samplesperpixel)), mask)
+
+
+def _dataset_declared(path: str) -> Declared:
+    """The record of another GDAL raster (VRT, JPEG 2000, a remote file, ...), as GDAL reads it (rasterio)."""
+    import rasterio
+    from rasterio.enums import MaskFlags
+
+    try:
+        with rasterio.open(path) as ds:
+            flags = set(ds.mask_flag_enums[0]) if ds.count else set()
+            crs = ds.crs.to_string() if ds.crs else None
+            geo = GeoInfo(crs, None if ds.transform.is_identity else tuple(ds.transform)[:6], ds.nodata)
+            mask = "GDAL mask band" if flags == {MaskFlags.per_dataset} else None
+            return _record(Path(path).name, geo, ds.scales, ds.offsets, [d or "" for d in ds.descriptions], mask)
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
 
 
 @functools.lru_cache(maxsize=64)
@@ -213,7 +237,8 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
     Parameters
     ----------
     path : path-like
-        A GeoTIFF, or an HDF5 file with ``key``; other files declare nothing here.
+        A GeoTIFF (its tags, read with tifffile), an HDF5 file with ``key``, or another GDAL raster
+        (read with rasterio, when installed); array files (``.npy``, ``.npz``, ``.mat``) declare nothing here.
     key : str, optional
         The HDF5 dataset (its CF ``scale_factor``/``add_offset`` attributes).
 
@@ -242,13 +267,13 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
         if (scale == 1).all() and (offset == 0).all():
             return Declared(f"{Path(path).name}:{key}")
         return Declared(f"{Path(path).name}:{key}", scales=tuple(map(float, scale)), offsets=tuple(map(float, offset)))
-    if Path(path).suffix.lower() not in _TIFF_SUFFIXES:
-        return Declared(Path(path).name)
-    try:
+    suffix = Path(path).suffix.lower()
+    if suffix in _TIFF_SUFFIXES and os.path.exists(path):
         st = os.stat(path)
-    except OSError as exc:
-        raise DataError(f"cannot read TIFF {path}: {exc.strerror or exc}") from None
-    return _read_cached(path, (st.st_mtime_ns, st.st_size))
+        return _read_cached(path, (st.st_mtime_ns, st.st_size))
+    if suffix in _ARRAYS or importlib.util.find_spec("rasterio") is None:
+        return Declared(Path(path).name)
+    return _dataset_declared(path)
 
 
 def band_order(result: Declared, scene: Declared, *, result_name: str, scene_name: str) -> tuple[int, ...] | None:

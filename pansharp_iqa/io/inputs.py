@@ -77,7 +77,7 @@ def check_image_path(name: str, value: Any) -> Any:
         )
     if not os.path.exists(path):
         raise DataError(f"{name}: {path} does not exist")
-    if suffix in (".tif", ".tiff"):
+    if suffix != ".npy":  # a GDAL raster: its no-data value and mask band
         check_raster_path(path, name=name)
     return value
 

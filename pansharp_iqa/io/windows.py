@@ -342,8 +342,7 @@ class RasterioSource(Source):
             raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
                                  "convert it to one type (e.g. gdal_translate -ot UInt16)")
         self.dtype = np.dtype(ds.dtypes[0])
-        if Path(self.path).suffix.lower() in _TIFF:
-            self.declare(read_declared(self.path))
+        self.declare(read_declared(self.path))
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         from rasterio.windows import Window

@@ -251,3 +251,16 @@ def test_scene_files_are_read_in_the_values_they_declare(tmp_path):
     settings = load_settings(tmp_path)
     loaded = load_scene(discover_scenes(tmp_path)[0][0], settings, ("gt",))
     np.testing.assert_array_equal(loaded["gt"], gt)
+
+
+def test_other_gdal_rasters_declare_the_same_way(scene):
+    d = wv2()
+    stored = np.round((d["fused"][..., ::-1] + 100) * 4).astype(np.uint16)  # (value + 100) x 4, bands reversed
+    path = scene["folder"] / "result.img"  # an ERDAS Imagine file: GDAL keeps its tags in result.img.aux.xml
+    bands = np.moveaxis(stored, -1, 0)
+    with rasterio.open(path, "w", driver="HFA", height=128, width=128, count=8, dtype="uint16", crs="EPSG:32631",
+                       transform=from_origin(*ORIGIN, 2.0, 2.0)) as ds:
+        ds.write(bands)
+        ds.scales, ds.offsets, ds.descriptions = (0.25,) * 8, (-100.0,) * 8, NAMES[::-1]
+    undeclared = (stored.astype(np.float64) * 0.25 - 100.0)[..., ::-1]
+    assert_same(rr(path, scene["gt"]), rr(undeclared, d["gt"]))
