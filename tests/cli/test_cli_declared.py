@@ -134,3 +134,28 @@ def test_contradictions_and_masked_pixels_are_refused_in_one_line(runs, mode):
     if mode == "never":
         reason = pairs["twomat"].get("reason") or ""
         assert "holds two results, 'I_F' and 'sr', with different arrays" in reason, reason
+
+
+@pytest.mark.parametrize("mode", ["never", "always"])
+def test_full_resolution_bands_follow_the_ms(tmp_path, mode):
+    import json
+
+    from cli_helpers import make_scene
+
+    sc = make_scene(7)
+    names = ("Blue", "Green", "Red", "NIR")
+    data, res = tmp_path / "data", tmp_path / "res"
+    write(data / "s_ms.tif", sc["ms"], names=names, transform=from_origin(*ORIGIN, 8.0, 8.0))
+    write(data / "s_pan.tif", sc["pan"])
+    write_toml(data, sensor="none", ratio=4, bits=11, resolution="full", result_scale="dn")
+    fused = gsa(sc["ms"].astype(np.float64), sc["pan"].astype(np.float64), ratio=4)
+    write(res / "reversed" / "s.tif", fused[..., ::-1], names=names[::-1])
+    write(res / "contradicts" / "s.tif", fused, names=("Red", "Green", "Blue", "Red Edge"))
+    proc = run_cli("evaluate", data, res / "reversed", res / "contradicts", "--out", tmp_path / "o",
+                   "--format", "json", "--no-progress", "--tiled", mode)
+    pairs = json.loads((tmp_path / "o" / "results.json").read_text())["scenes"]["s"]
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    expected = pi.evaluate_full(fused, sc["ms"], sc["pan"], sensor="none", ratio=4, bits=11)
+    for k in ("D_lambda", "D_s", "QNR"):
+        assert pairs["reversed"]["metrics"][k] == pytest.approx(expected[k], rel=1e-9), k
+    assert "names its bands Red, Green, Blue, Red Edge but s_ms.tif" in pairs["contradicts"]["reason"]
