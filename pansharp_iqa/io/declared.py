@@ -3,8 +3,9 @@
 A GeoTIFF declares (GDAL's tags, read with tifffile): its unit (``value = raw x scale + offset`` per
 band, GDAL's exact rule: ``GDAL_METADATA`` items of role ``scale``/``offset``), a no-data value
 (``GDAL_NODATA``), a GDAL mask band (an internal mask IFD, or a ``<file>.msk`` sidecar), band names
-(GDAL band descriptions; generic ones such as ``"Band 1"`` say nothing) and its georeference. An
-HDF5 dataset declares its unit with the CF attributes ``scale_factor``/``add_offset``.
+(GDAL band descriptions; generic ones such as ``"Band 1"`` say nothing) and its georeference; other
+GDAL rasters declare the same, as GDAL reads them (rasterio). An HDF5 dataset declares its unit with
+the CF attributes ``scale_factor``/``add_offset``.
 :func:`read_declared` builds the record once per file; the in-memory readers (:mod:`.geotiff`,
 :mod:`.results`, :mod:`.scenes`) and the window readers (:mod:`.windows`) apply it alike.
 """
@@ -254,19 +255,7 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
     """  # noqa: E501 - doctest output
     path = os.fspath(path)
     if key is not None and Path(path).suffix.lower() in (".h5", ".hdf5"):
-        import h5py
-
-        try:
-            with h5py.File(path, "r") as handle:
-                attrs = handle[key].attrs
-                scale, offset = (np.atleast_1d(np.asarray(attrs.get(k, v), dtype=np.float64)).ravel()
-                                 for k, v in (("scale_factor", 1.0), ("add_offset", 0.0)))
-        except Exception as exc:  # noqa: BLE001
-            raise DataError(f"cannot read {key!r} from {path}: {type(exc).__name__}: {exc}") from None
-        scale, offset = np.broadcast_arrays(scale, offset)
-        if (scale == 1).all() and (offset == 0).all():
-            return Declared(f"{Path(path).name}:{key}")
-        return Declared(f"{Path(path).name}:{key}", scales=tuple(map(float, scale)), offsets=tuple(map(float, offset)))
+        return _h5_declared(path, key)
     suffix = Path(path).suffix.lower()
     if suffix in _TIFF_SUFFIXES and os.path.exists(path):
         st = os.stat(path)
@@ -274,6 +263,21 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
     if suffix in _ARRAYS or importlib.util.find_spec("rasterio") is None:
         return Declared(Path(path).name)
     return _dataset_declared(path)
+
+
+def _h5_declared(path: str, key: str) -> Declared:
+    """The CF ``scale_factor``/``add_offset`` attributes of an HDF5 dataset (one value, or one per band)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as handle:
+            scale, offset = (np.atleast_1d(np.asarray(handle[key].attrs.get(k, v), dtype=np.float64)).ravel()
+                             for k, v in (("scale_factor", 1.0), ("add_offset", 0.0)))
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"cannot read {key!r} from {path}: {type(exc).__name__}: {exc}") from None
+    scale, offset = np.broadcast_arrays(scale, offset)
+    return _record(f"{Path(path).name}:{key}", GeoInfo(), [float(v) for v in scale], [float(v) for v in offset], (),
+                   None)
 
 
 def band_order(result: Declared, scene: Declared, *, result_name: str, scene_name: str) -> tuple[int, ...] | None:
