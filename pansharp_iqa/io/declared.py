@@ -179,13 +179,14 @@ def _gdal_items(page: Any, bands: int) -> tuple[list[float], list[float], list[s
         except ET.ParseError:
             root = ET.Element("none")
         for item in root.iter("Item"):
-            role, sample = item.get("role"), item.get("sample")
-            if role not in ("scale", "offset", "description") or not (sample or "").isdigit() or int(sample) >= bands:
+            role, sample = item.get("role"), item.get("sample") or ""
+            band = int(sample) if sample.isdigit() else bands
+            if role not in ("scale", "offset", "description") or band >= bands:
                 continue
             if role == "description":
-                names[int(sample)] = (item.text or "").strip()
+                names[band] = (item.text or "").strip()
             elif (value := _float(item.text)) is not None:
-                (scale if role == "scale" else offset)[int(sample)] = value
+                (scale if role == "scale" else offset)[band] = value
     return scale, offset, names
 
 

@@ -778,9 +778,10 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     m = image.multiplier
     declared = image.source.declared
     nodata = declared.geo.nodata
-    bands_nodata = None if nodata is None else declared.values(np.full((1, 1, bands), nodata))  # as windows are
-    if bands_nodata is not None and image.source.band_index is not None:
-        bands_nodata = bands_nodata[:, :, list(image.source.band_index)]
+    counted = nodata is not None and not np.isnan(nodata)  # NaN no-data: the non-finite rule refuses it
+    as_read = declared.values(np.full((1, 1, bands), nodata if counted else 0.0))  # as windows give it
+    as_read = as_read[:, :, list(image.source.band_index or range(bands))]
+    as_read = as_read[:, :, 0] if image.two_d else as_read
     n_nodata = 0
     for r0 in range(0, h, rows):
         strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
@@ -793,8 +794,8 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
         n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0
         values = strip[finite] if n_bad else strip
         bad += n_bad
-        if nodata is not None and not np.isnan(nodata):
-            n_nodata += int(np.count_nonzero(strip == (bands_nodata if strip.ndim == 3 else bands_nodata[0, 0, 0])))
+        if counted:
+            n_nodata += int(np.count_nonzero(strip == as_read))
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
     if not np.isfinite(lo):

@@ -40,13 +40,14 @@ def wv2() -> dict[str, np.ndarray]:
 
 
 def write(path: Path, hwb: np.ndarray, *, dtype: Any = None, scales: Any = None, offsets: Any = None,
-          names: Any = None, mask: np.ndarray | None = None, transform: Any = None) -> None:
+          names: Any = None, mask: np.ndarray | None = None, transform: Any = None, nodata: Any = None) -> None:
     """``hwb`` as GDAL bands, with what it declares, written by GDAL (rasterio)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     bands = np.moveaxis(np.atleast_3d(hwb), -1, 0).astype(dtype or hwb.dtype)
     with rasterio.Env(GDAL_TIFF_INTERNAL_MASK=True), rasterio.open(
             path, "w", driver="GTiff", height=bands.shape[1], width=bands.shape[2], count=bands.shape[0],
-            dtype=bands.dtype, crs="EPSG:32631", transform=transform or from_origin(*ORIGIN, 2.0, 2.0)) as ds:
+            dtype=bands.dtype, crs="EPSG:32631", transform=transform or from_origin(*ORIGIN, 2.0, 2.0),
+            nodata=nodata) as ds:
         ds.write(bands)
         for attr, value in (("scales", scales), ("offsets", offsets), ("descriptions", names)):
             if value is not None:
@@ -82,6 +83,9 @@ def runs(tmp_path_factory) -> dict[str, Any]:
     mask[40:80, 40:80] = 0
     write(res / "offset" / "s.tif", stored, offsets=[-1000.0] * 8)
     write(res / "unit" / "s.tif", unit, scales=[2047.0] * 8)
+    gaps = stored.copy()
+    gaps[:8, :8] = 0  # raw 0 is the no-data value (-1000 once the offset applies)
+    write(res / "nodata" / "s.tif", gaps, offsets=[-1000.0] * 8, nodata=0)
     write(res / "reversed" / "s.tif", flipped, names=NAMES[::-1])
     write(res / "generic" / "s.tif", flipped, names=[f"Band {i}" for i in range(1, 9)])
     write(res / "contradicts" / "s.tif", flipped, names=("SWIR1", *NAMES[1:]))
@@ -125,11 +129,12 @@ def test_declared_results_score_as_the_arrays_they_stand_for(runs, mode):
 @pytest.mark.parametrize("mode", ["never", "always"])
 def test_contradictions_and_masked_pixels_are_refused_in_one_line(runs, mode):
     _, pairs = runs["runs"][mode]
-    reasons = {m: pairs[m].get("reason") or "" for m in ("contradicts", "masked", "southup")}
+    reasons = {m: pairs[m].get("reason") or "" for m in ("contradicts", "masked", "southup", "nodata")}
     assert "s.tif names its bands SWIR1, Blue" in reasons["contradicts"], reasons
     assert "s_gt.tif" in reasons["contradicts"] and "names them Coastal, Blue" in reasons["contradicts"]
     assert "1600 pixels are masked out by its GDAL mask band (internal mask)" in reasons["masked"], reasons
     assert "is flipped north-south against s_gt.tif" in reasons["southup"], reasons
+    assert f"{8 * 8 * 8} pixels hold the declared no-data value 0" in reasons["nodata"], reasons
     assert all(pairs[m]["status"] == "failed" and "\n" not in r for m, r in reasons.items())
     if mode == "never":
         reason = pairs["twomat"].get("reason") or ""
