@@ -214,7 +214,8 @@ def _dataset_declared(path: str) -> Declared:
     try:
         with rasterio.open(path) as ds:
             flags = set(ds.mask_flag_enums[0]) if ds.count else set()
-            crs = ds.crs.to_string() if ds.crs else None
+            epsg = ds.crs.to_epsg() if ds.crs else None  # a user-defined CRS is not compared (tags differ in form)
+            crs = None if epsg is None else f"EPSG:{epsg}"
             geo = GeoInfo(crs, None if ds.transform.is_identity else tuple(ds.transform)[:6], ds.nodata)
             mask = "GDAL mask band" if flags == {MaskFlags.per_dataset} else None
             return _record(Path(path).name, geo, ds.scales, ds.offsets, [d or "" for d in ds.descriptions], mask)

@@ -1,10 +1,9 @@
 """The one GeoTIFF reader of the package, and the checks of what a GeoTIFF declares about its pixels.
 
 All TIFF/GeoTIFF input read whole goes through :func:`read_geotiff`, which applies the file's record
-(:mod:`.declared`: scale/offset, no-data, mask band). :func:`read_geoinfo` gives a file's
-georeference (CRS, affine transform) and declared no-data value, without the pixels;
-:func:`check_same_grid` holds a result's georeference against its scene's, and :func:`check_no_nodata`
-refuses declared no-data pixels (the indexes cannot leave pixels out; scoring them as values gives a wrong number).
+(:mod:`.declared`: scale/offset, no-data, mask band). :func:`check_same_grid` holds a result's
+georeference against its scene's; :func:`check_no_nodata` refuses declared no-data pixels (the
+indexes cannot leave pixels out; scoring them as values gives a wrong number).
 """
 
 from __future__ import annotations
@@ -20,38 +19,11 @@ from .declared import GeoInfo, check_unmasked, is_mask_page, quiet_tifffile, rea
 from .errors import DataError
 
 __all__ = ["GeoInfo", "check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid",
-           "check_same_grid_files", "count_nodata", "quiet_tifffile", "read_geoinfo", "read_geotiff"]
+           "check_same_grid_files", "quiet_tifffile", "read_geotiff"]
 
 #: Largest georeference difference taken as the same grid: a thousandth of a pixel (offset) and a
 #: relative 1e-6 (pixel size), far below any real misregistration, above float rounding of the tags.
 _PIXEL_TOLERANCE = 1e-3
-
-
-def read_geoinfo(path: str | os.PathLike[str]) -> GeoInfo:
-    """The georeference and declared no-data value of a TIFF, from its tags (no pixels are read).
-
-    Parameters
-    ----------
-    path : path-like
-
-    Returns
-    -------
-    GeoInfo
-        Empty for other files and for TIFFs without GeoTIFF tags.
-
-    Raises
-    ------
-    DataError
-        The file cannot be read.
-
-    Examples
-    --------
-    >>> import os, tempfile, numpy as np, tifffile
-    >>> path = os.path.join(tempfile.mkdtemp(), "plain.tif"); tifffile.imwrite(path, np.zeros((4, 4), np.uint16))
-    >>> read_geoinfo(path)
-    GeoInfo(crs=None, transform=None, nodata=None)
-    """
-    return read_declared(path).geo
 
 
 def check_same_grid_files(result_path: str | os.PathLike[str], scene_path: str | os.PathLike[str], *,
@@ -75,7 +47,7 @@ def check_same_grid_files(result_path: str | os.PathLike[str], scene_path: str |
     >>> check_same_grid_files("GSA/s.mat", "s_gt.mat", result_name="GSA/s.mat", scene_name="s_gt.mat")  # no TIFFs
     """
     try:
-        result, scene = read_geoinfo(result_path), read_geoinfo(scene_path)
+        result, scene = read_declared(result_path).geo, read_declared(scene_path).geo
     except DataError:
         return
     if result.crs is None and result.transform is None:
@@ -191,23 +163,8 @@ def check_nodata_count(count: int, nodata: float, *, name: str) -> None:
         raise DataError(_nodata_message(name, count, nodata))
 
 
-def count_nodata(path: str | os.PathLike[str], nodata: float) -> int:
-    """Pixels of a raster equal to ``nodata``, read block by block with rasterio (bounded memory).
-
-    Raises
-    ------
-    DataError
-        The file cannot be read.
-
-    Examples
-    --------
-    >>> import os, tempfile, warnings, numpy as np, tifffile
-    >>> path = os.path.join(tempfile.mkdtemp(), "a.tif"); tifffile.imwrite(path, np.eye(4, dtype=np.uint16))
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")  # a plain TIFF: rasterio notes it has no georeference
-    ...     count_nodata(path, 0.0)
-    12
-    """
+def _count_nodata(path: str | os.PathLike[str], nodata: float) -> int:
+    """Pixels of a raster equal to ``nodata``, read block by block with rasterio (bounded memory)."""
     import rasterio
 
     count = 0
@@ -240,7 +197,7 @@ def check_raster_path(path: str | os.PathLike[str], *, name: str) -> None:
     try:
         declared = read_declared(path)
         nodata = declared.geo.nodata
-        count = count_nodata(path, nodata) if nodata is not None and not math.isnan(nodata) else 0
+        count = _count_nodata(path, nodata) if nodata is not None and not math.isnan(nodata) else 0
     except DataError:
         return
     label = f"{name} ({Path(path).name})"

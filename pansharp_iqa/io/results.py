@@ -181,7 +181,7 @@ def check_result_georeference(result_file: str | os.PathLike[str], scene: SceneS
     """A GeoTIFF result must be on its scene's grid when both are georeferenced.
 
     The scene's grid is its ground truth's at reduced resolution and its PAN's at full resolution
-    (the fused image's grid); read from the tags only (:func:`.geotiff.read_geoinfo`), for the
+    (the fused image's grid); read from the tags only (:func:`.declared.read_declared`), for the
     in-memory and tile-wise paths alike. Scenes and results without georeference pass.
 
     Parameters
