@@ -18,8 +18,8 @@ import numpy as np
 from .declared import GeoInfo, check_unmasked, is_mask_page, quiet_tifffile, read_declared, tiff_declared
 from .errors import DataError
 
-__all__ = ["GeoInfo", "check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid",
-           "check_same_grid_files", "quiet_tifffile", "read_geotiff"]
+__all__ = ["check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid", "check_same_grid_files",
+           "read_geotiff"]
 
 #: Largest georeference difference taken as the same grid: a thousandth of a pixel (offset) and a
 #: relative 1e-6 (pixel size), far below any real misregistration, above float rounding of the tags.

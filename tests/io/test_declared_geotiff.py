@@ -15,9 +15,9 @@ import pytest
 
 import pansharp_iqa as pi
 from pansharp_iqa.baselines import gsa
-from pansharp_iqa.io.declared import read_declared
+from pansharp_iqa.io.declared import GeoInfo, read_declared
 from pansharp_iqa.io.errors import DataError
-from pansharp_iqa.io.geotiff import GeoInfo, check_same_grid, read_geotiff
+from pansharp_iqa.io.geotiff import check_same_grid, read_geotiff
 from pansharp_iqa.io.results import load_result
 
 rasterio = pytest.importorskip("rasterio")
