@@ -51,54 +51,23 @@ def quiet_tifffile() -> Iterator[None]:
 
 @dataclasses.dataclass(frozen=True)
 class GeoInfo:
-    """What a TIFF's tags say about its grid and no-data value.
+    """What a TIFF's tags say about its grid and no-data value."""
 
-    Attributes
-    ----------
-    crs : str or None
-        ``"EPSG:<code>"``, or a description of a user-defined CRS; None without GeoTIFF keys.
-    transform : tuple of 6 float or None
-        Affine pixel-to-map transform ``(a, b, c, d, e, f)``: ``x = a*col + b*row + c``,
-        ``y = d*col + e*row + f`` (as GDAL and rasterio give it); None without one.
-    nodata : float or None
-        The declared no-data value (GDAL's ``GDAL_NODATA`` tag), in stored units.
-    """
-
-    crs: str | None = None
-    transform: tuple[float, ...] | None = None
-    nodata: float | None = None
+    crs: str | None = None  #: "EPSG:<code>", or a description of a user-defined CRS
+    transform: tuple[float, ...] | None = None  #: (a, b, c, d, e, f): x = a*col + b*row + c, y = d*col + e*row + f
+    nodata: float | None = None  #: GDAL_NODATA, in stored units
 
 
 @dataclasses.dataclass(frozen=True)
 class Declared:
-    """What one file declares about its pixels (empty: it declares nothing).
+    """What one file declares about its pixels (empty: it declares nothing)."""
 
-    Attributes
-    ----------
-    source : str
-        The file's name, for messages.
-    geo : GeoInfo
-        Georeference and no-data value.
-    scales, offsets : tuple of float
-        Per band (GDAL band order): ``value = raw x scale + offset``; ``()`` when not declared.
-    names : tuple of str
-        Band names (GDAL descriptions), only when every band has a distinct, non-generic one.
-    mask : str or None
-        Where a GDAL mask band is (``"internal mask"``, ``"<file>.msk"``); None without one.
-
-    Examples
-    --------
-    >>> d = Declared("a.tif", scales=(1.0, 1.0), offsets=(-1000.0, -1000.0))
-    >>> d.unit, d.values(np.array([[[1000, 1003]]], dtype=np.uint16)).tolist()
-    ('raw x 1 + -1000', [[[0.0, 3.0]]])
-    """
-
-    source: str = ""
+    source: str = ""  #: the file's name, for messages
     geo: GeoInfo = GeoInfo()
-    scales: tuple[float, ...] = ()
+    scales: tuple[float, ...] = ()  #: per GDAL band, value = raw x scale + offset; () when not declared
     offsets: tuple[float, ...] = ()
-    names: tuple[str, ...] = ()
-    mask: str | None = None
+    names: tuple[str, ...] = ()  #: band names, only when every band has a distinct, non-generic one
+    mask: str | None = None  #: where a GDAL mask band is ("internal mask", "<file>.msk"); None without one
 
     @property
     def unit(self) -> str | None:
@@ -235,26 +204,7 @@ def _read_cached(path: str, stamp: tuple[int, int]) -> Declared:
 
 
 def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Declared:
-    """What a file declares about its pixels, from its tags (no pixels are read).
-
-    Parameters
-    ----------
-    path : path-like
-        A GeoTIFF (its tags, read with tifffile), an HDF5 file with ``key``, or another GDAL raster
-        (read with rasterio, when installed); array files (``.npy``, ``.npz``, ``.mat``) declare nothing here.
-    key : str, optional
-        The HDF5 dataset (its CF ``scale_factor``/``add_offset`` attributes).
-
-    Returns
-    -------
-    Declared
-        Built once per file version (cached by path, size and modification time).
-
-    Examples
-    --------
-    >>> read_declared("scene_ms.npy")
-    Declared(source='scene_ms.npy', geo=GeoInfo(crs=None, transform=None, nodata=None), scales=(), offsets=(), names=(), mask=None)
-    """  # noqa: E501 - doctest output
+    """What a file declares about its pixels, from its tags (no pixels are read)."""
     path = os.fspath(path)
     if key is not None and Path(path).suffix.lower() in (".h5", ".hdf5"):
         return _h5_declared(path, key)
@@ -283,22 +233,7 @@ def _h5_declared(path: str, key: str) -> Declared:
 
 
 def band_order(result: Declared, scene: Declared, *, result_name: str, scene_name: str) -> tuple[int, ...] | None:
-    """Indexes that put a result's bands in its scene's order by name (None: nothing to reorder).
-
-    When both files name their bands (non-generic GDAL descriptions), the result's band ``order[i]``
-    is the scene's band ``i``. Names that do not match are a contradiction, refused naming both.
-
-    Raises
-    ------
-    DataError
-        The two files name other bands.
-
-    Examples
-    --------
-    >>> band_order(Declared(names=("NIR", "Red", "Green", "Blue")), Declared(names=("Blue", "Green", "Red", "NIR")),
-    ...            result_name="m/s.tif", scene_name="s_gt.tif")
-    (3, 2, 1, 0)
-    """
+    """Indexes that put a result's bands in its scene's order by name (None: nothing to reorder)."""
     if not result.names or not scene.names or len(result.names) != len(scene.names):
         return None  # a band-count mismatch is the shape check's to name
     ours = [n.casefold() for n in result.names]

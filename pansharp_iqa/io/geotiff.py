@@ -28,24 +28,8 @@ _PIXEL_TOLERANCE = 1e-3
 
 def check_same_grid_files(result_path: str | os.PathLike[str], scene_path: str | os.PathLike[str], *,
                           result_name: str, scene_name: str) -> None:
-    """:func:`check_same_grid` on two files' tags: nothing to compare when the result has no
-    georeference, or when either file cannot be read (its reader names that trouble).
-
-    Parameters
-    ----------
-    result_path, scene_path : path-like
-    result_name, scene_name : str
-        For the message.
-
-    Raises
-    ------
-    DataError
-        Another CRS, pixel size or an offset grid.
-
-    Examples
-    --------
-    >>> check_same_grid_files("GSA/s.mat", "s_gt.mat", result_name="GSA/s.mat", scene_name="s_gt.mat")  # no TIFFs
-    """
+    """:func:`check_same_grid` on two files' tags: nothing to compare when the result has no georeference, or when
+    either file cannot be read (its reader names that trouble)."""
     try:
         result, scene = read_declared(result_path).geo, read_declared(scene_path).geo
     except DataError:
@@ -56,35 +40,7 @@ def check_same_grid_files(result_path: str | os.PathLike[str], scene_path: str |
 
 
 def check_same_grid(result: GeoInfo, scene: GeoInfo, *, result_name: str, scene_name: str) -> None:
-    """A result's georeference must be its scene's (when both have one): same CRS, same pixel grid.
-
-    A result whose transform is offset (e.g. 4 pixels east) or has another pixel size holds other
-    pixels than the scene's, whatever its array shape says; another CRS means its grid cannot be
-    compared (or its metadata is wrong). Refused with the reason; a result without georeference
-    (e.g. a network's plain TIFF) is taken on its array alone.
-
-    Parameters
-    ----------
-    result, scene : GeoInfo
-        The result's and the scene's (the ground truth at reduced resolution, the PAN at full
-        resolution: the grid of the fused image).
-    result_name, scene_name : str
-        For the message.
-
-    Raises
-    ------
-    DataError
-
-    Examples
-    --------
-    >>> scene = GeoInfo("EPSG:32631", (0.5, 0.0, 593270.0, 0.0, -0.5, 5747657.0))
-    >>> check_same_grid(scene, scene, result_name="GSA/a.tif", scene_name="a_pan.tif")
-    >>> check_same_grid(GeoInfo("EPSG:32631", (0.5, 0.0, 593272.0, 0.0, -0.5, 5747657.0)), scene,
-    ...                 result_name="GSA/a.tif", scene_name="a_pan.tif")
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.DataError: GSA/a.tif is not on the grid of a_pan.tif: its georeference is offset by 4 px east and 0 px south (its pixels are not the scene's), so every index would compare other pixels. Resample or crop the result onto the scene's grid (e.g. gdalwarp -te ... -tr ...), or write it with the scene's georeference if the pixels do match
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    """A result's georeference must be its scene's (when both have one): same CRS, same pixel grid."""
     if result.crs is not None and scene.crs is not None and result.crs != scene.crs:
         raise DataError(
             f"{result_name} is in another CRS than {scene_name} ({result.crs} vs {scene.crs}), so its pixels cannot "
@@ -137,28 +93,14 @@ def _nodata_message(name: str, count: int, nodata: float) -> str:
 
 
 def check_no_nodata(array: np.ndarray, nodata: float | None, *, name: str) -> None:
-    """Refuse an image holding its declared no-data value (in stored units).
-
-    Examples
-    --------
-    >>> check_no_nodata(np.array([[0, 5], [7, 9]]), 0.0, name="a.tif")
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.DataError: a.tif: 1 pixels hold the declared no-data value 0 (its GeoTIFF nodata tag); the indexes cannot leave pixels out, and would score them as values. Crop the scene and the result to the valid window, or fill them (and remove the nodata tag) if scoring the filled values is intended
-    >>> check_no_nodata(np.array([[3, 5]]), 0.0, name="a.tif")
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    """Refuse an image holding its declared no-data value (in stored units)."""
     if nodata is None or math.isnan(nodata):  # NaN no-data: the non-finite rule refuses it
         return
     check_nodata_count(int(np.count_nonzero(np.asarray(array) == nodata)), nodata, name=name)
 
 
 def check_nodata_count(count: int, nodata: float, *, name: str) -> None:
-    """Refuse ``count`` > 0 pixels holding the declared no-data value (the message of :func:`check_no_nodata`).
-
-    Examples
-    --------
-    >>> check_nodata_count(0, 0.0, name="a.tif")
-    """
+    """Refuse ``count`` > 0 pixels holding the declared no-data value (the message of :func:`check_no_nodata`)."""
     if count:
         raise DataError(_nodata_message(name, count, nodata))
 
@@ -178,22 +120,8 @@ def _count_nodata(path: str | os.PathLike[str], nodata: float) -> int:
 
 
 def check_raster_path(path: str | os.PathLike[str], *, name: str) -> None:
-    """A GeoTIFF given as a path to the tile engine must not hold its declared no-data value, nor
-    pixels its GDAL mask band leaves out.
-
-    Only files that declare one are read (once, block by block). A file that cannot be read is left
-    to the reader, which names the trouble (corrupt, truncated, ...).
-
-    Raises
-    ------
-    DataError
-
-    Examples
-    --------
-    >>> import os, tempfile, numpy as np, tifffile
-    >>> path = os.path.join(tempfile.mkdtemp(), "a.tif"); tifffile.imwrite(path, np.eye(4, dtype=np.uint16))
-    >>> check_raster_path(path, name="fused")  # no no-data value or mask declared: nothing to read
-    """
+    """A GeoTIFF given as a path to the tile engine must not hold its declared no-data value, nor pixels its GDAL mask
+    band leaves out."""
     try:
         declared = read_declared(path)
         nodata = declared.geo.nodata
@@ -224,27 +152,7 @@ def _pages_stack(tif: Any, path: str) -> tuple[np.ndarray, bool]:
 
 
 def read_geotiff(path: str | os.PathLike[str]) -> np.ndarray:
-    """Read a (Geo)TIFF image into memory, in the values it declares.
-
-    Parameters
-    ----------
-    path : path-like
-        A single-image TIFF; multi-band files may be stored band-interleaved ``(B, H, W)`` or
-        pixel-interleaved ``(H, W, B)`` (orientation is resolved by the caller from the shape), or
-        as one page per band (stacked ``(B, H, W)`` in page order).
-
-    Returns
-    -------
-    numpy.ndarray
-        The stored array; float64 ``raw x scale + offset`` (GDAL's rule, per band) when the file
-        declares a scale or offset (:class:`.declared.Declared`).
-
-    Raises
-    ------
-    DataError
-        If the file cannot be read, holds images of different shapes, holds its declared no-data
-        value (:func:`check_no_nodata`) or pixels its GDAL mask band leaves out.
-    """
+    """Read a (Geo)TIFF image into memory, in the values it declares."""
     import tifffile
 
     path = os.fspath(path)

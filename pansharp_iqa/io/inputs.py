@@ -34,34 +34,7 @@ def _path_of(value: Any) -> str | None:
 
 
 def check_image_path(name: str, value: Any) -> Any:
-    """Refuse paths the tile engine cannot read as one image, with what to do instead.
-
-    Parameters
-    ----------
-    name : str
-        The image's role, for the message.
-    value : object
-        An image argument; anything but a path or a rasterio dataset passes unchanged.
-
-    Returns
-    -------
-    object
-        ``value``.
-
-    Raises
-    ------
-    DataError
-        A missing file; a ``.mat``/``.npz``/HDF5 container (it may hold several arrays: load the
-        one you mean); a GeoTIFF (path or rasterio dataset) holding its declared no-data value or
-        pixels its GDAL mask band leaves out.
-
-    Examples
-    --------
-    >>> check_image_path("reference", "scene.mat")
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.DataError: reference: scene.mat is a MATLAB file, which holds named arrays; paths are read tile by tile as one raster (GeoTIFF) or one .npy array. Load the array and pass it, e.g. scipy.io.loadmat(path)['I_MS'] (or evaluate the folder with pansharp-eval, which reads .mat scenes)
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    """Refuse paths the tile engine cannot read as one image, with what to do instead."""
     path = _path_of(value)
     if path is None:
         return value
@@ -83,25 +56,7 @@ def check_image_path(name: str, value: Any) -> Any:
 
 
 def check_path_grid(test: Any, scene: Any, *, test_name: str = "fused", scene_name: str = "reference") -> None:
-    """A fused GeoTIFF must be on its reference's grid when both are georeferenced files.
-
-    Parameters
-    ----------
-    test, scene : object
-        The fused image and the image that sets its grid (reference, or PAN at full resolution):
-        paths or rasterio datasets are compared; anything else passes.
-    test_name, scene_name : str
-
-    Raises
-    ------
-    DataError
-        Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> check_path_grid(np.zeros((4, 4, 1)), "gt.tif")  # an array has no georeference: nothing to compare
-    """
+    """A fused GeoTIFF must be on its reference's grid when both are georeferenced files."""
     a, b = _path_of(test), _path_of(scene)
     if a is None or b is None:
         return

@@ -70,19 +70,8 @@ def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path,
 
 
 def result_key(names: Sequence[str], path: str | os.PathLike[str]) -> str:
-    """The array of a container that holds the fused image: the only one, or the one named like
-    :data:`RESULT_KEYS` (the last component of an HDF5 path: ``results/fused`` is ``fused``).
-
-    Raises
-    ------
-    DataError
-        No array, or several and none (or more than one) named as a result.
-
-    Examples
-    --------
-    >>> result_key(["results/fused", "results/ms"], "a.h5")
-    'results/fused'
-    """
+    """The array of a container that holds the fused image: the only one, or the one named like :data:`RESULT_KEYS` (the
+    last component of an HDF5 path: ``results/fused`` is ``fused``)."""
     names = list(names)
     name = Path(path).name
     if not names:
@@ -178,28 +167,7 @@ def band_names_file(scene: SceneSource, resolution: str) -> str | None:
 
 
 def check_result_georeference(result_file: str | os.PathLike[str], scene: SceneSource, resolution: str) -> None:
-    """A GeoTIFF result must be on its scene's grid when both are georeferenced.
-
-    The scene's grid is its ground truth's at reduced resolution and its PAN's at full resolution
-    (the fused image's grid); read from the tags only (:func:`.declared.read_declared`), for the
-    in-memory and tile-wise paths alike. Scenes and results without georeference pass.
-
-    Parameters
-    ----------
-    result_file : path-like
-    scene : SceneSource
-    resolution : {"reduced", "full"}
-
-    Raises
-    ------
-    DataError
-        Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
-
-    Examples
-    --------
-    >>> scene = SceneSource("s", "mat", (("bundle", "s.mat"),))
-    >>> check_result_georeference("GSA/s.tif", scene, "reduced")  # a .mat scene has no georeference
-    """
+    """A GeoTIFF result must be on its scene's grid when both are georeferenced."""
     grid = scene.file_for("gt" if resolution == "reduced" else "pan")
     if grid is None or scene.kind != "split":
         return

@@ -48,20 +48,7 @@ _H5 = (".h5", ".hdf5")
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
-    """Where the rows, columns and bands of an image lie in its stored array.
-
-    Attributes
-    ----------
-    stored_shape : tuple of int
-    axes : (int, int, int or None)
-        Stored axes of the rows, columns and bands (None: one band). Other axes have length 1.
-
-    Examples
-    --------
-    >>> band_first = Layout((3, 4, 5), (1, 2, 0))
-    >>> band_first.shape, band_first.index(slice(0, 2), slice(1, 5))
-    ((4, 5, 3), (slice(None, None, None), slice(0, 2, None), slice(1, 5, None)))
-    """
+    """Where the rows, columns and bands of an image lie in its stored array."""
 
     stored_shape: tuple[int, ...]
     axes: tuple[int, int, int | None]
@@ -166,14 +153,8 @@ class Source:
 
 
 class ArraySource(Source):
-    """An ``ndarray`` (pickled whole: fine for tests and small scenes), or any object with ``.shape``
-    (2-D or 3-D) and NumPy slicing (h5py, zarr, ...; picklable to run in other processes).
-
-    Parameters
-    ----------
-    array : ndarray or array-like, shape (H, W) or (H, W, B)
-    name : str
-    """
+    """An ``ndarray`` (pickled whole: fine for tests and small scenes), or any object with ``.shape`` (2-D or 3-D) and
+    NumPy slicing (h5py, zarr, ...; picklable to run in other processes)."""
 
     def __init__(self, array: Any, name: str = "image") -> None:
         self.name, self.array = name, array
@@ -190,22 +171,7 @@ class ArraySource(Source):
 
 
 class MemmapSource(Source):
-    """An array stored raw in a file; each read maps the file, copies the window out and unmaps.
-
-    Parameters
-    ----------
-    path : path-like
-    dtype : numpy dtype
-        Stored data type (with its byte order).
-    shape : tuple of int
-        Stored shape.
-    offset : int
-        Byte offset of the data in the file.
-    name : str
-    order : {"C", "F"}
-    layout : Layout, optional
-        Default: the stored array is ``(H, W[, B])``.
-    """
+    """An array stored raw in a file; each read maps the file, copies the window out and unmaps."""
 
     kind = "memmap"
     path: str
@@ -232,20 +198,7 @@ class MemmapSource(Source):
 
 
 class H5Source(Source):
-    """One dataset of an HDF5 file, sliced with h5py.
-
-    Parameters
-    ----------
-    path : path-like
-    key : str
-        The dataset.
-    shape : tuple of int
-        Its stored shape.
-    dtype : numpy dtype
-    name : str
-    layout : Layout, optional
-        Default: the stored array is ``(H, W[, B])``.
-    """
+    """One dataset of an HDF5 file, sliced with h5py."""
 
     kind = "h5"
 
@@ -311,19 +264,7 @@ def _open_dataset(path: str) -> Any:
 
 
 class RasterioSource(Source):
-    """A GeoTIFF (or any GDAL raster) read window by window with rasterio.
-
-    Parameters
-    ----------
-    path : path-like
-        Raster file; bands are GDAL bands (stored ``(B, H, W)``, returned ``(h, w, B)``).
-    name : str
-
-    Raises
-    ------
-    SceneReadError
-        The file cannot be opened.
-    """
+    """A GeoTIFF (or any GDAL raster) read window by window with rasterio."""
 
     kind = "rasterio"
 
@@ -545,12 +486,8 @@ def is_lazy_input(x: Any) -> bool:
 
 
 def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str) -> Layout:
-    """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths
-    accept the same files, with the same messages for the ones they refuse.
-
-    They decide on a stand-in array whose axes have distinct strides (singleton axes 0): the
-    strides of the ``(H, W[, B])`` view they return say which stored axis went where.
-    """
+    """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths accept the same
+    files, with the same messages for the ones they refuse."""
     strides = [0 if n == 1 else 1 << i for i, n in enumerate(stored)]
     buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides, strict=True)), dtype=np.uint8)
     probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
@@ -567,20 +504,7 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
 
 @dataclasses.dataclass
 class WindowedImage:
-    """An image file read window by window, in digital numbers (made by :func:`open_windowed`).
-
-    ``img[r0:r1, c0:c1]`` (steps of 1) reads that window and returns it as float64 DN, shape
-    ``(r1-r0, c1-c0, B)`` (``(r1-r0, c1-c0)`` for a PAN). Picklable, as its reader is.
-
-    Attributes
-    ----------
-    source : Source
-        The file's reader (stored dtype and units).
-    multiplier : float
-        Stored value to DN (the declared scale).
-    two_d : bool
-        A PAN: ``shape`` is ``(H, W)`` and windows are 2-D.
-    """
+    """An image file read window by window, in digital numbers (made by :func:`open_windowed`)."""
 
     source: Source
     multiplier: float = 1.0
@@ -645,45 +569,7 @@ def open_windowed(
     expected: Sequence[int] | None = None,
     like: WindowedImage | None = None,
 ) -> WindowedImage:
-    """Open an image file for window reads, checking its shape from the header.
-
-    Parameters
-    ----------
-    path : path-like
-        ``.npy``, ``.h5``/``.hdf5`` or GeoTIFF (one multi-band image, not a page stack).
-    role : str
-        ``"pan"`` (a 2-D image; singleton axes dropped), or any other role for a multi-band image
-        (band axis recognised as :func:`.orientation.as_hwb` does).
-    multiplier : float
-        Stored value to DN (the declared scale), applied to every window.
-    expected : sequence of int, optional
-        ``(H, W, B)`` the image must have (a fused result: ``(B, H, W)`` storage accepted, as
-        :func:`.orientation.match_expected_shape` does).
-    like : WindowedImage, optional
-        The scene image whose band names the bands follow (:func:`.declared.band_order`).
-
-    Returns
-    -------
-    WindowedImage
-
-    Raises
-    ------
-    NotWindowed
-        The file can only be read whole (``.mat``, ``.npz``, page stacks, compressed TIFFs without
-        rasterio, ...).
-    DataError
-        Unreadable header, truncated file, non-numeric data, or a shape the in-memory readers
-        would refuse (same message), band names that contradict ``like``'s.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "gt.npy")
-    >>> np.save(path, np.arange(2 * 64 * 64, dtype=np.uint16).reshape(2, 64, 64))
-    >>> img = open_windowed(path, role="gt")
-    >>> img.shape, img[0:2, 0:3][..., 1].tolist()
-    ((64, 64, 2), [[4096.0, 4097.0, 4098.0], [4160.0, 4161.0, 4162.0]])
-    """
+    """Open an image file for window reads, checking its shape from the header."""
     path = os.fspath(path)
     name, ext = Path(path).name, Path(path).suffix.lower()
     if ext not in (".npy", *_H5, *_TIFF):
@@ -696,22 +582,7 @@ def open_windowed(
 
 @dataclasses.dataclass(frozen=True)
 class WindowStats:
-    """Whole-image statistics of a windowed image, in DN.
-
-    Attributes
-    ----------
-    minimum, maximum : float
-        Over the finite values (0 when there are none).
-    nonfinite : int
-        Count of NaN/Inf values.
-    grid : (float, float, float)
-        Count, sum and sum of squares (DN) of the values on the fixed sample grid of
-        :func:`pansharp_iqa.validation.sample_step` (the value rules' scale evidence).
-    shape : tuple of int
-        The image's shape.
-    dtype : str
-        Its stored dtype.
-    """
+    """Whole-image statistics of a windowed image, in DN."""
 
     minimum: float
     maximum: float
@@ -727,13 +598,7 @@ class WindowStats:
     masked: tuple[str, Declared] | None = None
 
     def facts(self, name: str) -> ImageFacts:
-        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on.
-
-        Raises
-        ------
-        DataError
-            Pixels hold the file's declared no-data value (as :func:`.geotiff.read_geotiff` refuses).
-        """
+        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on."""
         if self.nodata is not None:
             check_nodata_count(self.nodata[1], self.nodata[0], name=name)
         if self.masked is not None:
@@ -745,28 +610,8 @@ class WindowStats:
 
 
 def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
-    """Minimum, maximum, non-finite count and sample-grid sums of an image, reading it once in row
-    strips (what :meth:`WindowStats.facts` gives the value rules).
-
-    Parameters
-    ----------
-    image : WindowedImage
-    strip_bytes : int
-        Size of one strip as float64 (bytes); bounds the memory used.
-
-    Returns
-    -------
-    WindowStats
-        Values in DN (the image's multiplier applied).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "pan.npy"); np.save(path, np.arange(12.0).reshape(3, 4))
-    >>> s = window_stats(open_windowed(path, role="pan", multiplier=2.0))
-    >>> s.minimum, s.maximum, s.nonfinite
-    (0.0, 22.0, 0)
-    """
+    """Minimum, maximum, non-finite count and sample-grid sums of an image, reading it once in row strips (what
+    :meth:`WindowStats.facts` gives the value rules)."""
     h, w = image.shape[:2]
     bands = image.shape[2] if len(image.shape) == 3 else 1
     rows = max(1, int(strip_bytes) // max(1, w * bands * 8))
