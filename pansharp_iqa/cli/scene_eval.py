@@ -24,7 +24,7 @@ from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
-from pansharp_iqa.io.results import check_result_georeference, load_result
+from pansharp_iqa.io.results import band_names_file, check_result_georeference, load_result
 from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
@@ -198,7 +198,7 @@ def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tu
             expected = (*images["pan"].shape, images["ms"].shape[2])
         path = task.result_file
         images["fused"] = open_windowed(path, role="fused", multiplier=settings.result_scale or 1.0,
-                                        expected=expected)
+                                        expected=expected, like=images[_scene_roles(settings)[0]])
     except NotWindowed as exc:
         ext = Path(path or "").suffix.lower() or "these"
         return None, (f"{ext} files" if ext != ".tiff" else ".tif files", str(exc))
@@ -322,7 +322,8 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         else:
             reference = inputs["ms"]
             expected = (*inputs["pan"].shape, reference.shape[2])
-        fused = load_result(task.result_file, expected, task.result_index) * settings.result_scale
+        fused = load_result(task.result_file, expected, task.result_index,
+                            like=band_names_file(task.scene, settings.resolution)) * settings.result_scale
         if task.display_only:
             return _display_outcome(task, _display(task, fused=fused, inputs=inputs, defer=defer_display))
         check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),

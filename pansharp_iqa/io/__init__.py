@@ -4,6 +4,8 @@
   resolution, protocol, input and result scales);
 * ``discovery`` -- which scenes a dataset folder (or PanCollection ``.h5`` file) holds;
 * ``arrays`` -- the format readers (``.mat``, ``.npy``, ``.npz``, ``.h5``);
+* ``declared`` -- what a file declares (scale/offset, no-data, mask band, band names, georeference),
+  one record per file, applied by every reader;
 * ``geotiff`` -- the one GeoTIFF reader;
 * ``orientation`` -- ``(H, W, B)`` / ``(B, H, W)`` recognition;
 * ``scenes`` -- loading one scene's MS, PAN and GT in digital numbers;

@@ -18,24 +18,7 @@ __all__ = ["read_h5_item", "read_mat", "read_npy", "read_npz", "h5_dataset_shape
 
 
 def read_mat(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Read the numeric arrays of a MATLAB ``.mat`` file.
-
-    Parameters
-    ----------
-    path : path-like
-        MATLAB v5 (``scipy.io.loadmat``) or v7.3 (HDF5, read with h5py and transposed back to
-        MATLAB's axis order, so ``(H, W, B)`` stays ``(H, W, B)``).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        Numeric arrays only (strings, structs and ``__header__`` entries are dropped).
-
-    Raises
-    ------
-    DataError
-        If the file cannot be read.
-    """
+    """Read the numeric arrays of a MATLAB ``.mat`` file."""
     import scipy.io
 
     path = Path(path)
@@ -67,13 +50,7 @@ def _read_mat73(path: Path) -> dict[str, np.ndarray]:
 
 
 def read_npy(path: str | os.PathLike[str]) -> np.ndarray:
-    """Read a ``.npy`` array (pickles refused).
-
-    Raises
-    ------
-    DataError
-        If the file cannot be read.
-    """
+    """Read a ``.npy`` array (pickles refused)."""
     try:
         return np.load(os.fspath(path), allow_pickle=False)
     except Exception as exc:  # noqa: BLE001
@@ -81,13 +58,7 @@ def read_npy(path: str | os.PathLike[str]) -> np.ndarray:
 
 
 def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Read all arrays of a ``.npz`` archive (pickles refused).
-
-    Raises
-    ------
-    DataError
-        If the file cannot be read.
-    """
+    """Read all arrays of a ``.npz`` archive (pickles refused)."""
     try:
         with np.load(os.fspath(path), allow_pickle=False) as archive:
             return {k: np.asarray(archive[k]) for k in archive.files}
@@ -96,15 +67,7 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
 
 
 def h5_dataset_shapes(path: str | os.PathLike[str]) -> dict[str, tuple[int, ...]]:
-    """Shapes of the numeric datasets of an HDF5 file, at any depth (nothing is loaded).
-
-    Keys are the datasets' paths (``"gt"`` at the top level, ``"results/fused"`` in a group).
-
-    Raises
-    ------
-    DataError
-        If the file cannot be opened.
-    """
+    """Shapes of the numeric datasets of an HDF5 file, at any depth (nothing is loaded)."""
     import h5py
 
     found: dict[str, tuple[int, ...]] = {}
@@ -122,22 +85,7 @@ def h5_dataset_shapes(path: str | os.PathLike[str]) -> dict[str, tuple[int, ...]
 
 
 def read_h5_item(path: str | os.PathLike[str], key: str, index: int | None = None) -> np.ndarray:
-    """Read one dataset of an HDF5 file, or one item ``[index]`` along its first axis.
-
-    Parameters
-    ----------
-    path : path-like
-        HDF5 file (e.g. PanCollection: ``gt``, ``ms``, ``lms``, ``pan``, N x C x H x W).
-    key : str
-        Dataset name.
-    index : int, optional
-        Item along the first axis (only that item is read from disk).
-
-    Raises
-    ------
-    DataError
-        If the file or dataset cannot be read.
-    """
+    """Read one dataset of an HDF5 file, or one item ``[index]`` along its first axis."""
     import h5py
 
     try:

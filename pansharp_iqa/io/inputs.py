@@ -1,7 +1,8 @@
 """Files given by path to the library's tile engine (``evaluate_reduced("fused.tif", "gt.tif", ...)``).
 
 :func:`check_image_path` says plainly what a path cannot be (a missing file, a MATLAB/``.npz``/HDF5
-container, which holds several arrays) and refuses a GeoTIFF that holds its declared no-data value;
+container, which holds several arrays) and refuses a GeoTIFF that holds its declared no-data value or
+pixels its GDAL mask band leaves out;
 :func:`check_path_grid` holds a fused image's georeference against its reference's when both are
 GeoTIFF paths (or rasterio datasets), as ``pansharp-eval`` does for its scenes.
 """
@@ -33,36 +34,13 @@ def _path_of(value: Any) -> str | None:
 
 
 def check_image_path(name: str, value: Any) -> Any:
-    """Refuse paths the tile engine cannot read as one image, with what to do instead.
-
-    Parameters
-    ----------
-    name : str
-        The image's role, for the message.
-    value : object
-        An image argument; anything but a path passes unchanged.
-
-    Returns
-    -------
-    object
-        ``value``.
-
-    Raises
-    ------
-    DataError
-        A missing file; a ``.mat``/``.npz``/HDF5 container (it may hold several arrays: load the
-        one you mean); a GeoTIFF holding its declared no-data value.
-
-    Examples
-    --------
-    >>> check_image_path("reference", "scene.mat")
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.DataError: reference: scene.mat is a MATLAB file, which holds named arrays; paths are read tile by tile as one raster (GeoTIFF) or one .npy array. Load the array and pass it, e.g. scipy.io.loadmat(path)['I_MS'] (or evaluate the folder with pansharp-eval, which reads .mat scenes)
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
-    if not isinstance(value, (str, os.PathLike)):
+    """Refuse paths the tile engine cannot read as one image, with what to do instead."""
+    path = _path_of(value)
+    if path is None:
         return value
-    path = os.fspath(value)
+    if not isinstance(value, (str, os.PathLike)):  # a rasterio dataset: its file's no-data and mask band
+        check_raster_path(path, name=name)
+        return value
     suffix = Path(path).suffix.lower()
     if suffix in _CONTAINERS:
         raise DataError(
@@ -72,31 +50,13 @@ def check_image_path(name: str, value: Any) -> Any:
         )
     if not os.path.exists(path):
         raise DataError(f"{name}: {path} does not exist")
-    if suffix in (".tif", ".tiff"):
+    if suffix != ".npy":  # a GDAL raster: its no-data value and mask band
         check_raster_path(path, name=name)
     return value
 
 
 def check_path_grid(test: Any, scene: Any, *, test_name: str = "fused", scene_name: str = "reference") -> None:
-    """A fused GeoTIFF must be on its reference's grid when both are georeferenced files.
-
-    Parameters
-    ----------
-    test, scene : object
-        The fused image and the image that sets its grid (reference, or PAN at full resolution):
-        paths or rasterio datasets are compared; anything else passes.
-    test_name, scene_name : str
-
-    Raises
-    ------
-    DataError
-        Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> check_path_grid(np.zeros((4, 4, 1)), "gt.tif")  # an array has no georeference: nothing to compare
-    """
+    """A fused GeoTIFF must be on its reference's grid when both are georeferenced files."""
     a, b = _path_of(test), _path_of(scene)
     if a is None or b is None:
         return

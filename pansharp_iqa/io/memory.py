@@ -82,32 +82,7 @@ def _cgroup_headroom(root: Path) -> int | None:
 
 def available_memory(*, meminfo: str | os.PathLike[str] = "/proc/meminfo",
                      cgroup_root: str | os.PathLike[str] = _CGROUP) -> int | None:
-    """Bytes of memory this process can still allocate without swapping or being killed.
-
-    The smallest of: ``MemAvailable`` of ``/proc/meminfo`` (free memory plus reclaimable caches,
-    the kernel's own estimate), and ``limit - usage`` of every memory control group the process
-    belongs to, cgroup v2 (``memory.max``, ``memory.current``) and v1 (``memory.limit_in_bytes``,
-    ``memory.usage_in_bytes``). Elsewhere (macOS, Windows) ``psutil`` is asked when installed.
-
-    Parameters
-    ----------
-    meminfo : path-like
-        The ``meminfo`` file (a parameter for tests).
-    cgroup_root : path-like
-        Mount point of the control-group file system (a parameter for tests).
-
-    Returns
-    -------
-    int or None
-        Bytes, or ``None`` when nothing could be read.
-
-    Examples
-    --------
-    >>> from pansharp_iqa.io.memory import available_memory
-    >>> free = available_memory()
-    >>> free is None or free > 0
-    True
-    """
+    """Bytes of memory this process can still allocate without swapping or being killed."""
     candidates = [_meminfo_available(Path(meminfo)), _cgroup_headroom(Path(cgroup_root))]
     found = [c for c in candidates if c is not None]
     if not found:

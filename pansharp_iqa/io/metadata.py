@@ -29,22 +29,7 @@ NLRNET_LAYOUT = "pansharp_iqa.nlrnet/PanCollection-v1"
 
 @dataclasses.dataclass(frozen=True)
 class Recorded:
-    """Settings a file records about itself (``None``: not recorded).
-
-    Attributes
-    ----------
-    source : str
-        The file, for messages.
-    sensor : str or None
-    ratio : int or None
-    bits : int or None
-    scale : float or None
-        Multiplier from stored values to DN (h5 ``normalised_by``).
-    resolution : str or None
-        ``"reduced"`` for an NLRNet h5 (it holds a ground truth).
-    result_scale : str or None
-        The value scale of a results file (``pansharp-nlrnet infer`` writes ``"dn"``).
-    """
+    """Settings a file records about itself (``None``: not recorded)."""
 
     source: str
     sensor: str | None = None
@@ -55,13 +40,7 @@ class Recorded:
     result_scale: str | None = None
 
     def as_settings(self) -> dict[str, Any]:
-        """The recorded values under the keys of ``dataset.toml`` (only those recorded).
-
-        Examples
-        --------
-        >>> Recorded("a.h5", sensor="WV2", ratio=4, bits=11, scale=2047.0).as_settings()
-        {'sensor': 'WV2', 'ratio': 4, 'bits': 11, 'scale': 2047.0}
-        """
+        """The recorded values under the keys of ``dataset.toml`` (only those recorded)."""
         values = {"sensor": self.sensor, "ratio": self.ratio, "bits": self.bits, "scale": self.scale,
                   "resolution": self.resolution}
         return {k: v for k, v in values.items() if v is not None}
@@ -133,27 +112,7 @@ def _h5(path: Path, *, mat73: bool = False) -> Recorded:
 
 
 def read_recorded(path: str | os.PathLike[str]) -> Recorded:
-    """The settings a dataset file records (MATLAB ``.mat``, HDF5 ``.h5``); nothing is loaded.
-
-    Parameters
-    ----------
-    path : path-like
-
-    Returns
-    -------
-    Recorded
-        Empty (all ``None``) for other files and for files that record nothing.
-
-    Raises
-    ------
-    DataError
-        The file cannot be read.
-
-    Examples
-    --------
-    >>> read_recorded("scene_ms.tif").as_settings()
-    {}
-    """
+    """The settings a dataset file records (MATLAB ``.mat``, HDF5 ``.h5``); nothing is loaded."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".mat":
@@ -164,29 +123,7 @@ def read_recorded(path: str | os.PathLike[str]) -> Recorded:
 
 
 def check_recorded(recorded: Recorded, settings: Mapping[str, Any], sources: Mapping[str, str]) -> None:
-    """Hold the user's settings against what a file records about itself.
-
-    Parameters
-    ----------
-    recorded : Recorded
-    settings : mapping
-        The settings in use (``sensor``, ``ratio``, ``bits``, ``scale``).
-    sources : mapping
-        Where each setting came from (``"dataset.toml"``, ``"flag"``, ...), for the message.
-
-    Raises
-    ------
-    MetadataConflictError
-        A setting contradicts the file (sensors compared by registry name, so aliases agree).
-
-    Examples
-    --------
-    >>> check_recorded(Recorded("imgIK.mat", sensor="IKONOS"), {"sensor": "ikonos"}, {"sensor": "flag"})
-    >>> check_recorded(Recorded("imgIK.mat", sensor="IKONOS"), {"sensor": "QB"}, {"sensor": "dataset.toml"})
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.MetadataConflictError: dataset.toml says sensor = 'QB' but imgIK.mat records 'IKONOS'; the data's own metadata wins unless you are sure: fix the setting (or remove it and let the file decide)
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    """Hold the user's settings against what a file records about itself."""
     flags = {"sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "scale": "--input-scale"}
     for key, value in recorded.as_settings().items():
         given = settings.get(key)
@@ -197,30 +134,15 @@ def check_recorded(recorded: Recorded, settings: Mapping[str, Any], sources: Map
 
 
 def check_setting(setting: str, given: object, recorded: object, *, source: str, flag: str) -> None:
-    """:func:`pansharp_iqa.validation.check_metadata` with sensors compared by registry name
-    (aliases and band subsets of one sensor agree): the one place that rule is applied.
-
-    Examples
-    --------
-    >>> check_setting("sensor", "WorldView-2", "WV2", source="a.mat", flag="--sensor")
-    >>> check_setting("ratio", 2, 4, source="a.mat", flag="--ratio")
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.MetadataConflictError: --ratio says ratio = 2 but a.mat records 4; the data's own metadata wins unless you are sure: fix the setting (or remove it and let the file decide)
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    """:func:`pansharp_iqa.validation.check_metadata` with sensors compared by registry name (aliases and band subsets
+    of one sensor agree): the one place that rule is applied."""
     if setting == "sensor" and given is not None and recorded is not None and same_sensor(given, recorded):
         return
     check_metadata(setting, given, recorded, source=source, flag=flag)
 
 
 def same_sensor(a: object, b: object) -> bool:
-    """Whether two sensor names mean the same sensor (aliases and band subsets of one sensor agree).
-
-    Examples
-    --------
-    >>> same_sensor("WorldView-2", "wv2"), same_sensor("WV3[4band]", "WV3"), same_sensor("QB", "IKONOS")
-    (True, True, False)
-    """
+    """Whether two sensor names mean the same sensor (aliases and band subsets of one sensor agree)."""
     from ..sensors import get_sensor
 
     try:

@@ -21,24 +21,7 @@ def _squeeze_leading(arr: np.ndarray) -> np.ndarray:
 
 
 def as_hwb(array: np.ndarray, *, name: str) -> np.ndarray:
-    """Return a multi-band image as ``(H, W, B)`` without knowing the expected shape.
-
-    The band axis is the one that is strictly smaller than both others (images have more rows
-    and columns than bands); a 2-D array is one band.
-
-    Parameters
-    ----------
-    array : numpy.ndarray
-        ``(H, W)``, ``(H, W, B)``, ``(B, H, W)`` (leading/trailing singleton axes beyond 3-D are
-        dropped).
-    name : str
-        Used in error messages.
-
-    Raises
-    ------
-    DataError
-        If the band axis cannot be told apart (e.g. an 8 x 8 x 8 array) or the array is not 2-/3-D.
-    """
+    """Return a multi-band image as ``(H, W, B)`` without knowing the expected shape."""
     arr = _squeeze_leading(np.asarray(array))
     if arr.ndim == 2:
         return arr[:, :, None]
@@ -56,13 +39,7 @@ def as_hwb(array: np.ndarray, *, name: str) -> np.ndarray:
 
 
 def as_hw(array: np.ndarray, *, name: str) -> np.ndarray:
-    """Return a single-band image (PAN) as ``(H, W)``, dropping singleton axes.
-
-    Raises
-    ------
-    DataError
-        If the array has more than one band.
-    """
+    """Return a single-band image (PAN) as ``(H, W)``, dropping singleton axes."""
     arr = np.asarray(array)
     arr = arr.reshape([n for n in arr.shape if n != 1]) if arr.ndim > 2 else arr
     if arr.ndim != 2:
@@ -71,23 +48,7 @@ def as_hw(array: np.ndarray, *, name: str) -> np.ndarray:
 
 
 def match_expected_shape(array: np.ndarray, expected: Sequence[int], *, name: str) -> np.ndarray:
-    """Return ``array`` as ``(H, W, B)`` equal to ``expected``, accepting ``(B, H, W)`` too.
-
-    Parameters
-    ----------
-    array : numpy.ndarray
-        The fused image as stored.
-    expected : sequence of int
-        ``(H, W, B)`` of the reference.
-    name : str
-        Used in error messages.
-
-    Raises
-    ------
-    DataError
-        If neither orientation matches; the message says whether the band count or the size is
-        wrong.
-    """
+    """Return ``array`` as ``(H, W, B)`` equal to ``expected``, accepting ``(B, H, W)`` too."""
     exp = tuple(int(n) for n in expected)
     arr = _squeeze_leading(np.asarray(array))
     if arr.ndim == 2 and exp[2] == 1:

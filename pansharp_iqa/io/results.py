@@ -1,5 +1,5 @@
-"""Locating and loading a method's fused image for a scene (``<method>/<scene>.<ext>``), and
-holding a GeoTIFF result's georeference against its scene's."""
+"""Locating and loading a method's fused image for a scene (``<method>/<scene>.<ext>``) in the values
+and band order its file declares, and holding a GeoTIFF result's georeference against its scene's."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
+from .declared import Declared, band_order, read_declared
 from .discovery import RESULT_SUBFOLDER, SceneSource, network_result_index
 from .errors import DataError
 from .geotiff import check_same_grid_files, read_geotiff
 from .orientation import match_expected_shape
 from .scale import check_finite
 
-__all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "check_result_georeference", "find_result_file", "load_result",
-           "method_result_files", "result_key", "stacked_items"]
+__all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "band_names_file", "check_result_georeference", "find_result_file",
+           "load_result", "method_result_files", "result_key", "stacked_items"]
 
 RESULT_EXTENSIONS = (".mat", ".tif", ".tiff", ".npy", ".npz", ".h5", ".hdf5")
 #: Variable names tried, in order, when a container holds more than one array.
@@ -126,19 +127,8 @@ def _shown(path: Path, method_dir: str | Path) -> str:
 
 
 def result_key(names: Sequence[str], path: str | os.PathLike[str]) -> str:
-    """The array of a container that holds the fused image: the only one, or the one named like
-    :data:`RESULT_KEYS` (the last component of an HDF5 path: ``results/fused`` is ``fused``).
-
-    Raises
-    ------
-    DataError
-        No array, or several and none (or more than one) named as a result.
-
-    Examples
-    --------
-    >>> result_key(["results/fused", "results/ms"], "a.h5")
-    'results/fused'
-    """
+    """The array of a container that holds the fused image: the only one, or the one named like :data:`RESULT_KEYS` (the
+    last component of an HDF5 path: ``results/fused`` is ``fused``)."""
     names = list(names)
     name = Path(path).name
     if not names:
@@ -157,8 +147,21 @@ def result_key(names: Sequence[str], path: str | os.PathLike[str]) -> str:
     )
 
 
-def load_result(path: str | Path, expected_shape: Sequence[int], index: int | None = None) -> np.ndarray:
-    """Read a fused image and return it as ``(H, W, B)`` float64 in stored units.
+def _one_result(arrays: dict[str, np.ndarray], path: Path) -> np.ndarray:
+    """The result array of a container; two known result names holding different arrays are refused."""
+    key = result_key(list(arrays), path)
+    known = {k.lower() for k in RESULT_KEYS}
+    other = next((n for n in sorted(arrays) if n != key and n.rsplit("/", 1)[-1].lower() in known
+                  and not np.array_equal(arrays[n], arrays[key])), None)
+    if other is not None:
+        raise DataError(f"{path.name}: holds two results, {key!r} and {other!r}, with different arrays; keep one "
+                        f"result per file (or rename the other, e.g. {other}_old)")
+    return arrays[key]
+
+
+def load_result(path: str | Path, expected_shape: Sequence[int], index: int | None = None, *,
+                like: str | os.PathLike[str] | None = None) -> np.ndarray:
+    """Read a fused image and return it as ``(H, W, B)`` float64, in the values the file declares.
 
     Parameters
     ----------
@@ -169,32 +172,36 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
         ``(H, W, B)`` of the reference; ``(B, H, W)`` storage is recognised from it.
     index : int, optional
         Item of a stacked (N x C x H x W) file.
+    like : path-like, optional
+        The scene file whose band names the result's bands follow (both named: reordered by name).
 
     Returns
     -------
     numpy.ndarray
-        float64, not yet multiplied by the result scale.
+        float64, the file's declared scale/offset applied (:mod:`.declared`), not yet multiplied
+        by the result scale.
 
     Raises
     ------
     DataError
-        Unreadable file, ambiguous content, wrong shape or band count, NaN/Inf values.
+        Unreadable file, ambiguous content (two results in one container), wrong shape or band
+        count, NaN/Inf values, band names that contradict ``like``'s.
     """
     path = Path(path)
     ext = path.suffix.lower()
+    declared = Declared(path.name)
     if ext == ".mat":
-        arrays = read_mat(path)
-        raw = arrays[result_key(list(arrays), path)]
+        raw = _one_result(read_mat(path), path)
     elif ext == ".npz":
-        arrays = read_npz(path)
-        raw = arrays[result_key(list(arrays), path)]
+        raw = _one_result(read_npz(path), path)
     elif ext == ".npy":
         raw = read_npy(path)
     elif ext in (".tif", ".tiff"):
-        raw = read_geotiff(path)
+        raw, declared = read_geotiff(path), read_declared(path)  # the GeoTIFF reader applies its scale/offset
     elif ext in (".h5", ".hdf5"):
-        raw = read_h5_item(path, result_key(list(h5_dataset_shapes(path)), path), index)
-        index = None
+        key = result_key(list(h5_dataset_shapes(path)), path)
+        raw, index = read_h5_item(path, key, index), None
+        declared = read_declared(path, key)
     else:
         raise DataError(f"{path.name}: unsupported result format {ext!r}")
     if index is not None:
@@ -202,33 +209,22 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     if raw.dtype.kind not in "biuf":
         raise DataError(f"{path.name}: non-numeric data (dtype {raw.dtype})")
     arr = match_expected_shape(raw, expected_shape, name=path.name)
+    if ext not in (".tif", ".tiff"):
+        arr = declared.values(arr)
+    order = None if like is None else band_order(declared, read_declared(like), result_name=path.name,
+                                                 scene_name=Path(like).name)
+    arr = arr if order is None else arr[..., list(order)]
     check_finite(arr, name=path.name)
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
+def band_names_file(scene: SceneSource, resolution: str) -> str | None:
+    """The scene file whose band names a result follows: its ground truth at reduced resolution, its MS at full."""
+    return scene.file_for("gt" if resolution == "reduced" else "ms") if scene.kind == "split" else None
+
+
 def check_result_georeference(result_file: str | os.PathLike[str], scene: SceneSource, resolution: str) -> None:
-    """A GeoTIFF result must be on its scene's grid when both are georeferenced.
-
-    The scene's grid is its ground truth's at reduced resolution and its PAN's at full resolution
-    (the fused image's grid); read from the tags only (:func:`.geotiff.read_geoinfo`), for the
-    in-memory and tile-wise paths alike. Scenes and results without georeference pass.
-
-    Parameters
-    ----------
-    result_file : path-like
-    scene : SceneSource
-    resolution : {"reduced", "full"}
-
-    Raises
-    ------
-    DataError
-        Another CRS, pixel size or an offset grid (:func:`.geotiff.check_same_grid`).
-
-    Examples
-    --------
-    >>> scene = SceneSource("s", "mat", (("bundle", "s.mat"),))
-    >>> check_result_georeference("GSA/s.tif", scene, "reduced")  # a .mat scene has no georeference
-    """
+    """A GeoTIFF result must be on its scene's grid when both are georeferenced."""
     grid = scene.file_for("gt" if resolution == "reduced" else "pan")
     if grid is None or scene.kind != "split":
         return

@@ -10,6 +10,7 @@ import numpy as np
 from ..validation import InputError, ShapeError, check_pan_ratio, check_reduced_geometry, check_sensor_bands
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .dataset_config import DatasetSettings
+from .declared import read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
@@ -81,7 +82,8 @@ def load_scene(
     Returns
     -------
     dict of str to numpy.ndarray
-        float64 arrays in digital numbers (stored values times the input scale).
+        float64 arrays in digital numbers: the values the file declares (:mod:`.declared`: GeoTIFF
+        scale/offset, HDF5 ``scale_factor``/``add_offset``) times the input scale.
 
     Raises
     ------
@@ -99,6 +101,8 @@ def load_scene(
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
+        if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
+            arr = read_declared(str(source.file_for(role)), role).values(arr)
         check_input_values(input_facts(label, arr, settings.input_scale), label=settings.input_scale_label,
                            bits=settings.bits, role=role)
         out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
@@ -108,21 +112,8 @@ def load_scene(
 
 def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                  cache: dict[str, dict[str, np.ndarray]] | None = None) -> dict[str, tuple[int, ...]]:
-    """Shapes of every image a scene holds (``ms``, ``pan``, ``gt``), read from headers where the
-    format allows (per-role ``.npy``/GeoTIFF files, HDF5), else from the file (one read per file).
-
-    Parameters
-    ----------
-    source : SceneSource
-    settings : DatasetSettings
-    cache : dict, optional
-        Filled with the bundles read, for :func:`load_scene`.
-
-    Returns
-    -------
-    dict of str to tuple
-        ``(h, w, B)`` for ``ms``/``gt``, ``(H, W)`` for ``pan``; roles the scene lacks are absent.
-    """
+    """Shapes of every image a scene holds (``ms``, ``pan``, ``gt``), read from headers where the format allows (per-
+    role ``.npy``/GeoTIFF files, HDF5), else from the file (one read per file)."""
     from .windows import NotWindowed, open_windowed
 
     shapes: dict[str, tuple[int, ...]] = {}
@@ -158,39 +149,7 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
 
 
 def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mapping[str, tuple[int, ...]]) -> None:
-    """Check that a scene's images fit together and fit the settings.
-
-    ``pan = ratio x ms`` and ``gt = pan`` in size, the same bands in ``gt`` and ``ms``, and the
-    band count of the sensor (and of ``band_names``), by the package's rules
-    (:func:`pansharp_iqa.validation.check_pan_ratio`, ``check_reduced_geometry``,
-    ``check_sensor_bands``), at reduced and full resolution alike.
-
-    Parameters
-    ----------
-    source : SceneSource
-        The scene (named in the messages).
-    settings : DatasetSettings
-        Gives the ratio, the sensor and ``band_names``.
-    shapes : mapping
-        ``{"ms": (h, w, B), "pan": (H, W), "gt": (H, W, B)}``, any subset (pixels, bands).
-
-    Raises
-    ------
-    DataError
-        If the shapes contradict each other or the settings; the message names the fix.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> from pansharp_iqa.io import SceneSource, load_settings
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> toml = ['sensor = "none"', "ratio = 4", "bits = 11", 'resolution = "full"']
-    >>> _ = (folder / "dataset.toml").write_text(chr(10).join(toml))
-    >>> check_geometry(SceneSource("s", "split", ()), load_settings(folder), {"ms": (8, 8, 4), "pan": (16, 16)})
-    Traceback (most recent call last):
-    ...
-    pansharp_iqa.validation.DataError: scene 's': pan must be exactly ratio=4 times the MS size: pan (16, 16), ms (8, 8) (the sizes say ratio 2); check the ratio, or crop both consistently
-    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    """Check that a scene's images fit together and fit the settings."""
     arrays = {role: _Shaped(tuple(shape)) for role, shape in shapes.items()}
     r = settings.ratio
     ms, pan, gt = arrays.get("ms"), arrays.get("pan"), arrays.get("gt")

@@ -32,8 +32,9 @@ from typing import Any, Literal
 import numpy as np
 
 from ..validation import ImageFacts, InputError, check_image_shape, facts_from_sums, grid_band_sums, sample_step
+from .declared import Declared, band_order, check_unmasked, is_mask_page, quiet_tifffile, read_declared
 from .errors import DataError, NotWindowed, SceneReadError
-from .geotiff import check_nodata_count, quiet_tifffile, read_geoinfo
+from .geotiff import check_nodata_count
 from .orientation import as_hw, as_hwb, match_expected_shape
 
 __all__ = [
@@ -47,20 +48,7 @@ _H5 = (".h5", ".hdf5")
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
-    """Where the rows, columns and bands of an image lie in its stored array.
-
-    Attributes
-    ----------
-    stored_shape : tuple of int
-    axes : (int, int, int or None)
-        Stored axes of the rows, columns and bands (None: one band). Other axes have length 1.
-
-    Examples
-    --------
-    >>> band_first = Layout((3, 4, 5), (1, 2, 0))
-    >>> band_first.shape, band_first.index(slice(0, 2), slice(1, 5))
-    ((4, 5, 3), (slice(None, None, None), slice(0, 2, None), slice(1, 5, None)))
-    """
+    """Where the rows, columns and bands of an image lie in its stored array."""
 
     stored_shape: tuple[int, ...]
     axes: tuple[int, int, int | None]
@@ -102,6 +90,10 @@ class Source:
         The file, for file readers.
     stored_ndim : int
         2 for an image stored as ``(H, W)``, else 3.
+    declared : Declared
+        What the file declares (:mod:`.declared`); its scale/offset is applied to every window.
+    band_index : tuple of int or None
+        The stored bands in the order windows return them (:meth:`follow_bands`).
     """
 
     name: str = "image"
@@ -110,23 +102,44 @@ class Source:
     kind: str = "source"
     path: str | None = None
     stored_ndim: int = 3
+    declared: Declared = Declared()
+    band_index: tuple[int, ...] | None = None
 
     def read(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Window ``[r0:r1, c0:c1]`` (half-open pixel ranges inside the image) as an
-        ``(r1-r0, c1-c0, B)`` array in the stored dtype."""
+        ``(r1-r0, c1-c0, B)`` array in ``dtype`` (stored, or float64 after a declared scale/offset)."""
         h, w, b = self.shape
         if not (0 <= r0 <= r1 <= h and 0 <= c0 <= c1 <= w):
             raise ValueError(f"{self.name}: window rows [{r0}, {r1}) cols [{c0}, {c1}) outside {h}x{w}")
         if r0 == r1 or c0 == c1:
             return np.zeros((r1 - r0, c1 - c0, b), dtype=self.dtype)
-        return self._window(slice(r0, r1), slice(c0, c1))
+        window = self.declared.values(self._window(slice(r0, r1), slice(c0, c1)))
+        return window if self.band_index is None else window[:, :, list(self.band_index)]
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         raise NotImplementedError
 
+    def declare(self, declared: Declared) -> None:
+        """Apply what the file declares to every window (its scale/offset make the windows float64)."""
+        self.declared = declared
+        if declared.scales:
+            self.dtype = np.dtype(np.float64)
+
+    def follow_bands(self, scene: Source) -> None:
+        """Return the bands in ``scene``'s order when both files name them (:func:`.declared.band_order`)."""
+        def label(src: Source) -> str:
+            return src.name if src.name == src.declared.source else f"{src.name} ({src.declared.source})"
+
+        self.band_index = band_order(self.declared, scene.declared, result_name=label(self), scene_name=label(scene))
+
     def describe(self) -> str:
-        """Short description for cards and messages (reader kind and file, if any)."""
-        return self.kind if self.path is None else f"{self.kind}:{self.path}"
+        """Short description for cards and messages (reader kind and file, declared unit and band order)."""
+        return (self.kind if self.path is None else f"{self.kind}:{self.path}") + self.notes()
+
+    def notes(self) -> str:
+        """What the file's record changes: `` (raw x S + O)`` and `` bands [stored order]``, or ``""``."""
+        unit = "" if self.declared.unit is None else f" ({self.declared.unit})"
+        return unit + ("" if self.band_index is None else f" bands {[i + 1 for i in self.band_index]}")
 
     def _set_layout(self, layout: Layout | None, shape: Sequence[int]) -> None:
         """The stored ``shape`` read as ``layout`` (default: the stored array is ``(H, W[, B])``)."""
@@ -140,14 +153,8 @@ class Source:
 
 
 class ArraySource(Source):
-    """An ``ndarray`` (pickled whole: fine for tests and small scenes), or any object with ``.shape``
-    (2-D or 3-D) and NumPy slicing (h5py, zarr, ...; picklable to run in other processes).
-
-    Parameters
-    ----------
-    array : ndarray or array-like, shape (H, W) or (H, W, B)
-    name : str
-    """
+    """An ``ndarray`` (pickled whole: fine for tests and small scenes), or any object with ``.shape`` (2-D or 3-D) and
+    NumPy slicing (h5py, zarr, ...; picklable to run in other processes)."""
 
     def __init__(self, array: Any, name: str = "image") -> None:
         self.name, self.array = name, array
@@ -164,22 +171,7 @@ class ArraySource(Source):
 
 
 class MemmapSource(Source):
-    """An array stored raw in a file; each read maps the file, copies the window out and unmaps.
-
-    Parameters
-    ----------
-    path : path-like
-    dtype : numpy dtype
-        Stored data type (with its byte order).
-    shape : tuple of int
-        Stored shape.
-    offset : int
-        Byte offset of the data in the file.
-    name : str
-    order : {"C", "F"}
-    layout : Layout, optional
-        Default: the stored array is ``(H, W[, B])``.
-    """
+    """An array stored raw in a file; each read maps the file, copies the window out and unmaps."""
 
     kind = "memmap"
     path: str
@@ -206,20 +198,7 @@ class MemmapSource(Source):
 
 
 class H5Source(Source):
-    """One dataset of an HDF5 file, sliced with h5py.
-
-    Parameters
-    ----------
-    path : path-like
-    key : str
-        The dataset.
-    shape : tuple of int
-        Its stored shape.
-    dtype : numpy dtype
-    name : str
-    layout : Layout, optional
-        Default: the stored array is ``(H, W[, B])``.
-    """
+    """One dataset of an HDF5 file, sliced with h5py."""
 
     kind = "h5"
 
@@ -285,19 +264,7 @@ def _open_dataset(path: str) -> Any:
 
 
 class RasterioSource(Source):
-    """A GeoTIFF (or any GDAL raster) read window by window with rasterio.
-
-    Parameters
-    ----------
-    path : path-like
-        Raster file; bands are GDAL bands (stored ``(B, H, W)``, returned ``(h, w, B)``).
-    name : str
-
-    Raises
-    ------
-    SceneReadError
-        The file cannot be opened.
-    """
+    """A GeoTIFF (or any GDAL raster) read window by window with rasterio."""
 
     kind = "rasterio"
 
@@ -316,6 +283,7 @@ class RasterioSource(Source):
             raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
                                  "convert it to one type (e.g. gdal_translate -ot UInt16)")
         self.dtype = np.dtype(ds.dtypes[0])
+        self.declare(read_declared(self.path))
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         from rasterio.windows import Window
@@ -370,7 +338,9 @@ def _h5_source(path: str, name: str, layout_of: _LayoutRule | None) -> H5Source:
         raise NotWindowed(f"{name}: no single image dataset to read window by window")
     with h5py.File(path, "r") as handle:
         dtype = np.dtype(handle[key].dtype)
-    return H5Source(path, key, shapes[key], dtype, name, layout=layout_of and layout_of(shapes[key]))
+    source = H5Source(path, key, shapes[key], dtype, name, layout=layout_of and layout_of(shapes[key]))
+    source.declare(read_declared(path, key))
+    return source
 
 
 def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | None]:
@@ -380,7 +350,7 @@ def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | 
 
     try:
         with quiet_tifffile(), tifffile.TiffFile(path) as tif:
-            images = [p for p in tif.pages if not getattr(p, "is_reduced", False)]  # overviews aside
+            images = [p for p in tif.pages if not getattr(p, "is_reduced", False) and not is_mask_page(p)]
             if len(images) != 1:
                 raise NotWindowed(f"{name} is a multi-page TIFF ({len(images)} pages, a page stack); "
                                   "tile-wise reading needs one multi-band image")
@@ -419,6 +389,7 @@ def _tiff_source(path: str, name: str, layout_of: _LayoutRule | None) -> Source:
         return RasterioSource(path, name)
     if mapped is None:
         raise NotWindowed(f"{name}: reading compressed TIFF windows needs rasterio (pip install 'pansharp_iqa[scale]')")
+    mapped.declare(read_declared(path))
     return mapped
 
 
@@ -515,12 +486,8 @@ def is_lazy_input(x: Any) -> bool:
 
 
 def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str) -> Layout:
-    """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths
-    accept the same files, with the same messages for the ones they refuse.
-
-    They decide on a stand-in array whose axes have distinct strides (singleton axes 0): the
-    strides of the ``(H, W[, B])`` view they return say which stored axis went where.
-    """
+    """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths accept the same
+    files, with the same messages for the ones they refuse."""
     strides = [0 if n == 1 else 1 << i for i, n in enumerate(stored)]
     buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides, strict=True)), dtype=np.uint8)
     probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
@@ -537,20 +504,7 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
 
 @dataclasses.dataclass
 class WindowedImage:
-    """An image file read window by window, in digital numbers (made by :func:`open_windowed`).
-
-    ``img[r0:r1, c0:c1]`` (steps of 1) reads that window and returns it as float64 DN, shape
-    ``(r1-r0, c1-c0, B)`` (``(r1-r0, c1-c0)`` for a PAN). Picklable, as its reader is.
-
-    Attributes
-    ----------
-    source : Source
-        The file's reader (stored dtype and units).
-    multiplier : float
-        Stored value to DN (the declared scale).
-    two_d : bool
-        A PAN: ``shape`` is ``(H, W)`` and windows are 2-D.
-    """
+    """An image file read window by window, in digital numbers (made by :func:`open_windowed`)."""
 
     source: Source
     multiplier: float = 1.0
@@ -580,14 +534,14 @@ class WindowedImage:
         return len(self.shape)
 
     def describe(self) -> str:
-        """``"<npy|h5|tiff>:<path>"`` plus the multiplier when it is not 1."""
+        """``"<npy|h5|tiff>:<path>"``, the file's declared unit and band order, and the multiplier when it is not 1."""
         ext = Path(self.path).suffix.lower()
         fmt = "tiff" if ext in _TIFF else ext.lstrip(".").replace("hdf5", "h5")
-        return f"{fmt}:{self.path}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
+        return f"{fmt}:{self.path}{self.source.notes()}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
 
     def read_stored(self, key: Any) -> np.ndarray:
-        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as stored:
-        ``(h, w[, B])``, stored dtype, no scale applied."""
+        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as the file declares it:
+        ``(h, w[, B])``, the file's own scale/offset applied, not the multiplier."""
         if not isinstance(key, tuple):
             key = (key,)
         if len(key) > 2 or not all(isinstance(k, slice) for k in key):
@@ -613,70 +567,22 @@ def open_windowed(
     role: str,
     multiplier: float = 1.0,
     expected: Sequence[int] | None = None,
+    like: WindowedImage | None = None,
 ) -> WindowedImage:
-    """Open an image file for window reads, checking its shape from the header.
-
-    Parameters
-    ----------
-    path : path-like
-        ``.npy``, ``.h5``/``.hdf5`` or GeoTIFF (one multi-band image, not a page stack).
-    role : str
-        ``"pan"`` (a 2-D image; singleton axes dropped), or any other role for a multi-band image
-        (band axis recognised as :func:`.orientation.as_hwb` does).
-    multiplier : float
-        Stored value to DN (the declared scale), applied to every window.
-    expected : sequence of int, optional
-        ``(H, W, B)`` the image must have (a fused result: ``(B, H, W)`` storage accepted, as
-        :func:`.orientation.match_expected_shape` does).
-
-    Returns
-    -------
-    WindowedImage
-
-    Raises
-    ------
-    NotWindowed
-        The file can only be read whole (``.mat``, ``.npz``, page stacks, compressed TIFFs without
-        rasterio, ...).
-    DataError
-        Unreadable header, truncated file, non-numeric data, or a shape the in-memory readers
-        would refuse (same message).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "gt.npy")
-    >>> np.save(path, np.arange(2 * 64 * 64, dtype=np.uint16).reshape(2, 64, 64))
-    >>> img = open_windowed(path, role="gt")
-    >>> img.shape, img[0:2, 0:3][..., 1].tolist()
-    ((64, 64, 2), [[4096.0, 4097.0, 4098.0], [4160.0, 4161.0, 4162.0]])
-    """
+    """Open an image file for window reads, checking its shape from the header."""
     path = os.fspath(path)
     name, ext = Path(path).name, Path(path).suffix.lower()
     if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
     source = _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))
+    if like is not None:
+        source.follow_bands(like.source)
     return WindowedImage(source, float(multiplier), two_d=role == "pan")
 
 
 @dataclasses.dataclass(frozen=True)
 class WindowStats:
-    """Whole-image statistics of a windowed image, in DN.
-
-    Attributes
-    ----------
-    minimum, maximum : float
-        Over the finite values (0 when there are none).
-    nonfinite : int
-        Count of NaN/Inf values.
-    grid : (float, float, float)
-        Count, sum and sum of squares (DN) of the values on the fixed sample grid of
-        :func:`pansharp_iqa.validation.sample_step` (the value rules' scale evidence).
-    shape : tuple of int
-        The image's shape.
-    dtype : str
-        Its stored dtype.
-    """
+    """Whole-image statistics of a windowed image, in DN."""
 
     minimum: float
     maximum: float
@@ -688,17 +594,15 @@ class WindowStats:
     bands: tuple[tuple[float, ...], ...] = ()
     #: a GeoTIFF's declared no-data value and how many pixels hold it
     nodata: tuple[float, int] | None = None
+    #: the file's path and record when its GDAL mask band leaves pixels out
+    masked: tuple[str, Declared] | None = None
 
     def facts(self, name: str) -> ImageFacts:
-        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on.
-
-        Raises
-        ------
-        DataError
-            Pixels hold the file's declared no-data value (as :func:`.geotiff.read_geotiff` refuses).
-        """
+        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on."""
         if self.nodata is not None:
             check_nodata_count(self.nodata[1], self.nodata[0], name=name)
+        if self.masked is not None:
+            check_unmasked(*self.masked, name=name)
         per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands,
                        strict=False))  # bands is () when not sampled per band (the field's default)
         return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
@@ -706,28 +610,8 @@ class WindowStats:
 
 
 def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
-    """Minimum, maximum, non-finite count and sample-grid sums of an image, reading it once in row
-    strips (what :meth:`WindowStats.facts` gives the value rules).
-
-    Parameters
-    ----------
-    image : WindowedImage
-    strip_bytes : int
-        Size of one strip as float64 (bytes); bounds the memory used.
-
-    Returns
-    -------
-    WindowStats
-        Values in DN (the image's multiplier applied).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "pan.npy"); np.save(path, np.arange(12.0).reshape(3, 4))
-    >>> s = window_stats(open_windowed(path, role="pan", multiplier=2.0))
-    >>> s.minimum, s.maximum, s.nonfinite
-    (0.0, 22.0, 0)
-    """
+    """Minimum, maximum, non-finite count and sample-grid sums of an image, reading it once in row strips (what
+    :meth:`WindowStats.facts` gives the value rules)."""
     h, w = image.shape[:2]
     bands = image.shape[2] if len(image.shape) == 3 else 1
     rows = max(1, int(strip_bytes) // max(1, w * bands * 8))
@@ -737,7 +621,12 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     g_n, g_sum, g_sq = 0.0, 0.0, 0.0
     b_sum, b_sq, b_lo, b_hi = np.zeros(bands), np.zeros(bands), np.full(bands, np.inf), np.full(bands, -np.inf)
     m = image.multiplier
-    nodata = read_geoinfo(image.path).nodata if str(image.path).lower().endswith((".tif", ".tiff")) else None
+    declared = image.source.declared
+    nodata = declared.geo.nodata
+    counted = nodata is not None and not np.isnan(nodata)  # NaN no-data: the non-finite rule refuses it
+    as_read = declared.values(np.full((1, 1, bands), nodata if counted else 0.0))  # as windows give it
+    as_read = as_read[:, :, list(image.source.band_index or range(bands))]
+    as_read = as_read[:, :, 0] if image.two_d else as_read
     n_nodata = 0
     for r0 in range(0, h, rows):
         strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
@@ -750,8 +639,8 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
         n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0
         values = strip[finite] if n_bad else strip
         bad += n_bad
-        if nodata is not None and not np.isnan(nodata):
-            n_nodata += int(np.count_nonzero(strip == nodata))
+        if counted:
+            n_nodata += int(np.count_nonzero(strip == as_read))
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
     if not np.isfinite(lo):
@@ -759,4 +648,5 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
     shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
     per_band = tuple(tuple(float(v) for v in a) for a in (b_sum, b_sq, b_lo, b_hi))
     return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype), per_band,
-                       None if nodata is None else (nodata, n_nodata))
+                       None if nodata is None else (nodata, n_nodata),
+                       None if declared.mask is None else (image.path, declared))

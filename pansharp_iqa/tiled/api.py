@@ -61,6 +61,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
     check_path_grid(fused, reference)
+    fus.follow_bands(ref)
     lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
     ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w))
@@ -91,6 +92,7 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
         raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
     check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
     check_path_grid(fused, pan, scene_name="pan")
+    fus.follow_bands(ms_src)
     ms_gnyq = settings.ms_gnyq(fus.shape[2])
     return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
 
