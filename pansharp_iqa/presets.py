@@ -207,7 +207,8 @@ class Preset:
         expected_name = self.files[0 if resolution == "reduced" else 1]
         expected = known.get(expected_name)
         if expected is not None and digest != expected:
-            reasons.append(f"SHA-256 {digest[:12]}... differs from the published {expected_name}'s {expected[:12]}...")
+            reasons.append(f"SHA-256 {digest[:12]}... differs from the published {expected_name}'s "
+                           f"({expected[:12]}...)")
         if bands != self.bands:
             reasons.append(f"its MS has {bands} bands, the {self.sensor} test set {self.bands}")
         if reasons and not force:

@@ -140,10 +140,10 @@ def _roles(fused: Any, inputs: dict[str, Any], settings: DatasetSettings) -> dic
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
-    """Call the core in memory on arrays already in digital numbers."""
+    """Call the core in memory on arrays already in digital numbers (``inputs["lms"]``: the upsampled MS)."""
     from pansharp_iqa.evaluate import evaluate
 
-    return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never")
+    return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never", ms_exp=inputs.get("lms"))
 
 
 def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -167,8 +167,12 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
 _WINDOWED_KINDS = ("split",)
 
 
-def _scene_roles(settings: DatasetSettings) -> tuple[str, ...]:
-    return ("gt",) if settings.resolution == "reduced" else ("ms", "pan")
+def _scene_roles(settings: DatasetSettings, scene: SceneSource | None = None) -> tuple[str, ...]:
+    """The roles to read; a preset's full-resolution .h5 scene adds its ``lms`` (the scripts' upsampled MS)."""
+    if settings.resolution == "reduced":
+        return ("gt",)
+    lms = settings.preset is not None and scene is not None and scene.kind == "h5"
+    return ("ms", "pan", "lms") if lms else ("ms", "pan")
 
 
 def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tuple[str, str] | None]:
@@ -315,7 +319,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
             return _outcome(task, _evaluate_windowed(images, settings), choice, maps_note=note,
                             display=_display(task, images=images))
         images = None
-        inputs = load_scene(task.scene, settings, _scene_roles(settings), cache=bundles)
+        inputs = load_scene(task.scene, settings, _scene_roles(settings, task.scene), cache=bundles)
         if reduced:
             reference = inputs["gt"]
             expected = reference.shape

@@ -33,7 +33,9 @@ indexes : list of str or a comma-separated str (optional, default: the protocol'
 preset : str (optional)
     A benchmark preset (:func:`pansharp_iqa.presets.list_presets`, ``--preset``) for a
     PanCollection ``.h5``: it fixes sensor, ratio, bits and protocol, and the resolution from the
-    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused. A
+    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused.
+    ``result_scale`` defaults to ``"dn"`` (the scripts' ``sr``); at full resolution the file's
+    ``lms`` is the upsampled MS. A
     file that is not the published test set (another SHA-256 or band count) is refused unless
     ``preset_force = true`` (``--preset-force``); the settings' ``preset`` entry records which.
 
@@ -394,7 +396,10 @@ def _apply_preset(path: Path, merged: dict[str, Any], sources: dict[str, str]) -
                                          f"({key} = {value!r}); drop one of the two")
         merged[key] = value
         sources[key] = f"preset {preset.name}"
-    return preset.card(data)
+    if "result_scale" not in merged:  # the scripts read sr in DN (sr / const); a method.toml may say otherwise
+        merged["result_scale"], sources["result_scale"] = "dn", f"preset {preset.name}"
+    full = {"upsampled_ms": "the file's lms (ms_exp), as the scripts"} if data.resolution == "full" else {}
+    return {**preset.card(data), **full}
 
 
 def _index_names(value: Any) -> tuple[str, ...] | None:
