@@ -326,7 +326,8 @@ def paper_table(runs: Sequence[str | Path | Mapping[str, Any]]) -> PaperTable:
             mean_rank[m] = sum(mine) / len(mine)
     first = docs[0].get("dataset") or {}
     preset = _numbers_key(docs[0], ("preset", "sensor"))
-    published = [((d.get("dataset") or {}).get("preset") or {}).get("published_test_set") for d in docs]
+    cards = [(d.get("dataset") or {}).get("preset") for d in docs]
+    published = [c.get("published_test_set") for c in cards if isinstance(c, Mapping)]
     settings = {"protocol": first.get("protocol"), "preset": preset["preset"], "sensor": preset["sensor"],
                 "not_published": preset["preset"] is not None and False in published,
                 "ratio": first.get("ratio"), "bits": first.get("bits"), "scenes": scenes,
