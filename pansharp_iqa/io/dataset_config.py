@@ -29,7 +29,7 @@ scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
     is scored with a warning recorded in its card (``--scale-mismatch``).
 indexes : list of str or a comma-separated str (optional, default: the protocol's table)
     The indexes to report: ``"default"`` stands for the protocol's table, and the catalogue's
-    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"`` at reduced resolution) are added by name, e.g.
+    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"``, ``"SSIM"`` at reduced resolution) are added by name, e.g.
     ``["default", "PSNR", "CC"]`` (``--indexes default,PSNR,CC``).
 preset : str (optional)
     A benchmark preset (:func:`pansharp_iqa.presets.list_presets`, ``--preset``) for a
