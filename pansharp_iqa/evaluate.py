@@ -386,7 +386,8 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
         StripImage(ref_c, settings.scale),
         StripImage(fus_c, settings.scale, clip_max=settings.clip_max),
         statistics=statistics_for(names),
-        ctx=ChunkContext(block_size=proto.block_size, gradient=gradient),
+        ctx=ChunkContext(block_size=proto.block_size, gradient=gradient,
+                         peak=None if settings.bits is None else 2.0**settings.bits - 1),
     )
     values = finalize(names, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
                                                    n_bands=ref.shape[2]))

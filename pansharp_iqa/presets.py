@@ -15,42 +15,18 @@ unless forced and then marked in the card. Every value and its source line: ``do
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .io.hashing import sha256_file
 from .protocols import Protocol, get_protocol
 from .validation import InputError, SettingError
 
-__all__ = ["Preset", "PresetData", "PANCOLLECTION", "PUBLISHED_SHA256", "list_presets", "get_preset",
-           "protocol_for"]
+__all__ = ["Preset", "PresetData", "PANCOLLECTION", "PUBLISHED_SHA256", "list_presets", "get_preset"]
 
-_EFFICIENT_MIF = ("Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package (github.com/294coder/Efficient-MIF, "
-                  "commit daa5afa): analysis_ref_batched_images.m, analysis_unref_batched_images.m, quality_assess.m")
-_DLPAN = ("DLPan-Toolbox 02-Test-toolbox-for-traditional-and-DL(Matlab) (github.com/liangjiandeng/DLPan-Toolbox, "
-          "commit a34f884): Tools/indexes_evaluation*.m, Quality_Indices/*.m, Tools/genMTF.m")
-_DENG = "Deng et al., IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3187652 (PanCollection benchmark)"
-
-#: The protocol of the PanCollection evaluation scripts: the toolbox 2020 definitions with no border
-#: cut at reduced resolution (``flag_cut_bounds = 0``), the band-mean PSNR in the reduced table, and
-#: the HQNR triple at full resolution (``flagQNR = 0``).
-PANCOLLECTION: Protocol = dataclasses.replace(
-    get_protocol("toolbox2020"),
-    name="pancollection",
-    description=(
-        "PanCollection / DLPan-Toolbox MATLAB evaluation: toolbox 2020 definitions with no border cut "
-        "(flag_cut_bounds = 0); RR: Q2n, Q_avg, SAM, ERGAS, SCC and MPSNR (band-mean PSNR, peak 2**bits - 1; "
-        "SSIM with the same peak is computed on whole images by pansharp_iqa.indexes.ssim); FR: D_lambda_K, "
-        "D_s (interp23tap(imresize(PAN, 1/ratio)) low-pass PAN) and HQNR (flagQNR = 0), 32-pixel blocks."
-    ),
-    sources=(_EFFICIENT_MIF, _DLPAN, _DENG),
-    reduced_indexes=("Q2n", "Q", "SAM", "ERGAS", "SCC", "MPSNR"),
-    full_indexes=("D_lambda_K", "D_s", "HQNR"),
-    dim_cut=None,
-)
+#: The protocol of the PanCollection evaluation scripts (``get_protocol("pancollection")``).
+PANCOLLECTION: Protocol = get_protocol("pancollection")
 
 #: SHA-256 of the published test files, where a public record pins them (file name -> hex digest):
 #: BIYONGHIYON/CtrS ``SSA-MRN/README.md`` (2026), table of the reduced-resolution files it verified.
@@ -153,7 +129,7 @@ class Preset:
         >>> ms_lr, pan_lr = wald_degrade(ms, pan, "QB", ratio=4)
         >>> r = evaluate_reduced(gsa(ms_lr, pan_lr, ratio=4), ms, **get_preset("pancollection-qb").reduced_kwargs())
         >>> [k for k in r if k != "protocol"], r["protocol"]["evaluated_shape"]
-        (['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'MPSNR'], [144, 144, 4])
+        (['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'MPSNR', 'SSIM'], [144, 144, 4])
         """
         return {"ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
 
@@ -172,31 +148,9 @@ class Preset:
         --------
         >>> kw = get_preset("pancollection-qb").full_kwargs()
         >>> kw["sensor"], kw["bits"], kw["protocol"].full_indexes
-        ('IKONOS', 11, ('D_lambda_K', 'D_s', 'HQNR'))
+        ('IKONOS', 11, ('D_s', 'D_lambda_K', 'HQNR'))
         """
         return {"sensor": self.mtf_sensor, "ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
-
-    def ssim(self, reference: np.ndarray, fused: np.ndarray) -> float:
-        """The scripts' SSIM of one (H, W, B) scene in DN (peak ``2**bits - 1``).
-
-        Parameters
-        ----------
-        reference, fused : ndarray, shape (H, W, B)
-            Ground truth and fused image, DN.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> gt = np.random.default_rng(1).integers(0, 1024, (16, 16, 4)).astype(float)
-        >>> get_preset("pancollection-gf2").ssim(gt, gt)
-        1.0
-        """
-        from .indexes.ssim import ssim
-
-        return ssim(reference, fused, data_range=self.peak)
 
     def check_data(self, path: str | Path, *, force: bool = False,
                    known: Mapping[str, str] | None = None) -> PresetData:
@@ -225,6 +179,7 @@ class Preset:
         Examples
         --------
         >>> import h5py, tempfile, os
+        >>> import numpy as np
         >>> path = os.path.join(tempfile.mkdtemp(), "mine.h5")
         >>> with h5py.File(path, "w") as f:
         ...     for k, s in (("ms", 16), ("lms", 64), ("pan", 64)):
@@ -247,12 +202,17 @@ class Preset:
             raise InputError(f"preset {self.name}: a PanCollection file has 'ms' and 'pan' (and 'gt' at reduced "
                              f"resolution, 'lms'); {path.name} has {sorted(keys)}")
         resolution = "reduced" if "gt" in keys else "full"  # the file's keys decide
-        digest = sha256_file(path)
+        sha = hashlib.sha256()  # (not io.hashing: io reads presets, see io.dataset_config)
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                sha.update(chunk)
+        digest = sha.hexdigest()
         reasons = []
         expected_name = self.files[0 if resolution == "reduced" else 1]
         expected = known.get(expected_name)
         if expected is not None and digest != expected:
-            reasons.append(f"SHA-256 {digest[:12]}... differs from the published {expected_name}'s {expected[:12]}...")
+            reasons.append(f"SHA-256 {digest[:12]}... differs from the published {expected_name}'s "
+                           f"({expected[:12]}...)")
         if bands != self.bands:
             reasons.append(f"its MS has {bands} bands, the {self.sensor} test set {self.bands}")
         if reasons and not force:
@@ -344,25 +304,3 @@ def get_preset(name: str | Preset) -> Preset:
     if key not in _PRESETS:
         raise SettingError(f"unknown preset {name!r}; known presets: {', '.join(_PRESETS)}")
     return _PRESETS[key]
-
-
-def protocol_for(name: str | Protocol) -> Protocol:
-    """A registered protocol, or :data:`PANCOLLECTION` for ``"pancollection"`` (the presets' protocol).
-
-    Parameters
-    ----------
-    name : str or Protocol
-        A protocol name (:func:`~pansharp_iqa.list_protocols`, or ``"pancollection"``) or object.
-
-    Returns
-    -------
-    Protocol
-
-    Examples
-    --------
-    >>> protocol_for("pancollection").dim_cut is None, protocol_for("toolbox2020").dim_cut
-    (True, (20, 21))
-    """
-    if isinstance(name, str) and name.strip().lower() == PANCOLLECTION.name:
-        return PANCOLLECTION
-    return get_protocol(name)

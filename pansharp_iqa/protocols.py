@@ -29,6 +29,13 @@ _TOOLBOX2015 = "Vivone et al., IEEE TGRS 53(5), 2015, doi:10.1109/TGRS.2014.2361
 _QNR2008 = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193 (QNR)"
 _KHAN2009 = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009 (MTF-based spectral distortion)"
 _REPRO2022 = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
+_PANCOLLECTION = (
+    "Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package (github.com/294coder/Efficient-MIF, commit daa5afa): "
+    "analysis_ref_batched_images.m, analysis_unref_batched_images.m, quality_assess.m",
+    "DLPan-Toolbox 02-Test-toolbox-for-traditional-and-DL(Matlab) (github.com/liangjiandeng/DLPan-Toolbox, "
+    "commit a34f884): Tools/indexes_evaluation*.m, Quality_Indices/*.m, Tools/genMTF.m",
+    "Deng et al., IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3187652 (PanCollection benchmark)",
+)
 
 #: How the full-resolution indexes are computed: the toolbox family (block UIQIs at PAN scale,
 #: Khan's D_lambda_K) or the reprojection protocol (:mod:`pansharp_iqa.reprojected`).
@@ -209,6 +216,17 @@ _PROTOCOLS: dict[str, Protocol] = {
             full_engine="reprojected",
             dim_cut=None,
         ),
+        Protocol(
+            name="pancollection",
+            description=(
+                "PanCollection / DLPan-Toolbox MATLAB evaluation (the pancollection-* presets): toolbox 2020 "
+                "definitions with no border cut (flag_cut_bounds = 0); RR: Q2n, Q_avg, SAM, ERGAS, SCC, MPSNR "
+                "and SSIM (band means, peak 2**bits - 1); FR: D_s, D_lambda_K and HQNR (flagQNR = 0), 32-pixel "
+                "blocks, the file's lms as the upsampled MS."
+            ),
+            sources=_PANCOLLECTION,
+            dim_cut=None,
+        ),
     )
 }
 
@@ -223,7 +241,7 @@ def list_protocols() -> list[str]:
     Examples
     --------
     >>> list_protocols()
-    ['toolbox2020', 'toolbox2015', 'qnr-paper', 'reprojected2022']
+    ['toolbox2020', 'toolbox2015', 'qnr-paper', 'reprojected2022', 'pancollection']
     """
     return list(_PROTOCOLS)
 

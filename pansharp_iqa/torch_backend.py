@@ -316,7 +316,8 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
     names = settings.indexes
     gradient = check_gradient(proto.scc_gradient, (h - lead - trail, w - lead - trail, nb)) if "SCC" in names \
         else proto.scc_gradient
-    ctx = ChunkContext(block_size=proto.block_size, gradient=gradient)
+    ctx = ChunkContext(block_size=proto.block_size, gradient=gradient,
+                     peak=None if settings.bits is None else 2.0**settings.bits - 1)
     stats = statistics_for(names)
     fin = FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb)
     card = settings.card(image_shape=list(shape), evaluated_shape=[h - lead - trail, w - lead - trail, nb])

@@ -173,6 +173,9 @@ def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
             f"{ns.dataset} is declared resolution = {settings.resolution!r}; degrade takes a full-resolution "
             "dataset (MS and PAN at their native scales) and writes its reduced-resolution version"
         )
+    if settings.bits is None:  # the reduced dataset's ground truth is held to it
+        raise UsageError(f"degrade needs the bit depth of {ns.dataset} for the reduced dataset it writes: set bits "
+                         "in dataset.toml or --bits")
     scenes, warnings = dataset_scenes(ns.dataset)
     out = Path(ns.out)
     _check_out(out)

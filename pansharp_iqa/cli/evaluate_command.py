@@ -56,7 +56,8 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
     overrides = {key: getattr(ns, flag, None) for key, flag in (
         ("sensor", "sensor"), ("ratio", "ratio"), ("bits", "bits"), ("resolution", "resolution"),
         ("protocol", "protocol"), ("scale", "input_scale"), ("result_scale", "result_scale"),
-        ("scale_mismatch", "scale_mismatch"), ("indexes", "indexes"))}
+        ("scale_mismatch", "scale_mismatch"), ("indexes", "indexes"), ("preset", "preset"),
+        ("preset_force", "preset_force"))}
     try:
         return load_settings(ns.dataset, overrides)
     except DatasetConfigError as exc:

@@ -91,7 +91,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "indexes": (("--indexes",), {
         "metavar": "NAMES",
         "help": "comma-separated indexes to report: 'default' is the protocol's table, extras are added by name "
-                "(reduced resolution: PSNR, CC, MPSNR, RMSE), e.g. default,PSNR,CC (default: dataset.toml's, "
+                "(reduced resolution: PSNR, CC, MPSNR, RMSE, SSIM), e.g. default,PSNR,CC (default: dataset.toml's, "
                 "else the table)"}),
     "preset": (("--preset",), {
         "metavar": "NAME",

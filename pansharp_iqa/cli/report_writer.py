@@ -131,7 +131,8 @@ class RunRecord:
             f"{s.resolution} resolution, sensor {s.sensor}, ratio {s.ratio}, bits {s.bits}, "
             f"results scale {s.result_scale_label or 'per method'}"
             + "".join(f"; {m}: {v} (method.toml)" for m, v in self.method_scales.items()) + "."
-        ] + ([EXP_NOTE] if s.resolution == "full" else [])
+        ] + ([f"Preset {s.preset['name']}: {s.preset.get('data_note')}."] if s.preset else []) \
+            + ([EXP_NOTE] if s.resolution == "full" else [])
 
     def results_document(self) -> dict[str, Any]:
         """The content of ``results.json``."""
@@ -163,7 +164,7 @@ class RunRecord:
             "resolution": s.resolution, "sensor": s.sensor, "ratio": s.ratio, "bits": s.bits,
             "band names": list(s.band_names) if s.band_names else "(from the sensor registry)",
             "input scale": s.input_scale_label, "result scale": s.result_scale_label, "dataset": s.root,
-            "command": " ".join(["pansharp-eval", *self.argv]),
+            "command": " ".join(["pansharp-eval", *self.argv]), **({"preset": dict(s.preset)} if s.preset else {}),
             "protocol card": {k: v for k, v in card.items() if k != "name"},
             "inputs_sha256": dict(self.inputs_sha),
             "results_sha256": {f: sha for files in self.results_sha.values() for f, sha in files.items()},
@@ -228,8 +229,17 @@ def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None
     if "tex" in formats:
         # the caption is one line (settings, no prose): the notes are in results.md and report.html
         (out_dir / "results.tex").write_text(
-            render_latex(run.summary, caption=f"Quality indexes on {name}.", notes=run.notes[:1],
+            render_latex(run.summary, caption=f"Quality indexes on {name}{_preset_caption(run.settings.preset)}.",
+                         notes=run.notes[:1],
                          label=f"tab:pansharp-eval-{name}"), encoding="utf-8")
+
+
+def _preset_caption(preset: Any) -> str:
+    """`` (preset NAME)``, with ``NOT the published test set`` when it was forced onto other data."""
+    if not preset:
+        return ""
+    forced = ", NOT the published test set" if preset.get("published_test_set") is False else ""
+    return f" (preset {preset['name']}{forced})"
 
 
 def _write_plots(plot_dir: Path, run: RunRecord) -> None:

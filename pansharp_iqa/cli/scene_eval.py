@@ -42,85 +42,36 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class SceneTask:
-    """Everything needed to evaluate one method on one scene.
-
-    Attributes
-    ----------
-    scene : SceneSource
-        The scene's input files.
-    method : str
-        Method name (its results folder).
-    result_file : str
-        Path of the fused image.
-    result_index : int or None
-        Item of a stacked result file.
-    settings : DatasetSettings
-        Sensor, ratio, bits, resolution, protocol, scales.
-    want_maps : bool
-        Also return the Q2n and SAM maps (reduced resolution only), for plots.
-    tiled : {"auto", "always", "never"}
-        Tile-wise evaluation in bounded memory (same numbers); ``"auto"`` decides per scene from
-        the estimated in-memory footprint and the available memory
-        (:func:`.memory_plan.choose_path`).
-    jobs : int
-        Evaluations running at the same time (they share the available memory).
-    display : int
-        When positive, also return the pair's display images (``--format html``, ``--figures``)
-        with this longer side in pixels, and the scene's reference panels (GT, or EXP and PAN),
-        even when the pair fails after reading its inputs; 0: none.
-    display_only : bool
-        Make the display images only, for a pair whose numbers ``--resume`` reused: the pair is
-        read as its evaluation reads it (same path), nothing is computed, and the outcome carries
-        the display alone (no index values).
-    """
+    """Everything needed to evaluate one method on one scene (``result_index``: item of a stacked result;
+    ``display``: longer side of the display images to make, 0 none; ``display_only``: images only, for a
+    pair whose numbers ``--resume`` reused)."""
 
     scene: SceneSource
     method: str
     result_file: str
     result_index: int | None
     settings: DatasetSettings
-    want_maps: bool = False
-    tiled: str = "auto"
-    jobs: int = 1
+    want_maps: bool = False  # the Q2n and SAM maps (reduced resolution), for plots
+    tiled: str = "auto"  # "auto": memory_plan.choose_path decides per scene
+    jobs: int = 1  # evaluations running at the same time (they share the memory)
     display: int = 0
     display_only: bool = False
 
 
 @dataclasses.dataclass
 class SceneOutcome:
-    """Result of one (scene, method) evaluation.
-
-    Attributes
-    ----------
-    scene, method : str
-    status : str
-        ``"ok"`` or ``"failed"``.
-    metrics : dict of str to float
-        Index values (empty on failure).
-    protocol : dict or None
-        The core's protocol card.
-    reason : str or None
-        Why it failed.
-    maps : dict or None
-        ``{"Q2n": (ny, nx), "SAM": (H, W)}`` arrays when requested.
-    maps_note : str or None
-        Why no maps were made although they were requested (tile-wise evaluation).
-    memory_budget : int or None
-        Memory this evaluation could use in memory (bytes) when the path was chosen.
-    display : PairDisplay, str or None
-        Display images when requested (:mod:`.scene_display`), or why they could not be made.
-    """
+    """Result of one (scene, method) evaluation (``status``: ``"ok"`` or ``"failed"``, with ``reason``)."""
 
     scene: str
     method: str
     status: str
-    metrics: dict[str, float]
-    protocol: dict[str, Any] | None = None
+    metrics: dict[str, float]  # index values (empty on failure)
+    protocol: dict[str, Any] | None = None  # the core's card
     reason: str | None = None
-    maps: dict[str, np.ndarray] | None = None
-    maps_note: str | None = None
-    memory_budget: int | None = None
-    display: Any = None
+    maps: dict[str, np.ndarray] | None = None  # {"Q2n": (ny, nx), "SAM": (H, W)} when requested
+    maps_note: str | None = None  # why no maps although requested (tile-wise)
+    memory_budget: int | None = None  # bytes this evaluation could use in memory
+    display: Any = None  # PairDisplay (scene_display), or why none could be made
 
 
 def core_settings(settings: DatasetSettings) -> Settings:
@@ -140,10 +91,10 @@ def _roles(fused: Any, inputs: dict[str, Any], settings: DatasetSettings) -> dic
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
-    """Call the core in memory on arrays already in digital numbers."""
+    """Call the core in memory on arrays already in digital numbers (``inputs["lms"]``: the upsampled MS)."""
     from pansharp_iqa.evaluate import evaluate
 
-    return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never")
+    return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never", ms_exp=inputs.get("lms"))
 
 
 def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -167,8 +118,12 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
 _WINDOWED_KINDS = ("split",)
 
 
-def _scene_roles(settings: DatasetSettings) -> tuple[str, ...]:
-    return ("gt",) if settings.resolution == "reduced" else ("ms", "pan")
+def _scene_roles(settings: DatasetSettings, scene: SceneSource | None = None) -> tuple[str, ...]:
+    """The roles to read; a preset's full-resolution .h5 scene adds its ``lms`` (the scripts' upsampled MS)."""
+    if settings.resolution == "reduced":
+        return ("gt",)
+    lms = settings.preset is not None and scene is not None and scene.kind == "h5"
+    return ("ms", "pan", "lms") if lms else ("ms", "pan")
 
 
 def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tuple[str, str] | None]:
@@ -262,33 +217,9 @@ DEFERRED_DISPLAY_BYTES = 192 * 2**20
 
 
 def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any]], Any] | None = None) -> SceneOutcome:
-    """Evaluate one method on one scene; failures are returned, never raised.
-
-    Parameters
-    ----------
-    task : SceneTask
-    defer_display : callable, optional
-        ``defer_display(make)`` schedules ``make()`` (which returns the pair's display) and
-        returns a :class:`concurrent.futures.Future` of it, e.g. a one-thread executor's
-        ``submit``: pairs read whole and no larger than :data:`DEFERRED_DISPLAY_BYTES` then
-        carry that future as their ``display`` and the next pair is evaluated while their
-        display images are made (the caller waits for it). Default: made here.
-
-    Returns
-    -------
-    SceneOutcome
-        ``status == "ok"`` with the index values and the protocol card, or ``"failed"`` with the
-        reason (unreadable file, wrong shape or band count, NaNs, a value range that contradicts
-        the declared scale, or the core's own input error). The card records which path was
-        taken and why (``evaluation_path``, ``evaluation_path_reason``).
-
-    Examples
-    --------
-    >>> from pansharp_iqa.cli.scene_eval import SceneTask, evaluate_scene  # doctest: +SKIP
-    >>> outcome = evaluate_scene(SceneTask(scene, "GSA", "GSA/s1.npy", None, settings))  # doctest: +SKIP
-    >>> outcome.status, outcome.protocol["evaluation_path"]  # doctest: +SKIP
-    ('ok', 'in-memory')
-    """
+    """Evaluate one method on one scene; failures are returned (with the reason), never raised. The card
+    records the path taken and why. ``defer_display(make)`` (e.g. a one-thread executor's ``submit``)
+    makes the display of pairs read whole, up to :data:`DEFERRED_DISPLAY_BYTES`, while the next is evaluated."""
     settings = task.settings
     images: dict[str, WindowedImage] | None = None
     inputs: dict[str, np.ndarray] | None = None
@@ -315,7 +246,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
             return _outcome(task, _evaluate_windowed(images, settings), choice, maps_note=note,
                             display=_display(task, images=images))
         images = None
-        inputs = load_scene(task.scene, settings, _scene_roles(settings), cache=bundles)
+        inputs = load_scene(task.scene, settings, _scene_roles(settings, task.scene), cache=bundles)
         if reduced:
             reference = inputs["gt"]
             expected = reference.shape

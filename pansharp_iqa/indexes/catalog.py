@@ -49,6 +49,7 @@ from .psnr import psnr_from_sums
 from .q2n import q2n_strip
 from .sam import sam_from_sums, sam_sums
 from .scc import scc_from_sums, scc_sums
+from .ssim import ssim_window_sums
 from .strips import StripImage, within_unit
 from .uiqi import q_from_sums, q_window_sums
 
@@ -64,8 +65,9 @@ __all__ = [
 #: mirror-extended at its bottom/right end (MATLAB ``'symmetric'``); ``"sobel"``: one pixel around
 #: it (zero outside the frame of the SCC form); ``"scene"``: full-resolution statistics computed by
 #: the full-resolution engines on derived images (the EXP, the low-pass PAN, the MTF-filtered
-#: fused image) with the halos of ``pansharp_iqa.tiled.halos``.
-Support = Literal["pixels", "windows", "blocks", "sobel", "scene"]
+#: fused image) with the halos of ``pansharp_iqa.tiled.halos``; ``"ssim"``: the valid 11x11 windows
+#: starting in the chunk's rows (10 rows after it; the strip pass only).
+Support = Literal["pixels", "windows", "blocks", "sobel", "scene", "ssim"]
 
 SUPPORTS: dict[str, str] = {
     "pixels": "the chunk's own pixels (no halo)",
@@ -74,6 +76,7 @@ SUPPORTS: dict[str, str] = {
     "sobel": "one pixel around the chunk; zero outside the SCC form's frame",
     "scene": "derived images of the full-resolution engines: EXP (13 MS samples, circular), imresize "
              "(2 ratio + 3 PAN pixels, symmetric), MTF filters (20 pixels, replicate)",
+    "ssim": "the valid 11x11 windows starting in the chunk's rows (10 rows after it); in memory only",
 }
 
 #: Who computes a statistic: ``"host"`` (numpy: the strip pass, the tile engine, the full-resolution
@@ -104,11 +107,14 @@ class ChunkContext:
         SCC's gradient form.
     col_halo : bool
         The planes of a ``"sobel"`` chunk carry one halo column each side (a tile; strips do not).
+    peak : float or None
+        ``2**bits - 1`` DN, the dynamic range of SSIM (None: bits not given).
     """
 
     block_size: int = 32
     gradient: str = "magnitude"
     col_halo: bool = False
+    peak: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,6 +304,12 @@ def _moments_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[
     return {**dict(zip(_MOMENTS, band_moment_sums(ref, fus), strict=True)), "pixels": ref.shape[1] * ref.shape[2]}
 
 
+def _ssim_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
+    if ctx.peak is None:
+        raise SettingError("SSIM needs bits (its dynamic range is 2**bits - 1 DN)")
+    return {"sums": ssim_window_sums(ref, fus, ctx.peak), "count": (ref.shape[1] - 10) * (ref.shape[2] - 10)}
+
+
 def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return _sum_fields(parts) if parts else {"sums": np.zeros(3)}
 
@@ -314,6 +326,7 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("squared_errors", "pixels", ("sse", "ref_sum", "pixels"), ("pixels",), _sq_error_chunk,
                   backends=BACKENDS),
         Statistic("sobel_products", "sobel", ("sums",), (), _sobel_chunk, _sobel_merge, backends=BACKENDS),
+        Statistic("ssim_windows", "ssim", ("sums", "count"), ("count",), _ssim_chunk),
         Statistic("band_moments", "pixels", (*_MOMENTS, "pixels"), ("pixels",), _moments_chunk, backends=BACKENDS),
         # full resolution: block UIQIs of D_lambda (band pairs) and D_s (bands vs PAN), one moment
         # pass (indexes.full_resolution.fr_block_uiqi), and D_lambda_K's Q2n (khan_q2n_sums)
@@ -349,6 +362,7 @@ def _psnr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeCon
 
 
 _TOOLBOX_RR = ("toolbox2020", "toolbox2015", "qnr-paper")
+_PC_RR = (*_TOOLBOX_RR, "pancollection")  # the PanCollection scripts' tables (presets)
 _TB2020 = "Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315"
 _QNR = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193"
 _KHAN = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009, doi:10.1109/TGRS.2009.2029094"
@@ -363,25 +377,25 @@ def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str) 
 INDEXES: tuple[Index, ...] = (
     Index("Q2n", "reduced", True, "", "Q2\\textsuperscript{n}",
           "mean hypercomplex quality of 32x32 blocks after the uint16 cast",
-          ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _TOOLBOX_RR,
+          ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _PC_RR,
           statistics=("q2n_blocks",),
           compute=lambda s, v, c: within_unit(float(s["q2n_blocks"]["sum"] / s["q2n_blocks"]["count"]))),
     Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
-          ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _TOOLBOX_RR,
+          ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _PC_RR,
           statistics=("q_windows",),
           compute=lambda s, v, c: q_from_sums(s["q_windows"]["sums"], s["q_windows"]["count"])),
     Index("SAM", "reduced", False, "degrees", "SAM", "mean spectral angle over pixels of non-zero norm",
-          ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _TOOLBOX_RR,
+          ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _PC_RR,
           statistics=("sam_angles",),
           compute=lambda s, v, c: sam_from_sums(s["sam_angles"]["angle_sum"], s["sam_angles"]["valid"],
                                                 s["sam_angles"]["pixels"])),
     Index("ERGAS", "reduced", False, "", "ERGAS", "100/ratio sqrt(mean_b MSE_b / mean_b^2)",
-          ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _TOOLBOX_RR,
+          ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _PC_RR,
           statistics=("squared_errors",),
           compute=lambda s, v, c: ergas_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["ref_sum"],
                                                   s["squared_errors"]["pixels"], c.ratio)),
     Index("SCC", "reduced", True, "", "SCC", "correlation of Sobel gradients (the protocol's form)",
-          ("Zhou, Civco, Silander, IJRS 19(4), 1998", _TB2020), _TOOLBOX_RR,
+          ("Zhou, Civco, Silander, IJRS 19(4), 1998", _TB2020), _PC_RR,
           statistics=("sobel_products",),
           compute=lambda s, v, c: scc_from_sums(s["sobel_products"]["sums"])),
     Index("PSNR", "reduced", True, "dB", "PSNR",
@@ -399,7 +413,7 @@ INDEXES: tuple[Index, ...] = (
     Index("MPSNR", "reduced", True, "dB", "mPSNR",
           "mean over bands of 10 log10(peak^2 / MSE_b), peak = 2**bits - 1 DN (PanCollection quality_assess.m)",
           ("Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package/quality_assess.m, github.com/294coder",),
-          on_request=True, statistics=("squared_errors",),
+          ("pancollection",), on_request=True, statistics=("squared_errors",),
           compute=lambda s, v, c: mpsnr_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["pixels"],
                                                   peak_of(c.bits, "MPSNR"))),
     Index("RMSE", "reduced", False, "", "RMSE",
@@ -408,20 +422,27 @@ INDEXES: tuple[Index, ...] = (
           on_request=True, statistics=("squared_errors",),
           compute=lambda s, v, c: rmse_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["pixels"],
                                                  peak_of(c.bits, "RMSE"))),
+    Index("SSIM", "reduced", True, "", "SSIM",
+          "band mean of the mean SSIM over valid 11x11 Gaussian windows (sigma 1.5, K = 0.01, 0.03), dynamic "
+          "range 2**bits - 1 DN (PanCollection ssim_index.m; scikit-image structural_similarity)",
+          ("Wang et al., IEEE TIP 13(4), 2004, doi:10.1109/TIP.2003.819861",
+           "Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package/ssim_index.m, github.com/294coder"),
+          ("pancollection",), on_request=True, statistics=("ssim_windows",),
+          compute=lambda s, v, c: float(np.mean(s["ssim_windows"]["sums"] / s["ssim_windows"]["count"]))),
     Index("D_lambda", "full", False, "", "$D_\\lambda$",
           "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
           statistics=("block_uiqi",), compute=_d_lambda),
     Index("D_s", "full", False, "", "$D_S$",
-          "mean |Q(F_b, PAN) - Q(L_b, low-pass PAN)| of block UIQIs over bands", (_QNR, _TB2020), _TOOLBOX_RR,
+          "mean |Q(F_b, PAN) - Q(L_b, low-pass PAN)| of block UIQIs over bands", (_QNR, _TB2020), _PC_RR,
           statistics=("block_uiqi",), compute=_d_s),
     Index("QNR", "full", True, "", "QNR", "(1 - D_lambda)(1 - D_s)", (_QNR,), _TOOLBOX_RR,
           needs=("D_lambda", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_s"])),
     Index("D_lambda_K", "full", False, "", "$D_\\lambda^{(K)}$",
-          "1 - Q2n(EXP, MTF(fused)) at PAN scale", (_KHAN, _TB2020), ("toolbox2020", "qnr-paper"),
+          "1 - Q2n(EXP, MTF(fused)) at PAN scale", (_KHAN, _TB2020), ("toolbox2020", "qnr-paper", "pancollection"),
           statistics=("khan_q2n",),
           compute=lambda s, v, c: d_lambda_k_from_sums(s["khan_q2n"]["sum"], s["khan_q2n"]["count"])),
     Index("HQNR", "full", True, "", "HQNR", "(1 - D_lambda_K)(1 - D_s)",
-          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020), ("toolbox2020", "qnr-paper"),
+          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020), ("toolbox2020", "qnr-paper", "pancollection"),
           needs=("D_lambda_K", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda_K"]) * (1.0 - v["D_s"])),
     _reprojected("R-Q2n", True, "", "R-Q2n", "Q2n of the reprojected fused image against the MS"),
     _reprojected("R-Q", True, "", "R-Q", "Q of the reprojected fused image against the MS (edge-extended windows)"),
@@ -526,7 +547,7 @@ def index_names(resolution: str | None = None) -> tuple[str, ...]:
     Examples
     --------
     >>> index_names("reduced")
-    ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR', 'CC', 'MPSNR', 'RMSE')
+    ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR', 'CC', 'MPSNR', 'RMSE', 'SSIM')
     """
     return tuple(i.name for i in INDEXES if resolution is None or i.resolution == resolution)
 

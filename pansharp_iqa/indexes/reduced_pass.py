@@ -25,7 +25,7 @@ from .strips import STRIP_ROWS, StripImage, map_strips
 __all__ = ["reduced_sums", "STRIP_SUPPORTS"]
 
 #: The chunk supports the strip pass provides.
-STRIP_SUPPORTS = ("pixels", "windows", "blocks", "sobel")
+STRIP_SUPPORTS = ("pixels", "windows", "blocks", "sobel", "ssim")
 
 
 def reduced_sums(
@@ -74,7 +74,7 @@ def reduced_sums(
     gradient = ctx.gradient
 
     def task(r0: int, r1: int) -> dict[str, Any]:
-        lo, hi = max(r0 - 1, 0), min(h, r1 + bs - 1)  # halos: sobel one row, windows bs - 1 rows
+        lo, hi = max(r0 - 1, 0), min(h, r1 + max(bs - 1, 10))  # halos: sobel 1 row, windows bs - 1, ssim 10
         if planes_needed:
             ref, fus = reference.planes(lo, hi), fused.planes(lo, hi)
         views: dict[str, tuple[Any, ...] | None] = {}
@@ -86,6 +86,9 @@ def reduced_sums(
         if "pixels" in supports:
             own = slice(r0 - lo, r1 - lo)
             views["pixels"] = (ref[:, own], fus[:, own])
+        if "ssim" in supports:  # valid 11x11 windows starting in the strip: 10 rows after it
+            views["ssim"] = (ref[:, r0 - lo : min(r1, h - 10) + 10 - lo], fus[:, r0 - lo : min(r1, h - 10) + 10 - lo]) \
+                if r0 < h - 10 else None
         if "sobel" in supports:
             rp = scc_strip_planes(lambda a, b: ref[:, a - lo : b - lo], h, w, r0, r1, gradient)  # type: ignore[arg-type]
             views["sobel"] = None if rp is None else (

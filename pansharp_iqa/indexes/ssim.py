@@ -1,8 +1,10 @@
 """SSIM as the PanCollection evaluation scripts compute it (band mean of Wang et al.'s ``ssim_index``).
 
-A whole-image extra of the ``pancollection-*`` presets (:mod:`pansharp_iqa.presets`); it is not in
-the chunk catalogue (its 11x11 windows reach across the strips and tiles the catalogue's engines
-sum over). Definition: per band, the mean over the *valid* 11x11 windows (no padding) of the SSIM
+In the ``pancollection`` protocol's reduced table and an extra of the others (``indexes=["SSIM"]``),
+computed in memory: the strip pass gives each strip its valid windows with a 10-row halo
+(:func:`ssim_window_sums`); the tile engine refuses it.
+
+Definition: per band, the mean over the *valid* 11x11 windows (no padding) of the SSIM
 map with a Gaussian window (sigma 1.5), K1 = 0.01, K2 = 0.03 and the dynamic range ``peak``; then
 the mean over bands. The scripts call ``ssim_index(x*255, y*255)`` with its defaults (L = 255) on
 images divided by ``const = 2**bits - 1``, which is SSIM with ``data_range = peak`` on DN. The
@@ -25,7 +27,7 @@ import numpy as np
 
 from ..validation import InputError, checked_pair
 
-__all__ = ["ssim", "SSIM_WINDOW", "SSIM_SIGMA", "SSIM_K"]
+__all__ = ["ssim", "ssim_window_sums", "SSIM_WINDOW", "SSIM_SIGMA", "SSIM_K"]
 
 #: Window side, Gaussian sigma and (K1, K2) of ``ssim_index.m``'s defaults.
 SSIM_WINDOW, SSIM_SIGMA, SSIM_K = 11, 1.5, (0.01, 0.03)
@@ -76,3 +78,16 @@ def ssim(reference: np.ndarray, fused: np.ndarray, *, data_range: float) -> floa
                                     use_sample_covariance=False, K1=SSIM_K[0], K2=SSIM_K[1])
               for b in range(ref.shape[2])]
     return float(np.mean(values))
+
+
+def ssim_window_sums(ref: np.ndarray, fus: np.ndarray, peak: float) -> np.ndarray:
+    """Per-band sums of the SSIM map over the valid 11x11 windows of (B, h, w) planes (scikit-image's map)."""
+    from skimage.metrics import structural_similarity
+
+    half = SSIM_WINDOW // 2
+    out = np.empty(ref.shape[0])
+    for b in range(ref.shape[0]):
+        _, smap = structural_similarity(ref[b], fus[b], data_range=peak, gaussian_weights=True, sigma=SSIM_SIGMA,
+                                        use_sample_covariance=False, K1=SSIM_K[0], K2=SSIM_K[1], full=True)
+        out[b] = smap[half:-half, half:-half].sum(dtype=np.float64)
+    return out

@@ -10,8 +10,9 @@ sensor : str (required)
     A registry name (``"WV2"``, ``"QB"``, ...) or ``"none"`` for the generic MTF.
 ratio : int (required)
     PAN/MS resolution ratio (a power of two).
-bits : int (required)
-    Radiometric resolution of the inputs in bits (e.g. 11).
+bits : int (required at reduced resolution)
+    Radiometric resolution of the inputs in bits (e.g. 11); at full resolution only ``scale =
+    "unit"`` needs it (no full-resolution index does; the core then records the sensor's).
 resolution : ``"reduced"`` or ``"full"`` (required)
     Reduced: each scene has a ground truth ``gt`` at PAN scale (Wald protocol). Full: no GT.
 protocol : str (optional, default ``"toolbox2020"``, always recorded in the results)
@@ -28,12 +29,14 @@ scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
     is scored with a warning recorded in its card (``--scale-mismatch``).
 indexes : list of str or a comma-separated str (optional, default: the protocol's table)
     The indexes to report: ``"default"`` stands for the protocol's table, and the catalogue's
-    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"`` at reduced resolution) are added by name, e.g.
+    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"``, ``"SSIM"`` at reduced resolution) are added by name, e.g.
     ``["default", "PSNR", "CC"]`` (``--indexes default,PSNR,CC``).
 preset : str (optional)
     A benchmark preset (:func:`pansharp_iqa.presets.list_presets`, ``--preset``) for a
     PanCollection ``.h5``: it fixes sensor, ratio, bits and protocol, and the resolution from the
-    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused. A
+    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused.
+    ``result_scale`` defaults to ``"dn"`` (the scripts' ``sr``); at full resolution the file's
+    ``lms`` is the upsampled MS. A
     file that is not the published test set (another SHA-256 or band count) is refused unless
     ``preset_force = true`` (``--preset-force``); the settings' ``preset`` entry records which.
 
@@ -96,8 +99,8 @@ class DatasetSettings:
         Sensor name as given (resolved through :func:`pansharp_iqa.sensors.get_sensor`).
     ratio : int
         PAN/MS resolution ratio.
-    bits : int
-        Radiometric resolution of the inputs (bits).
+    bits : int or None
+        Radiometric resolution of the inputs (bits); None: not given (full resolution only).
     resolution : str
         ``"reduced"`` or ``"full"``.
     protocol : str
@@ -129,7 +132,7 @@ class DatasetSettings:
     root: str
     sensor: str
     ratio: int
-    bits: int
+    bits: int | None
     resolution: str
     protocol: str
     input_scale: float
@@ -141,11 +144,6 @@ class DatasetSettings:
     scale_mismatch: str = "raise"
     indexes: tuple[str, ...] | None = None
     preset: Mapping[str, Any] | None = None
-
-    @property
-    def peak(self) -> int:
-        """Largest digital number of the declared bit depth, ``2**bits - 1`` (DN)."""
-        return 2 ** self.bits - 1
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable copy."""
@@ -202,7 +200,7 @@ def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[f
             return 1.0, "dn"
         if key in ("unit", "[0,1]", "0-1", "01"):
             if bits is None:
-                raise DatasetConfigError(f"{what} 'unit' needs the bit depth (bits) to be known")
+                raise DatasetConfigError(f"{what} 'unit' needs the bit depth: set bits (dataset.toml or --bits)")
             return float(2 ** int(bits) - 1), "unit"
         try:
             number = float(key)
@@ -299,7 +297,8 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
     preset = _apply_preset(path, merged, sources) if merged.get("preset") is not None else None
     if path.is_file():  # an .h5 dataset records its own settings (pansharp-nlrnet prepare writes them)
         _merge_recorded(path, merged, sources)
-    missing = [k for k in _REQUIRED if k not in merged]
+    full = str(merged.get("resolution", "")).strip().lower() == "full"  # no full-resolution index needs bits
+    missing = [k for k in _REQUIRED if k not in merged and not (k == "bits" and full)]
     if missing:
         hint = ", ".join(f"{k} (TOML key '{k}' or {_FLAG[k]})" for k in missing)
         where = str(toml_path) if toml_path.is_file() else f"{toml_path} (not found)"
@@ -312,7 +311,7 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
     except ValueError as exc:
         raise DatasetConfigError(str(exc)) from None
     try:  # the package's one bits rule (1..16; 11, 11.0 and "11" alike)
-        bits = check_bits(merged["bits"])
+        bits = check_bits(merged["bits"]) if "bits" in merged else None
     except InputError as exc:
         raise DatasetConfigError(f"{exc} ({_FLAG['bits']} or dataset.toml 'bits')") from None
     resolution = str(merged["resolution"]).strip().lower()
@@ -394,7 +393,10 @@ def _apply_preset(path: Path, merged: dict[str, Any], sources: dict[str, str]) -
                                          f"({key} = {value!r}); drop one of the two")
         merged[key] = value
         sources[key] = f"preset {preset.name}"
-    return preset.card(data)
+    if "result_scale" not in merged:  # the scripts read sr in DN (sr / const); a method.toml may say otherwise
+        merged["result_scale"], sources["result_scale"] = "dn", f"preset {preset.name}"
+    full = {"upsampled_ms": "the file's lms (ms_exp), as the scripts"} if data.resolution == "full" else {}
+    return {**preset.card(data), **full}
 
 
 def _index_names(value: Any) -> tuple[str, ...] | None:

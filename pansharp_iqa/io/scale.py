@@ -54,7 +54,7 @@ def check_finite(array: np.ndarray, *, name: str) -> None:
     finite_range(name, np.asarray(array))  # min/max in row chunks: no copy of a strided view
 
 
-def check_input_values(facts: ImageFacts, *, label: str, bits: int, role: str | None = None) -> None:
+def check_input_values(facts: ImageFacts, *, label: str, bits: int | None, role: str | None = None) -> None:
     """An input image (GT, MS, PAN) against its declared scale ``label`` and ``bits``.
 
     Parameters
@@ -117,7 +117,7 @@ def _multiplier(label: str, bits: int) -> float:
 
 
 def check_result_values(fused: ImageFacts, reference: ImageFacts, *, label: str, multiplier: float,
-                        bits: int, scale_mismatch: str = "raise") -> None:
+                        bits: int | None, scale_mismatch: str = "raise") -> None:
     """A fused result, brought to DN by its declared scale, against its reference (GT or MS).
 
     Parameters
@@ -155,10 +155,9 @@ def check_result_values(fused: ImageFacts, reference: ImageFacts, *, label: str,
                                                           "--scale-mismatch warn) to score it with a warning")
 
 
-def _result_fix(factor: float, label: str, multiplier: float, bits: int) -> str:
-    peak = 2.0**bits - 1
+def _result_fix(factor: float, label: str, multiplier: float, bits: int | None) -> str:
     stored = multiplier / factor  # the multiplier that would bring the results to the reference's scale
-    if abs(math.log(stored / peak)) < 0.2:
+    if bits is not None and abs(math.log(stored / (2.0**bits - 1))) < 0.2:
         value, why = "'unit'", "the results look like [0, 1] data"
     elif abs(math.log(stored)) < 0.2:
         value, why = "'dn'", "the results look like digital numbers"

@@ -102,6 +102,7 @@ class PaperTable:
         s = self.settings
         scenes = ", ".join(f"{n} {r}-resolution" for r, n in s["scenes"].items())
         preset = f"preset {s['preset']}, " if s.get("preset") else ""
+        preset += "NOT the published test set, " if s.get("not_published") else ""
         return f"{s['sensor']}: {preset}protocol {s['protocol']}; mean ± std over {scenes} scenes."
 
     def _cell(self, method: str, index: str, pm: str) -> tuple[str, bool]:
@@ -201,6 +202,9 @@ def _numbers_key(doc: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """What a run's numbers depend on, among ``keys`` (settings first, then the protocol card)."""
     dataset, card = doc.get("dataset") or {}, doc.get("protocol") or {}
     out = {k: dataset.get(k, card.get(k)) for k in keys}
+    preset = dataset.get("preset")
+    if isinstance(preset, Mapping):  # its name; it fixes the sensor (whose MTF its FR run uses) and the data
+        out.update({k: v for k, v in (("preset", preset.get("name")), ("sensor", preset.get("sensor"))) if k in out})
     if "band_names" in out and out["band_names"] is None:
         out.pop("band_names")
     return out
@@ -320,9 +324,12 @@ def paper_table(runs: Sequence[str | Path | Mapping[str, Any]]) -> PaperTable:
         mine = [r[m] for r in ranks.values() if m in r]
         if complete[m] and mine:
             mean_rank[m] = sum(mine) / len(mine)
-    first, card = docs[0].get("dataset") or {}, docs[0].get("protocol") or {}
-    settings = {"protocol": first.get("protocol"), "preset": first.get("preset", card.get("preset")),
-                "sensor": first.get("sensor"),
+    first = docs[0].get("dataset") or {}
+    preset = _numbers_key(docs[0], ("preset", "sensor"))
+    cards = [(d.get("dataset") or {}).get("preset") for d in docs]
+    published = [c.get("published_test_set") for c in cards if isinstance(c, Mapping)]
+    settings = {"protocol": first.get("protocol"), "preset": preset["preset"], "sensor": preset["sensor"],
+                "not_published": preset["preset"] is not None and False in published,
                 "ratio": first.get("ratio"), "bits": first.get("bits"), "scenes": scenes,
                 "runs": [_where(d) for d in docs]}
     return PaperTable(methods, columns, cells, counts, complete, best, ranks, mean_rank, settings)

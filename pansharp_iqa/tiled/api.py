@@ -23,13 +23,20 @@ from ..indexes.strips import check_block_fits
 from ..io.inputs import check_image_path, check_path_grid
 from ..io.windows import Source, open_source
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
-from ..validation import ShapeError, check_multiple_of, check_not_masked, check_pan_ratio, check_same_shape
+from ..validation import (
+    SettingError,
+    ShapeError,
+    check_multiple_of,
+    check_not_masked,
+    check_pan_ratio,
+    check_same_shape,
+)
 from .accumulate import Partial
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
 from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
-from .reduced import ReducedContext, reduced_sums_of, reduced_tile
+from .reduced import TILE_SUPPORTS, ReducedContext, reduced_sums_of, reduced_tile
 
 __all__ = ["evaluate_reduced_tiled", "evaluate_full_tiled", "evaluate_tiled", "job", "reduced_job", "full_job"]
 
@@ -202,6 +209,10 @@ def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, til
         Run it with :func:`pansharp_iqa.tiled.run_jobs`.
     """
     if isinstance(settings, ReducedSettings):
+        whole = [s.name for s in catalog.statistics_for(settings.indexes) if s.support not in TILE_SUPPORTS]
+        if whole:  # SSIM's 11x11 windows cross the tiles
+            raise SettingError(f"{', '.join(whole)} (SSIM) is computed in memory only, not tile-wise: evaluate with "
+                               "tiled='never' (--tiled never), or leave SSIM out of the indexes")
         return reduced_job(inputs["fused"], inputs["reference"], settings, tile_size=tile_size, name=name)
     return full_job(inputs["fused"], inputs["ms"], inputs["pan"], settings, tile_size=tile_size, name=name)
 

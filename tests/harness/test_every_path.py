@@ -44,6 +44,10 @@ SCENES = ("a", "b")
 TOLERANCE = {"alone": 0.0, "tiled": 1e-9, "npy": 1e-9, "tiles": 1e-9, "host_batch": 0.0, "torch_batch": 1e-10,
              "accumulator": 0.0, "cli": 1e-9}
 PATHS = tuple(TOLERANCE)
+#: The tile engine's paths, and the indexes it refuses in one line (SSIM: computed in memory only).
+TILE_PATHS = ("tiled", "npy", "tiles")
+IN_MEMORY_ONLY = {i.name for i in catalog.INDEXES
+                  if any(catalog.get_statistic(s).support == "ssim" for s in i.statistics)}
 
 
 def _protocol_for(spec: catalog.Index) -> str | None:
@@ -168,7 +172,7 @@ def via(tmp_path_factory):
 
 
 def _run(path: str, protocol: str, resolution: str, folder: Path) -> dict[str, dict[str, float]]:
-    names = GROUPS[(protocol, resolution)]
+    names = tuple(n for n in GROUPS[(protocol, resolution)] if path not in TILE_PATHS or n not in IN_MEMORY_ONLY)
     kw = _kw(protocol, resolution, names)
     per_scene = {s: _images(resolution, inp) for s, inp in scenes(resolution).items()}
     if path == "alone":
@@ -232,6 +236,12 @@ def test_every_index_on_every_path(via, name, protocol, resolution, path):
             message = _torch_refusal(protocol, resolution)
             assert message is not None and "\n" not in message and "backend='host'" in message
             return
+    if path in TILE_PATHS and name in IN_MEMORY_ONLY:
+        images = _images(resolution, scenes(resolution)["a"])
+        with pytest.raises(pi.InputError, match="in memory only") as err:
+            _evaluate(resolution, *images, tiled="always", **{**_kw(protocol, resolution, (name,))})
+        assert "\n" not in str(err.value)
+        return
     got = via(path, protocol, resolution)
     tol = TOLERANCE[path]
     for scene, want in expected(protocol, resolution).items():

@@ -13,8 +13,12 @@ from skimage.metrics import peak_signal_noise_ratio
 import pansharp_iqa as pi
 from pansharp_iqa import presets
 from pansharp_iqa.cli.parser import build_parser
+from pansharp_iqa.indexes.catalog import ChunkContext
+from pansharp_iqa.indexes.reduced_pass import reduced_sums
+from pansharp_iqa.indexes.ssim import ssim
+from pansharp_iqa.indexes.strips import StripImage
 from pansharp_iqa.io import DatasetConfigError, load_settings, sha256_file
-from pansharp_iqa.validation import InputError
+from pansharp_iqa.validation import InputError, SettingError
 
 PEAK = 2047.0
 
@@ -88,15 +92,22 @@ def test_reduced_preset_on_a_pancollection_file_no_border_cut(pancollection):
 
 
 def test_ssim_is_the_scripts_ssim_index(pancollection):
-    preset = pi.get_preset("pancollection-wv2")
+    kw = pi.get_preset("pancollection-wv2").reduced_kwargs()
     for gt, sr in zip(pancollection["gt"], pancollection["sr_rr"], strict=True):
         expected = np.mean([_ssim_index(sr[..., b], gt[..., b], PEAK) for b in range(8)])
-        assert preset.ssim(gt, sr) == pytest.approx(expected, rel=1e-9)
+        assert pi.evaluate_reduced(sr, gt, **kw)["SSIM"] == pytest.approx(expected, rel=1e-9)
+        # strips of 16 rows, each with its 10-row halo: the same valid windows
+        sums = reduced_sums(StripImage(gt), StripImage(sr), statistics=["ssim_windows"], strip_rows=16,
+                            ctx=ChunkContext(peak=PEAK))["ssim_windows"]
+        assert np.mean(sums["sums"] / sums["count"]) == pytest.approx(expected, rel=1e-12)
         # quality_assess.m: ssim_index(x*255, y*255) on images divided by const -> the same number
         assert _ssim_index(sr[..., 0] / PEAK * 255, gt[..., 0] / PEAK * 255, 255) == pytest.approx(
             _ssim_index(sr[..., 0], gt[..., 0], PEAK), rel=1e-9)
     with pytest.raises(InputError, match="at least 11x11"):
-        preset.ssim(np.ones((8, 8, 2)), np.ones((8, 8, 2)))
+        ssim(np.ones((8, 8, 2)), np.ones((8, 8, 2)), data_range=PEAK)
+    with pytest.raises(SettingError, match="in memory only"):  # the tile engine refuses it in one line
+        pi.evaluate_reduced(sr, gt, **kw, tiled="always")
+    assert "SSIM" not in pi.evaluate_reduced(sr, gt, **{**kw, "indexes": "Q2n,SAM"}, tiled="always")
 
 
 def test_reduced_metrics_in_a_training_loop_give_the_same_numbers(pancollection):
@@ -111,7 +122,7 @@ def test_reduced_metrics_in_a_training_loop_give_the_same_numbers(pancollection)
         for name in ("Q2n", "SAM", "MPSNR"):
             assert values["per_image"][name][i] == pytest.approx(one[name], rel=1e-12)
     assert values["MPSNR"] == pytest.approx(np.mean(values["per_image"]["MPSNR"]), rel=1e-12)
-    assert values["protocol"]["name"] == "pancollection" and metric.indexes[-1] == "MPSNR"
+    assert values["protocol"]["name"] == "pancollection" and metric.indexes[-2:] == ("MPSNR", "SSIM")
 
 
 def test_full_preset_is_khan_hqnr_with_the_file_lms(pancollection):
@@ -119,7 +130,7 @@ def test_full_preset_is_khan_hqnr_with_the_file_lms(pancollection):
     for sr, ms, pan, lms in zip(pancollection["sr_fr"], pancollection["ms_fr"], pancollection["pan_fr"],
                                 pancollection["lms_fr"], strict=True):
         r = pi.evaluate_full(sr, ms, pan, ms_exp=lms, **kw)
-        assert [k for k in r if k != "protocol"] == ["D_lambda_K", "D_s", "HQNR"]
+        assert [k for k in r if k != "protocol"] == ["D_s", "D_lambda_K", "HQNR"]
         assert r["HQNR"] == pytest.approx((1 - r["D_lambda_K"]) * (1 - r["D_s"]), rel=1e-12)
         assert r["protocol"]["sensor"]["name"] == "WV2"
         # at full resolution the scripts are the 2020 toolbox (indexes_evaluation_FS, flagQNR = 0)
@@ -149,7 +160,7 @@ def test_unknown_hash_is_recorded_not_refused(pancollection):
 def test_other_data_is_refused_unless_forced_and_the_card_says_so(pancollection, monkeypatch):
     monkeypatch.setitem(presets.PUBLISHED_SHA256, "test_wv2_multiExm1.h5", "0" * 64)
     preset = pi.get_preset("pancollection-wv2")
-    with pytest.raises(InputError, match="differs from the published test_wv2_multiExm1.h5's 000000000000"):
+    with pytest.raises(InputError, match="differs from the published test_wv2_multiExm1.h5's .000000000000"):
         preset.check_data(pancollection["reduced"])
     data = preset.check_data(pancollection["reduced"], force=True)
     assert data.published is False
@@ -190,7 +201,7 @@ def test_dataset_toml_preset_fixes_the_settings(pancollection):
         assert s.preset["published_test_set"] is None
         f = load_settings(pancollection["full"])
         assert (f.resolution, f.sensor) == ("full", "WV2")
-        assert presets.protocol_for(s.protocol).dim_cut is None
+        assert pi.get_protocol(s.protocol).dim_cut is None and "pancollection" in pi.list_protocols()
         toml.write_text('preset = "pancollection-wv2"\nbits = 11\nsensor = "WorldView-2"\n')  # agreeing: accepted
         assert load_settings(pancollection["reduced"]).bits == 11
         toml.write_text('preset = "pancollection-wv2"\nbits = 10\n')

@@ -85,3 +85,21 @@ def test_runs_of_other_labs_merge_and_disagreements_are_refused():
     card["protocol"]["block_size"] = 16
     with pytest.raises(InputError, match="block_size"):
         paper_table([RR, card])
+
+
+def test_a_preset_card_is_compared_by_name_its_data_sensor_not_the_mtf_sensor():
+    # pancollection-qb: the full-resolution run's sensor is the MTF the scripts use (IKONOS)
+    def card(res, published):
+        return {"name": "pancollection-qb", "sensor": "QB", "mtf_sensor": "IKONOS", "file": f"{res}.h5",
+                "sha256": res, "published_test_set": published}
+    rr = run("reduced", {"A": [0.9, 0.8]}, index="Q2n", sensor="QB", preset=card("rr", True))
+    fr = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="IKONOS", preset=card("fr", None))
+    assert paper_table([rr, fr]).caption().startswith("QB: preset pancollection-qb, protocol toolbox2020;")
+    forced = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="IKONOS", preset=card("fr", False))
+    assert "preset pancollection-qb, NOT the published test set," in paper_table([rr, forced]).caption()
+    plain = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="IKONOS", preset=None)
+    with pytest.raises(InputError, match="differ in preset"):
+        paper_table([rr, plain])
+    other = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="QB", preset={**card("fr", None), "name": "x"})
+    with pytest.raises(InputError, match="differ in preset .'pancollection-qb' vs 'x'"):
+        paper_table([rr, other])
