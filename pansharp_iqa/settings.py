@@ -22,6 +22,7 @@ from .indexes.catalog import get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
 from .sensors import Sensor, resolve_sensor
 from .validation import (
+    OVERRIDE_CARD,
     SCALE_MISMATCH_POLICIES,
     ImageFacts,
     SettingError,
@@ -117,7 +118,7 @@ class EvaluationSettings:
         """The card entry of the scale-mismatch override (none when scale mismatches are refused)."""
         if self.scale_mismatch == "raise":
             return {}
-        return {"scale_mismatch": "warn: a fused image on another scale than its reference is scored"}
+        return {"scale_mismatch": OVERRIDE_CARD[self.scale_mismatch]}
 
     @property
     def clip_max(self) -> float | None:

@@ -1,6 +1,6 @@
 """Issue 20 item 3: a scale mistake in one band is refused (fused vs reference and fused vs MS,
-band by band; the MS's bands against each other where the sensor is known), in memory, tile-wise
-and through pansharp-eval; per-band biases of real methods still get their numbers."""
+band by band), in memory, tile-wise and through pansharp-eval; per-band biases of real methods, and
+bands dark or saturated (issue 27), still get their numbers."""
 
 from __future__ import annotations
 
@@ -40,17 +40,30 @@ def test_one_fused_band_on_another_scale_is_refused_at_full_resolution(band, fac
 
 
 @settings(max_examples=12, **HYPOTHESIS)
-@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 4095, 2047.0, 1 / 255]))
-def test_one_ms_band_on_another_scale_is_refused_where_the_sensor_is_known(band, factor):
+@given(band=st.integers(0, 3), level=st.sampled_from([0.0, 2047.0, 1023.0]))
+def test_a_reference_band_constant_or_saturated_is_no_evidence_of_a_scale(band, level):
+    # issue 27 item 8: a saturated (constant 2047) reference band next to a method's ordinary band is not
+    # a bit-depth export; a constant band has no spread to compare, so the rule has no evidence
+    d = demo()
+    gt = d["gt"].copy()
+    gt[..., band] = level
+    for tiled in ("never", "always"):
+        r = rr(d["rr"], gt, tiled=tiled)
+        assert np.isfinite(r["SAM"]) and r["Q2n"] <= 1
+
+
+@settings(max_examples=8, **HYPOTHESIS)
+@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 255]))
+def test_one_ms_band_on_another_scale_in_both_images_is_not_told_from_a_dark_band(band, factor):
+    # issue 27 (a deliberate change from issue 20): the bands of one image are not held against each
+    # other (a dark NIR band over water looks the same); fused and MS agree band by band, so the
+    # numbers are those of the data as given, in memory and tile-wise alike
     d = demo()
     ms = d["ms_s"].astype(np.float64)
     ms[..., band] *= factor
-    fused = pi.interp23tap(ms, 4)  # a method run on the broken MS: fused and MS agree band by band
-    for tiled in ("never", "always"):
-        with pytest.raises(ScaleError, match=rf"ms band {band + 1} \(of 4\) is on another scale than its other bands"):
-            fr(fused, ms, sensor="QB", tiled=tiled)
-    with pytest.raises(ScaleError, match=rf"ms band {band + 1} \(of 4\)"):
-        pi.wald_degrade(ms, d["pan_s"], "QB")
+    fused = pi.interp23tap(ms, 4)
+    a, b = fr(fused, ms, sensor="QB"), fr(fused, ms, sensor="QB", tiled="always")
+    assert a["D_lambda"] == pytest.approx(b["D_lambda"], rel=1e-9)
 
 
 @settings(max_examples=25, **HYPOTHESIS)
