@@ -33,6 +33,7 @@ from .validation import (
     check_scale,
     check_sensor_bands,
     check_values,
+    layout_hint,
 )
 
 __all__ = [
@@ -169,7 +170,8 @@ class ReducedSettings(EvaluationSettings):
         if h - lead - trail < bs or w - lead - trail < bs:
             raise ShapeError(
                 f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
-                f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
+                f"({lead} leading, {trail} trailing){layout_hint(shape)}; use images of at least {bs + lead + trail} "
+                "pixels a side"
             )
         return lead, trail
 

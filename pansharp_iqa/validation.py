@@ -1,23 +1,14 @@
 """The one gate: every input check of the package, its exception family, and the rule table.
 
-Every public entry point (the index functions, ``evaluate_reduced``/``evaluate_full`` in memory
-and tile-wise, the reprojected protocol, the baselines, ``pansharp-eval`` and NLRNet) checks its
-inputs here, so a rule is written, worded and tested once. A refusal is an :class:`InputError`
-subclass whose message names the input, what is wrong and the fix.
-
-Two kinds of rules:
-
-* **exact checks of what was declared**: arrays and their layout, settings (ratio, bits, scale,
-  sensor bands), geometry, NaN/Inf and masked values, a reduced-resolution reference within the
-  declared ``bits`` (a full-resolution MS only under ``threshold``), and values within the uint16
-  cast where an index casts;
-* :data:`RULES`, a short table of **plausibility rules** on value summaries (:class:`ImageFacts`,
-  the same in memory and tile-wise). Each compares what belongs together (a fused band with the same
-  reference band, the PAN with the MS), states its threshold and the mistake it stands for, and
-  names its override. ``docs/validation.md`` lists the table as it is.
-
-A rule refuses exactly what would change a number: a poor method, a network's overshoot, a band
-that is dark or saturated, the library's own ``wald_degrade`` output get numbers.
+Every entry point (index functions, ``evaluate_*`` in memory and tile-wise, the reprojected
+protocol, the baselines, ``pansharp-eval``, NLRNet) checks its inputs here. Two kinds of rules:
+**exact checks of what was declared** (arrays and layout, settings, geometry, NaN/Inf and masked
+values, the declared ``bits`` and the uint16 cast), and :data:`RULES`, one short table of
+**plausibility rules** on value summaries (:class:`ImageFacts`, the same in memory and tile-wise),
+each comparing what belongs together, with its threshold, the mistake it stands for and its
+override (``docs/validation.md`` lists it). A rule refuses exactly what would change a number: a
+poor method, a network's overshoot, a dark or saturated band get numbers. A refusal is an
+:class:`InputError` naming the input, what is wrong and the fix.
 """
 
 from __future__ import annotations
@@ -34,12 +25,9 @@ import numpy as np
 from .parallel import chunks, parallel_map
 
 __all__ = [
-    # the exception family
-    "InputError", "ShapeError", "LayoutError", "ScaleError", "NonFiniteError", "SettingError",
+    "InputError", "ShapeError", "LayoutError", "ScaleError", "NonFiniteError", "SettingError",  # the exceptions
     "SensorMismatchError", "MetadataConflictError", "ConstantBlockError", "DatasetConfigError", "DataError",
-    # settings and geometry
-    "integer_setting", "check_ratio", "check_metadata", "check_pan_ratio",
-    # value summaries and the rule table
+    "integer_setting", "check_ratio", "check_metadata", "check_pan_ratio",  # settings and geometry
     "ImageFacts", "image_facts", "sample_step", "grid_band_sums", "Rule", "RULES", "rule_table",
     "ScaleMismatchWarning", "SCALE_MISMATCH_POLICIES", "OVERRIDE_CARD", "UINT16_MAX", "check_values", "checked_pair",
 ]
@@ -84,17 +72,11 @@ class ConstantBlockError(InputError):
 
 
 class DatasetConfigError(SettingError):
-    """A dataset's settings (``dataset.toml`` and flags) are missing or inconsistent.
-
-    ``pansharp-eval`` reports it as a usage error (exit status 2): nothing is evaluated.
-    """
+    """A dataset's settings (``dataset.toml``, flags) are missing or inconsistent (``pansharp-eval``: exit 2)."""
 
 
 class DataError(InputError):
-    """One scene's files cannot be used (unreadable, wrong shape, NaNs, contradicting scale).
-
-    ``pansharp-eval`` reports the message as that scene's failure and goes on with the others.
-    """
+    """One scene's files cannot be used (``pansharp-eval`` reports that scene's failure and goes on)."""
 
 
 # --------------------------------------------------------------------------- arrays
@@ -107,11 +89,9 @@ def check_not_masked(name: str, value: object) -> object:
     mask = np.ma.getmask(value)
     n = 0 if mask is np.ma.nomask else int(np.count_nonzero(mask))
     if n:
-        raise InputError(
-            f"{name}: a masked array with {n} masked values; the indexes cannot leave pixels out, and the "
-            f"values under the mask would be scored as data. Crop the images to a window without masked "
-            f"pixels, or fill them (np.ma.filled({name}, value)) if scoring the filled values is intended"
-        )
+        raise InputError(f"{name}: a masked array with {n} masked values; the indexes cannot leave pixels out, and the "
+                         f"values under the mask would be scored as data. Crop the images to a window without masked "
+                         f"pixels, or fill them (np.ma.filled({name}, value)) if scoring the filled values is intended")
     return np.ma.getdata(value)
 
 
@@ -227,28 +207,21 @@ def _integer(value: object) -> int | None:
 
 
 def integer_setting(name: str, value: object, *, lo: int | None = None, hi: int | None = None) -> int:
-    """The one rule for integer settings (ratio, bits, block sizes, ...), everywhere.
-
-    ``4``, ``4.0`` and ``"4"`` (as TOML and flags give it) are accepted alike; booleans, ``None``,
-    fractions and other strings are refused, and so are values outside ``[lo, hi]``.
+    """The one rule for integer settings (ratio, bits, block sizes): ``4``, ``4.0`` and ``"4"`` alike.
 
     Parameters
     ----------
     name : str
         The setting, for the message.
     value : object
-        The value given.
+        The value given (booleans, ``None``, fractions and other strings are refused).
     lo, hi : int, optional
         Bounds (inclusive).
 
-    Returns
-    -------
-    int
-
     Examples
     --------
-    >>> integer_setting("ratio", "4"), integer_setting("ratio", 4.0), integer_setting("bits", np.int64(11))
-    (4, 4, 11)
+    >>> integer_setting("ratio", "4"), integer_setting("bits", np.int64(11))
+    (4, 11)
     """
     number = _integer(value)
     if number is None:
@@ -274,16 +247,11 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     Parameters
     ----------
     ratio : int
-        PAN/MS resolution ratio (``4``, ``4.0`` and ``"4"`` alike).
+        PAN/MS resolution ratio.
     exp : bool
-        The operation uses the EXP interpolator (toolbox-family full resolution, ``interp23tap``,
-        the baselines): a power of two is required.
+        The operation uses the EXP interpolator (toolbox-family full resolution, the baselines).
     name : str
         Name of the setting in messages.
-
-    Returns
-    -------
-    int
 
     Examples
     --------
@@ -466,7 +434,7 @@ def check_pan_ratio(fused: Any, ms: Any, pan: Any, ratio: int, *, fused_name: st
     ratio : int
         PAN/MS resolution ratio.
     fused_name, pan_name : str
-        Roles of the fused image and the PAN in messages.
+        Roles in messages.
 
     Examples
     --------
@@ -506,21 +474,17 @@ UINT16_MAX = 65535
 
 
 def sample_step(height: int, width: int) -> int:
-    """Grid step of the value summary (about 16,384 sampled pixels per band at most).
+    """Grid step of the value summary: about 16,384 sampled pixels per band at most.
 
     Parameters
     ----------
     height, width : int
         Image size (pixels).
 
-    Returns
-    -------
-    int
-
     Examples
     --------
-    >>> sample_step(1024, 1024), sample_step(100, 100)
-    (8, 1)
+    >>> sample_step(1024, 1024)
+    8
     """
     return max(1, math.isqrt(int(height) * int(width) // _SCALE_SAMPLES))
 
@@ -536,27 +500,22 @@ def _spread(n: float, total: float, total_sq: float) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class ImageFacts:
-    """Value summary of one image, the evidence the value rules decide on (DN, after any ``scale``).
-
-    Built by :func:`image_facts` (in memory) or :func:`facts_from_sums` (from tiles), so every path
-    decides on the same evidence.
+    """Value summary of one image (DN, after any ``scale``): the evidence of the value rules.
 
     Parameters
     ----------
     name : str
         Role of the image in messages (``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``).
     shape : tuple of int
-        ``(H, W, B)`` (``(H, W, 1)`` for a PAN).
+        ``(H, W, B)``.
     dtype : str
         Stored dtype (integer data are DN by definition).
     non_finite : int
         Number of NaN/Inf values.
-    lo, hi : float
-        Minimum and maximum over every value.
-    n, total, total_sq : float
-        Count, sum and sum of squares of the values on the :func:`sample_step` grid, all bands.
+    lo, hi, n, total, total_sq : float
+        Minimum and maximum of every value; count, sum and sum of squares on the :func:`sample_step` grid.
     band_total, band_total_sq, band_lo, band_hi : tuple of float
-        Per band: sum, sum of squares, minimum and maximum on the grid (empty: not known).
+        The same per band (empty: not known).
     """
 
     name: str
@@ -610,10 +569,8 @@ class ImageFacts:
 
 def _raise_non_finite(name: str, n_bad: int) -> None:
     """Raise the one NaN/Inf refusal."""
-    raise NonFiniteError(
-        f"{name}: contains {n_bad} non-finite values (NaN/Inf); indexes are undefined there. "
-        "Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window)."
-    )
+    raise NonFiniteError(f"{name}: contains {n_bad} non-finite values (NaN/Inf); indexes are undefined there. "
+                         "Fill or crop them before evaluation (e.g. np.nan_to_num, or evaluate a valid window).")
 
 
 def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
@@ -628,26 +585,19 @@ def finite_range(name: str, arr: np.ndarray) -> tuple[float, float]:
 
 def grid_band_sums(sample: np.ndarray,
                    scale: float = 1.0) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-band sums of sampled pixels: the one formula of the in-memory and tile-wise summaries.
+    """Per-band count, sum, sum of squares, minimum and maximum of sampled pixels (times ``scale``).
 
     Parameters
     ----------
     sample : ndarray, shape (h, w, B) or (h, w)
-        Pixels of the :func:`sample_step` grid (any real dtype).
+        Pixels of the :func:`sample_step` grid (the one formula of in-memory and tile-wise summaries).
     scale : float
         Multiplier to DN.
 
-    Returns
-    -------
-    (int, ndarray, ndarray, ndarray, ndarray)
-        Values per band, and per band the sum, the sum of squares, the minimum and the maximum
-        (minimum +inf and maximum -inf for an empty sample).
-
     Examples
     --------
-    >>> n, total, total_sq, lo, hi = grid_band_sums(np.arange(8.0).reshape(2, 2, 2))
-    >>> n, total.tolist(), hi.tolist()
-    (4, [12.0, 16.0], [6.0, 7.0])
+    >>> grid_band_sums(np.arange(8.0).reshape(2, 2, 2))[1].tolist()
+    [12.0, 16.0]
     """
     s = np.asarray(sample, dtype=np.float64)
     bands = s.shape[2] if s.ndim == 3 else 1
@@ -668,7 +618,7 @@ def image_facts(name: str, arr: np.ndarray, *, scale: float = 1.0) -> ImageFacts
     name : str
         Role of the image in messages.
     arr : ndarray, shape (H, W, B) or (H, W)
-        Any real dtype (read only); NaN/Inf are refused (:class:`NonFiniteError`).
+        Any real dtype; NaN/Inf are refused (:class:`NonFiniteError`).
     scale : float
         Multiplier to DN applied to the summary.
 
@@ -678,9 +628,8 @@ def image_facts(name: str, arr: np.ndarray, *, scale: float = 1.0) -> ImageFacts
 
     Examples
     --------
-    >>> f = image_facts("ms", np.full((4, 4, 2), 3, dtype=np.uint16), scale=2.0)
-    >>> (f.lo, f.hi, f.mean, f.spread, f.integer, f.band_means().tolist())
-    (6.0, 6.0, 6.0, 0.0, True, [6.0, 6.0])
+    >>> image_facts("ms", np.full((4, 4, 2), 3, dtype=np.uint16), scale=2.0).band_means().tolist()
+    [6.0, 6.0]
     """
     lo, hi = finite_range(name, arr)
     step = sample_step(arr.shape[0], arr.shape[1])
@@ -767,10 +716,6 @@ RULES = (
 
 def rule_table() -> str:
     """:data:`RULES` as the Markdown table ``docs/validation.md`` shows.
-
-    Returns
-    -------
-    str
 
     Examples
     --------
@@ -878,10 +823,11 @@ def _check_pan_scale(pan: ImageFacts, ms: ImageFacts, policy: str, override: str
             f"{_whole_fix(pan, ms, factor, 1.0)}{more}", policy)
 
 
-def _check_unit_scale(f: ImageFacts, what: str, bits: int | None, fix: str | None) -> None:
+def _check_unit_scale(f: ImageFacts, what: str, bits: int | None, fix: str | None,
+                      only_standardised: bool = False) -> None:
     """The rule unit_scale: float data within +-4 DN where ``what`` rounds to integer DN."""
     limit = UNIT_MAX if bits is None else min(UNIT_MAX, (2.0**int(bits) - 1) / 64)
-    if f.integer or not 0 < max(-f.lo, f.hi) <= limit:
+    if f.integer or not 0 < max(-f.lo, f.hi) <= limit or (only_standardised and f.lo >= -0.5):
         return
     if f.lo < -0.5:
         raise ScaleError(f"{f.name}: values within [{f.lo:.3g}, {f.hi:.3g}] (mean {f.mean:.3g}): standardised or "
@@ -898,9 +844,9 @@ def check_non_negative(f: ImageFacts, *, fix: str | None = None) -> None:
     """The rule offset: a reference, MS or PAN of offset or standardised data."""
     if f.lo >= -0.5 or (f.lo >= -UNDERSHOOT * max(f.hi, 0.0) and f.mean >= 0.25 * f.spread):
         return
+    fix = fix or "Pass the sensor's DN (not mean-subtracted, standardised or offset data)"
     raise ScaleError(f"{f.name}: minimum {f.lo:g} is negative beyond resampling undershoot (the maximum is "
-                     f"{f.hi:g}), but inputs are digital numbers (non-negative). "
-                     f"{fix or 'Pass the sensor DN (not mean-subtracted, standardised or offset data)'}")
+                     f"{f.hi:g}), but inputs are digital numbers (non-negative). {fix}")
 
 
 def check_not_wrapped(test: ImageFacts, reference: ImageFacts) -> None:
@@ -926,18 +872,19 @@ def check_not_wrapped(test: ImageFacts, reference: ImageFacts) -> None:
 # --------------------------------------------------------------------------- exact checks and the order
 
 
-def check_bits_range(f: ImageFacts, bits: int, *, fix: str | None = None, scale: float = 1.0) -> None:
+def check_bits_range(f: ImageFacts, bits: int, *, fix: str | None = None, scale: float = 1.0,
+                     drop: str | None = None) -> None:
     """Exact: a reference within the declared ``2**bits - 1`` (``fix`` may use ``{needed}``)."""
     peak = 2**bits - 1
     if f.hi <= peak * (1 + 1e-6):
         return
-    head = f"{f.name}: maximum {f.hi:g}{_after(scale)} exceeds the {bits}-bit range [0, {peak}]; "
     needed = int(np.ceil(np.log2(f.hi + 1)))
-    if (note := _scale_note(f, scale, peak)) is None and needed > 16:
+    if (note := _scale_note(f, scale, peak, drop)) is None and needed > 16:
         note = ("no bit depth up to 16 holds it, so these are not a sensor's digital numbers: check the scale of "
                 "the data (e.g. values multiplied twice)")
-    raise ScaleError(head + (note or (fix or "give the right bits (at least {needed}) or the right scale, so "
-                                             "thresholds and casts match the data").format(needed=needed)))
+    fix = fix or "give the right bits (at least {needed}) or the right scale, so thresholds and casts match the data"
+    raise ScaleError(f"{f.name}: maximum {f.hi:g}{_after(scale)} exceeds the {bits}-bit range [0, {peak}]; "
+                     + (note or fix.format(needed=needed)))
 
 
 def _after(scale: float) -> str:
@@ -945,11 +892,11 @@ def _after(scale: float) -> str:
     return f" (after scale={scale:g})" if scale != 1.0 else ""
 
 
-def _scale_note(f: ImageFacts, scale: float, limit: float) -> str | None:
+def _scale_note(f: ImageFacts, scale: float, limit: float, drop: str | None) -> str | None:
     """The fix when ``scale`` made DN data too large: the stored values fit ``limit`` already."""
     if scale != 1.0 and f.hi / scale <= limit * (1 + 1e-6):
-        return (f"the stored values (maximum {f.hi / scale:g}) already are digital numbers: drop scale={scale:g} "
-                "(it multiplies every input alike)")
+        return (f"the stored values (maximum {f.hi / scale:g}) already are digital numbers: "
+                f"{drop or f'drop scale={scale:g} (it multiplies every input alike)'}")
     return None
 
 
@@ -957,44 +904,35 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
                  bits: int | None = None, dn_what: str | None = None, scaled: bool = False,
                  scale: float | None = None, bits_range: bool = True, bands_agree: bool = False,
                  scale_mismatch: str = "raise", override: str | None = None, fix: Any = None,
-                 input_fix: str | None = None) -> None:
+                 input_fix: str | None = None, drop: str | None = None) -> None:
     """The value rules of an evaluation, in one order, on its images' summaries (DN, after ``scale``).
 
-    Order: NaN/Inf; ``offset`` (reference, PAN); ``wrapped``; ``pan_scale``; ``band_scale`` and
-    ``bit_depth``; ``unit_scale`` where ``dn_what`` rounds to DN; the reference within ``bits``
-    (``bits_range``) and within the uint16 cast (``dn_what``). See :data:`RULES`.
+    Order: NaN/Inf, ``offset``, ``wrapped``, ``pan_scale``, ``band_scale``/``bit_depth``,
+    ``unit_scale``, the reference within ``bits`` and within the uint16 cast (:data:`RULES`).
 
     Parameters
     ----------
-    test : ImageFacts, optional
-        The fused image; may overshoot the bit depth both ways.
-    reference : ImageFacts
-        The GT at reduced resolution, the MS at full resolution.
-    pan : ImageFacts, optional
-        The PAN (full resolution).
+    test, reference, pan : ImageFacts
+        The fused image (optional), its reference (GT, or the MS at full resolution), the PAN (optional).
     bits : int, optional
-        Radiometric resolution: the range check (with ``bits_range``) and the unit-scale limit.
+        Radiometric resolution (range check with ``bits_range``; unit-scale limit below 8 bits).
     dn_what : str, optional
         The index that rounds to integer DN (enables ``unit_scale`` and the uint16 range).
     scaled, bands_agree : bool
-        No effect (kept for callers of earlier versions: the summaries are after the scale, and the
-        bands of one image are not held against each other).
+        No effect (kept for callers of earlier versions).
     scale : float, optional
         The ``scale`` applied to every input, named in the messages.
     bits_range : bool
-        Check the reference against ``2**bits - 1`` (reduced resolution, or the threshold's clip).
+        Check the reference against ``2**bits - 1``.
     scale_mismatch : {"raise", "warn", "declared"}
-        The override of the fused image's scale rules (:data:`SCALE_MISMATCH_POLICIES`).
-    override : str, optional
-        How to override, for the messages.
-    fix, input_fix : str or callable, optional
-        Wording of the fix of a whole fused image on another scale (a function of the factor), and
-        of an input on a unit scale (``pansharp-eval`` names its keys).
+        The override (:data:`SCALE_MISMATCH_POLICIES`, recorded in the card by the caller).
+    override, fix, input_fix, drop : str, optional
+        Wording: how to override; the fix of a whole fused image on another scale (or a function of
+        the factor); of an input on a unit scale; of a ``scale`` that made DN too large.
 
     Examples
     --------
     >>> ms = image_facts("ms", np.full((8, 8, 4), 400, dtype=np.uint16))
-    >>> check_values(reference=ms, pan=image_facts("pan", np.full((32, 32), 380, dtype=np.uint16)), bits=11)
     >>> check_values(reference=ms, pan=image_facts("pan", np.full((32, 32), 800, dtype=np.uint16)), bits=11)
     Traceback (most recent call last):
     ...
@@ -1014,18 +952,19 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     policy = "raise" if declared else scale_mismatch
     if test is not None and not declared:
         check_not_wrapped(test, reference)
+        if dn_what is not None:  # standardised data: named as such before any scale comparison
+            _check_unit_scale(test, dn_what, bits, None, only_standardised=True)
     if pan is not None:
         _check_pan_scale(pan, reference, policy, override)
     if test is not None and not declared:
         check_scales_agree(test, reference, fix=fix, scale=shown, policy=policy, override=override)
-    if dn_what is not None:
-        for f in images:
-            _check_unit_scale(f, dn_what, bits, None if f is test else input_fix)
+    for f in images if dn_what is not None else ():
+        _check_unit_scale(f, dn_what, bits, None if f is test else input_fix)
     if bits is not None and bits_range:
-        check_bits_range(reference, bits, scale=shown)
+        check_bits_range(reference, bits, scale=shown, drop=drop)
     if dn_what is not None and reference.hi > UINT16_MAX * (1 + 1e-6):
-        note = _scale_note(reference, shown, UINT16_MAX) or ("no sensor's digital numbers go there: check the scale "
-                                                             "of the data")
+        note = _scale_note(reference, shown, UINT16_MAX, drop) or "no sensor's digital numbers go there: check the " \
+                                                                  "scale of the data"
         raise ScaleError(f"{reference.name}: maximum {reference.hi:g}{_after(shown)} exceeds {UINT16_MAX}, where "
                          f"{dn_what}'s uint16 cast (as in the reference toolbox) saturates, so the numbers would be "
                          f"wrong; {note}")
@@ -1033,29 +972,20 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
 
 def checked_pair(reference: object, fused: object, *, dn_what: str | None = None,
                  scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a (reference, fused) pair of (H, W, B) images without copying them.
-
-    Layout, dtypes, equal shapes, finite values and the rules of :data:`RULES` that concern the
-    pair (``unit_scale`` and the reference's ``offset`` only where ``dn_what`` names a cast).
+    """Validate a (reference, fused) pair of (H, W, B) DN images without copying them.
 
     Parameters
     ----------
     reference, fused : array_like, shape (H, W, B)
-        The reference (ground truth) and the fused image, DN.
+        The reference and the fused image.
     dn_what : str, optional
-        Name of the index that rounds to integer DN.
+        The index that rounds to integer DN (enables ``unit_scale`` and the reference's ``offset``).
     scale : float
         Multiplier to DN the caller applies.
 
-    Returns
-    -------
-    (ndarray, ndarray)
-        The inputs as arrays (never modify them).
-
     Examples
     --------
-    >>> r, f = checked_pair(np.ones((8, 8, 3)), np.ones((8, 8, 3)))
-    >>> r.shape
+    >>> checked_pair(np.ones((8, 8, 3)), np.ones((8, 8, 3)))[0].shape
     (8, 8, 3)
     """
     ref, fus = image_array("reference", reference), image_array("fused", fused)

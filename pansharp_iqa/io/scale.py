@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..validation import ImageFacts, ScaleError, check_bits_range, check_values, factor_hint, finite_range, image_facts
+from ..validation import ImageFacts, check_values, factor_hint, finite_range, image_facts
 
 __all__ = ["check_finite", "check_input_values", "check_result_values", "input_facts"]
 
@@ -59,18 +59,9 @@ def check_input_values(facts: ImageFacts, *, label: str, bits: int, role: str | 
         fix = (f"The declared scale {label!r} leaves them on a unit scale: check 'scale' in dataset.toml (or "
                "--input-scale).")
     multiplier = {"dn": 1.0, "unit": float(2**bits - 1)}.get(label) or _number(label)
-    peak, gt = 2**bits - 1, role in (None, "gt")
-    if gt and not facts.non_finite and multiplier != 1.0 and facts.hi > peak * (1 + 1e-6) \
-            and facts.hi / multiplier <= peak * (1 + 1e-6):
-        raise ScaleError(
-            f"{facts.name}: maximum {facts.hi:g} after the declared scale {label!r} exceeds the {bits}-bit range "
-            f"[0, {peak}], while the stored values (maximum {facts.hi / multiplier:g}) fit it: they already are "
-            "digital numbers; declare scale = 'dn' in dataset.toml (or --input-scale dn)")
-    check_values(reference=facts, bits=bits, dn_what="the evaluation (Q2n)", bits_range=False, input_fix=fix)
-    if not gt:
-        return
-    check_bits_range(facts, bits, fix=f"check 'bits' (at least {{needed}}) and 'scale' (now {label!r}) in "
-                                      "dataset.toml, or --bits / --input-scale")
+    drop = "declare scale = 'dn' in dataset.toml (or --input-scale dn)"
+    check_values(reference=facts, bits=bits, dn_what="the evaluation (Q2n)", bits_range=role in (None, "gt"),
+                 input_fix=fix, scale=multiplier, drop=drop)
 
 
 def _number(label: str) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import pansharp_iqa as pi
+from pansharp_iqa.baselines import gsa
 from pansharp_iqa.validation import ScaleError
 from trust_helpers import fr_dataset, real_scene, run_eval
 
@@ -14,7 +15,7 @@ from trust_helpers import fr_dataset, real_scene, run_eval
 def _wv2():
     sc = real_scene("imgWV2.mat")
     ms, pan = sc["ms"][:64, :64], sc["pan"][:256, :256]
-    return pi.baselines.gsa(ms, pan, ratio=4), ms, pan
+    return gsa(ms, pan, ratio=4), ms, pan
 
 
 @pytest.mark.parametrize("path", ["memory", "tiled", "metrics"])
