@@ -672,7 +672,7 @@ OVERRIDE_CARD = {
     "declared": "declared: the fused image's scale is declared by its producer (DN), so the rules band_scale, "
                 "bit_depth and wrapped are skipped",
 }
-FACTOR, BIT_DEPTH_MEAN, BIT_DEPTH_SPREAD, PAN_FACTOR, UNIT_MAX, UNDERSHOOT = 3.0, 1.05, 1.6, math.sqrt(2), 4.0, 0.15
+FACTOR, BIT_DEPTH_MEAN, BIT_DEPTH_SPREAD, PAN_RANGE, UNIT_MAX, UNDERSHOOT = 3.0, 1.05, 1.6, (0.62, 1.25), 4.0, 0.15
 
 
 @dataclasses.dataclass(frozen=True)
@@ -697,8 +697,9 @@ RULES = (
     Rule("bit_depth", _BAND, f"mean within {BIT_DEPTH_MEAN:g}x of a power of two 2**k (k = +-1..+-16) and spread "
          f"within {BIT_DEPTH_SPREAD:g}x of the same 2**k", "a re-export to another bit depth ((2**12 - 1)/(2**11 - 1),"
          " an 8-bit product scaled by 8)", "as band_scale"),
-    Rule("pan_scale", "the PAN's mean with the MS's mean (one sensor, one bit depth)", f"beyond {PAN_FACTOR:.3g}x "
-         f"(or 1/{PAN_FACTOR:.3g}x), i.e. nearer another power of two than 1 (real scenes: 0.84-1.10)",
+    Rule("pan_scale", "the PAN's mean with the MS's mean (one sensor, one bit depth)", f"PAN/MS outside "
+         f"[{PAN_RANGE[0]:g}, {PAN_RANGE[1]:g}] (real scenes, 32-px MS crops of WV2, IKONOS, WV3, SpaceNet: 0.70-1.10;"
+         " one bit off: 1.4-2.2 or 0.35-0.55)",
          "a PAN on another bit depth or scale than the MS (`pan * 2`, a [0, 1] PAN)", _WARN),
     Rule("unit_scale", "every value of a float image where an index rounds to integer DN (Q2n, D_lambda_K)",
          f"all within +-{UNIT_MAX:g} DN (`(2**bits - 1) / 64` below 8 bits); integer data and all-zero images pass",
@@ -813,13 +814,13 @@ def check_scales_agree(test: ImageFacts, reference: ImageFacts, *, fix: Any = No
 
 def _check_pan_scale(pan: ImageFacts, ms: ImageFacts, policy: str, override: str | None) -> None:
     """The rule pan_scale: the PAN's mean against the MS's."""
-    if not (pan.mean > 0 and ms.mean > 0) or abs(math.log(pan.mean / ms.mean)) < math.log(PAN_FACTOR):
+    if not (pan.mean > 0 and ms.mean > 0) or PAN_RANGE[0] <= pan.mean / ms.mean <= PAN_RANGE[1]:
         return
     factor = pan.mean / ms.mean
     more = f" If the factor is real (the PAN is another product), {override}." if override else ""
     _refuse(f"{pan.name} is on another scale than {ms.name}: its values are about {factor:.3g} times theirs (means "
-            f"{pan.mean:.3g} vs {ms.mean:.3g}), while a PAN and its MS share a sensor's bit depth (their means "
-            f"agree within {PAN_FACTOR:.3g}x), so D_s, QNR and HQNR would measure the factor. "
+            f"{pan.mean:.3g} vs {ms.mean:.3g}), while a PAN and its MS share a sensor's bit depth (PAN/MS within "
+            f"{PAN_RANGE[0]:g}-{PAN_RANGE[1]:g}), so D_s, QNR and HQNR would measure the factor. "
             f"{_whole_fix(pan, ms, factor, 1.0)}{more}", policy)
 
 
@@ -936,7 +937,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     >>> check_values(reference=ms, pan=image_facts("pan", np.full((32, 32), 800, dtype=np.uint16)), bits=11)
     Traceback (most recent call last):
     ...
-    pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 2 times theirs (means 800 vs 400), while a PAN and its MS share a sensor's bit depth (their means agree within 1.41x), so D_s, QNR and HQNR would measure the factor. Bring pan to the scale of ms: divide it by about 2 (close to 2**1, as for values shifted by 1 bit), or pass both in digital numbers.
+    pansharp_iqa.validation.ScaleError: pan is on another scale than ms: its values are about 2 times theirs (means 800 vs 400), while a PAN and its MS share a sensor's bit depth (PAN/MS within 0.62-1.25), so D_s, QNR and HQNR would measure the factor. Bring pan to the scale of ms: divide it by about 2 (close to 2**1, as for values shifted by 1 bit), or pass both in digital numbers.
     """  # noqa: E501 - doctest output: the one-line error message, as raised
     check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES)
     shown = float(scale) if scale is not None else 1.0
