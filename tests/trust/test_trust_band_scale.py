@@ -115,3 +115,14 @@ def test_pansharp_eval_refuses_one_band_on_another_scale(tmp_path, capsys):
     assert "result_scale =" not in reason  # no scale setting fixes one band
     code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o2", "--tiled", "always")
     assert code == 1 and "band 4 (of 4) is on another scale" in pairs[("s", "m")]["reason"]
+
+
+def test_pansharp_eval_scores_a_saturated_reference_band(tmp_path, capsys):
+    # issue 27 item 8 through the CLI, in memory and tile-wise
+    d = demo()
+    gt = d["gt"].copy()
+    gt[..., 1] = 2047.0
+    data, method = rr_dataset(tmp_path, {"s.npy": d["rr"]}, gt=gt)
+    for tiled in ("never", "always"):
+        code, pairs, _ = run_eval(capsys, data, method, tmp_path / f"o_{tiled}", "--tiled", tiled)
+        assert code == 0 and pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(d["rr"], gt)["Q2n"], rel=1e-9)

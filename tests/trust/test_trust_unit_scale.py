@@ -100,3 +100,16 @@ def test_pansharp_eval_refuses_unit_scale_data_declared_as_dn(tmp_path, capsys):
     code, pairs, _ = run_eval(capsys, data2, method2, tmp_path / "o2")
     assert code == 0
     assert pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(fused)["Q2n"], rel=1e-3)
+
+
+def test_pansharp_eval_scores_a_float_reference_with_a_nearly_black_band(tmp_path, capsys):
+    # issue 27 item 7 through the CLI, in memory and tile-wise; its neighbour, a [0, 1] result, is refused above
+    d = demo()
+    gt, fused = d["gt"].copy(), d["rr"].copy()
+    gt[..., 3] = np.round(gt[..., 3] / gt[..., 3].max() * 3)
+    fused[..., 3] = gt[..., 3] + 0.2
+    data, method = rr_dataset(tmp_path, {"s.npy": fused}, gt=gt)
+    for tiled in ("never", "always"):
+        code, pairs, _ = run_eval(capsys, data, method, tmp_path / f"o_{tiled}", "--tiled", tiled)
+        assert code == 0
+        assert pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(fused, gt.astype(np.uint16))["Q2n"], rel=1e-9)
