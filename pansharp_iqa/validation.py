@@ -86,9 +86,8 @@ def check_not_masked(name: str, value: object) -> object:
     """Refuse a ``numpy.ma`` array with masked values (they would be scored); return the data of one without."""
     if not isinstance(value, np.ma.MaskedArray):
         return value
-    mask = np.ma.getmask(value)
-    n = 0 if mask is np.ma.nomask else int(np.count_nonzero(mask))
-    if n:
+    mask = np.ma.getmask(value)  # nomask: no array is made
+    if n := (0 if mask is np.ma.nomask else int(np.count_nonzero(mask))):
         raise InputError(f"{name}: a masked array with {n} masked values; the indexes cannot leave pixels out, and the "
                          f"values under the mask would be scored as data. Crop the images to a window without masked "
                          f"pixels, or fill them (np.ma.filled({name}, value)) if scoring the filled values is intended")
@@ -120,9 +119,7 @@ def layout_hint(shape: Sequence[int]) -> str:
 
 def check_image_shape(name: str, shape: Sequence[int]) -> tuple[int, int, int]:
     """An image shape as (H, W, B): 3-D (2-D is one band), non-empty, not channel-first (B, H, W)."""
-    shape = tuple(int(s) for s in shape)
-    if len(shape) == 2:
-        shape = (*shape, 1)
+    shape = tuple(int(s) for s in shape) + ((1,) if len(shape) == 2 else ())
     if len(shape) == 4:
         raise ShapeError(f"{name}: expected a 3-D (H, W, B) image, got a 4-D array of shape {shape}; for a batch "
                          "of images declare its axis order with layout='NHWC' or layout='NCHW'")
@@ -711,7 +708,8 @@ RULES = (
          "none: DN are non-negative; pass the sensor's DN"),
     Rule("wrapped", "the fused image's maximum with the reference's", "fused maximum in the top quarter of uint16 "
          "(uint32), the reference below the bottom quarter, the distribution's shape changed by > 25 %",
-         "negatives wrapped around by an unsigned cast (-2 -> 65534)", "none: save float, or clip before the cast"),
+         "negatives wrapped around by an unsigned cast (-2 -> 65534)", "none (save float, or clip before the "
+         "cast); `scale_mismatch='declared'` skips it"),
 )
 
 
