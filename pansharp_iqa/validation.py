@@ -29,7 +29,7 @@ __all__ = [
     "SensorMismatchError", "MetadataConflictError", "ConstantBlockError", "DatasetConfigError", "DataError",
     "integer_setting", "check_ratio", "check_metadata", "check_pan_ratio",  # settings and geometry
     "ImageFacts", "image_facts", "sample_step", "grid_band_sums", "Rule", "RULES", "rule_table",
-    "ScaleMismatchWarning", "SCALE_MISMATCH_POLICIES", "OVERRIDE_CARD", "UINT16_MAX", "check_values", "checked_pair",
+    "ScaleMismatchWarning", "SCALE_MISMATCH_POLICIES", "OVERRIDE_CARD", "UINT16_MAX", "check_values",
 ]
 
 # --------------------------------------------------------------------------- exceptions
@@ -674,7 +674,14 @@ FACTOR, BIT_DEPTH_MEAN, BIT_DEPTH_SPREAD, PAN_RANGE, UNIT_MAX, UNDERSHOOT = 3.0,
 
 @dataclasses.dataclass(frozen=True)
 class Rule:
-    """One plausibility rule: its name, what it compares, its threshold, the mistake, its override."""
+    """One plausibility rule of :data:`RULES`.
+
+    Parameters
+    ----------
+    name, compares, threshold, mistake, override : str
+        Its name (as messages and the docs call it), what it compares, when it refuses, the mistake
+        it stands for, and how to override it (recorded in the card).
+    """
 
     name: str
     compares: str
@@ -694,7 +701,8 @@ RULES = (
     Rule("bit_depth", _BAND, f"mean within {BIT_DEPTH_MEAN:g}x of a power of two 2**k (k = +-1..+-16) and spread "
          f"within {BIT_DEPTH_SPREAD:g}x of the same 2**k", "a re-export to another bit depth ((2**12 - 1)/(2**11 - 1),"
          " an 8-bit product scaled by 8)", "as band_scale"),
-    Rule("pan_scale", "the PAN's mean with the MS's mean (one sensor, one bit depth)", f"PAN/MS outside "
+    Rule("pan_scale", "the PAN's mean with the MS's mean (one sensor, one bit depth), where the PAN enters an "
+         "index (D_s, QNR, HQNR; not the gain-invariant reprojected protocol)", f"PAN/MS outside "
          f"[{PAN_RANGE[0]:g}, {PAN_RANGE[1]:g}] (real scenes, 32-px MS crops of WV2, IKONOS, WV3, SpaceNet: 0.70-1.10;"
          " one bit off: 1.4-2.2 or 0.35-0.55)",
          "a PAN on another bit depth or scale than the MS (`pan * 2`, a [0, 1] PAN)", _WARN),
@@ -903,7 +911,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
                  bits: int | None = None, dn_what: str | None = None, scaled: bool = False,
                  scale: float | None = None, bits_range: bool = True, bands_agree: bool = False,
                  scale_mismatch: str = "raise", override: str | None = None, fix: Any = None,
-                 input_fix: str | None = None, drop: str | None = None) -> None:
+                 input_fix: str | None = None, drop: str | None = None, pan_scale: bool = True) -> None:
     """The value rules of an evaluation, in one order, on its images' summaries (DN, after ``scale``).
 
     Order: NaN/Inf, ``offset``, ``wrapped``, ``pan_scale``, ``band_scale``/``bit_depth``,
@@ -928,6 +936,8 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     override, fix, input_fix, drop : str, optional
         Wording: how to override; the fix of a whole fused image on another scale (or a function of
         the factor); of an input on a unit scale; of a ``scale`` that made DN too large.
+    pan_scale : bool
+        Apply the rule ``pan_scale`` (False where every number is invariant to the PAN's gain).
 
     Examples
     --------
@@ -953,7 +963,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
         check_not_wrapped(test, reference)
         if dn_what is not None:  # standardised data: named as such before any scale comparison
             _check_unit_scale(test, dn_what, bits, None, only_standardised=True)
-    if pan is not None:
+    if pan is not None and pan_scale:
         _check_pan_scale(pan, reference, policy, override)
     if test is not None and not declared:
         check_scales_agree(test, reference, fix=fix, scale=shown, policy=policy, override=override)
@@ -971,22 +981,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
 
 def checked_pair(reference: object, fused: object, *, dn_what: str | None = None,
                  scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a (reference, fused) pair of (H, W, B) DN images without copying them.
-
-    Parameters
-    ----------
-    reference, fused : array_like, shape (H, W, B)
-        The reference and the fused image.
-    dn_what : str, optional
-        The index that rounds to integer DN (enables ``unit_scale`` and the reference's ``offset``).
-    scale : float
-        Multiplier to DN the caller applies.
-
-    Examples
-    --------
-    >>> checked_pair(np.ones((8, 8, 3)), np.ones((8, 8, 3)))[0].shape
-    (8, 8, 3)
-    """
+    """A (reference, fused) pair of (H, W, B) images, validated without copies (``dn_what``: an index casts)."""
     ref, fus = image_array("reference", reference), image_array("fused", fused)
     check_same_shape("reference", ref, "fused", fus)
     fr, ff = image_facts("reference", ref, scale=scale), image_facts("fused", fus, scale=scale)
