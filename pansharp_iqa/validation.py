@@ -701,8 +701,8 @@ RULES = (
     Rule("bit_depth", _BAND, f"mean within {BIT_DEPTH_MEAN:g}x of a power of two 2**k (k = +-1..+-16) and spread "
          f"within {BIT_DEPTH_SPREAD:g}x of the same 2**k", "a re-export to another bit depth ((2**12 - 1)/(2**11 - 1),"
          " an 8-bit product scaled by 8)", "as band_scale"),
-    Rule("pan_scale", "the PAN's mean with the MS's mean (one sensor, one bit depth), where the PAN enters an "
-         "index (D_s, QNR, HQNR; not the gain-invariant reprojected protocol)", f"PAN/MS outside "
+    Rule("pan_scale", "the PAN's mean with the MS's mean (one sensor, one bit depth), where a number depends on "
+         "it (D_s, QNR, HQNR, the baselines; not `wald_degrade` or the reprojected protocol)", f"PAN/MS outside "
          f"[{PAN_RANGE[0]:g}, {PAN_RANGE[1]:g}] (real scenes, 32-px MS crops of WV2, IKONOS, WV3, SpaceNet: 0.70-1.10;"
          " one bit off: 1.4-2.2 or 0.35-0.55)",
          "a PAN on another bit depth or scale than the MS (`pan * 2`, a [0, 1] PAN)", _WARN),
