@@ -953,10 +953,10 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     for f in images:
         if f.non_finite:
             _raise_non_finite(f.name, f.non_finite)
-    for f in (reference, pan):
-        if f is not None:
-            check_non_negative(f, fix=input_fix and "Inputs are digital numbers: store the sensor's DN, not "
-                                                     "standardised or offset data.")
+    for dn in (reference, pan):
+        if dn is not None:
+            check_non_negative(dn, fix=input_fix and "Inputs are digital numbers: store the sensor's DN, not "
+                                                      "standardised or offset data.")
     declared = scale_mismatch == "declared"
     policy = "raise" if declared else scale_mismatch
     if test is not None and not declared:
@@ -968,7 +968,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     if test is not None and not declared:
         check_scales_agree(test, reference, fix=fix, scale=shown, policy=policy, override=override)
     for f in images if dn_what is not None else ():
-        _check_unit_scale(f, dn_what, bits, None if f is test else input_fix)
+        _check_unit_scale(f, str(dn_what), bits, None if f is test else input_fix)
     if bits is not None and bits_range:
         check_bits_range(reference, bits, scale=shown, drop=drop)
     if dn_what is not None and reference.hi > UINT16_MAX * (1 + 1e-6):
