@@ -911,7 +911,8 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
                  bits: int | None = None, dn_what: str | None = None, scaled: bool = False,
                  scale: float | None = None, bits_range: bool = True, bands_agree: bool = False,
                  scale_mismatch: str = "raise", override: str | None = None, fix: Any = None,
-                 input_fix: str | None = None, drop: str | None = None, pan_scale: bool = True) -> None:
+                 input_fix: str | None = None, drop: str | None = None, bits_fix: str | None = None,
+                 pan_scale: bool = True) -> None:
     """The value rules of an evaluation, in one order, on its images' summaries (DN, after ``scale``).
 
     Order: NaN/Inf, ``offset``, ``wrapped``, ``pan_scale``, ``band_scale``/``bit_depth``,
@@ -933,9 +934,9 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
         Check the reference against ``2**bits - 1``.
     scale_mismatch : {"raise", "warn", "declared"}
         The override (:data:`SCALE_MISMATCH_POLICIES`, recorded in the card by the caller).
-    override, fix, input_fix, drop : str, optional
+    override, fix, input_fix, drop, bits_fix : str, optional
         Wording: how to override; the fix of a whole fused image on another scale (or a function of
-        the factor); of an input on a unit scale; of a ``scale`` that made DN too large.
+        the factor); of an input on a unit scale; of a ``scale`` that made DN too large; of ``bits``.
     pan_scale : bool
         Apply the rule ``pan_scale`` (False where every number is invariant to the PAN's gain).
 
@@ -970,7 +971,7 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
     for f in images if dn_what is not None else ():
         _check_unit_scale(f, str(dn_what), bits, None if f is test else input_fix)
     if bits is not None and bits_range:
-        check_bits_range(reference, bits, scale=shown, drop=drop)
+        check_bits_range(reference, bits, scale=shown, drop=drop, fix=bits_fix)
     if dn_what is not None and reference.hi > UINT16_MAX * (1 + 1e-6):
         note = _scale_note(reference, shown, UINT16_MAX, drop) or "no sensor's digital numbers go there: check the " \
                                                                   "scale of the data"

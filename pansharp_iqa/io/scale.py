@@ -61,7 +61,8 @@ def check_input_values(facts: ImageFacts, *, label: str, bits: int, role: str | 
     multiplier = {"dn": 1.0, "unit": float(2**bits - 1)}.get(label) or _number(label)
     drop = "declare scale = 'dn' in dataset.toml (or --input-scale dn)"
     check_values(reference=facts, bits=bits, dn_what="the evaluation (Q2n)", bits_range=role in (None, "gt"),
-                 input_fix=fix, scale=multiplier, drop=drop)
+                 input_fix=fix, scale=multiplier, drop=drop, bits_fix=f"check 'bits' (at least {{needed}}) and "
+                 f"'scale' (now {label!r}) in dataset.toml, or --bits / --input-scale")
 
 
 def _number(label: str) -> float:
