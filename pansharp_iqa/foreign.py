@@ -165,12 +165,13 @@ def image_of_batch(i: int) -> Iterator[None]:
     ...         raise ShapeError("fused: too small")
     ... except ShapeError as exc:
     ...     print(exc)
-    image 3 of the batch: fused: too small
+    image 3 of the batch: fused: too small (the batch's images are counted from 0, bands from 1)
     """
     try:
         yield
     except InputError as exc:
-        raise type(exc)(f"image {i} of the batch: {exc}") from None
+        raise type(exc)(f"image {i} of the batch: {exc} (the batch's images are counted from 0, bands from 1)") \
+            from None
 
 
 def batched(*images: str, pans: tuple[str, ...] = ()) -> Callable[[F], F]:

@@ -22,6 +22,7 @@ from .indexes.catalog import get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
 from .sensors import Sensor, resolve_sensor
 from .validation import (
+    OVERRIDE_CARD,
     SCALE_MISMATCH_POLICIES,
     ImageFacts,
     SettingError,
@@ -32,6 +33,7 @@ from .validation import (
     check_scale,
     check_sensor_bands,
     check_values,
+    layout_hint,
 )
 
 __all__ = [
@@ -118,7 +120,7 @@ class EvaluationSettings:
         """The card entry of the scale-mismatch override (none when scale mismatches are refused)."""
         if self.scale_mismatch == "raise":
             return {}
-        return {"scale_mismatch": "warn: a fused image on another scale than its reference is scored"}
+        return {"scale_mismatch": OVERRIDE_CARD[self.scale_mismatch]}
 
     @property
     def clip_max(self) -> float | None:
@@ -163,7 +165,8 @@ class ReducedSettings(EvaluationSettings):
         if h - lead - trail < bs or w - lead - trail < bs:
             raise ShapeError(
                 f"reference: {h}x{w} pixels leave less than one {bs}x{bs} block after the border cut "
-                f"({lead} leading, {trail} trailing); use images of at least {bs + lead + trail} pixels a side"
+                f"({lead} leading, {trail} trailing){layout_hint(shape)}; use images of at least {bs + lead + trail} "
+                "pixels a side"
             )
         return lead, trail
 

@@ -168,7 +168,7 @@ def exp_strip(pair: Pair, r0: int, r1: int) -> np.ndarray:
     >>> from pansharp_iqa import interp23tap
     >>> from pansharp_iqa.baselines.inputs import open_pair
     >>> ms = np.random.default_rng(0).random((8, 6, 2))
-    >>> pair = open_pair(ms, np.ones((32, 24)), 4)
+    >>> pair = open_pair(ms, np.full((32, 24), 0.5), 4)
     >>> bool(np.allclose(exp_strip(pair, 8, 20), interp23tap(ms, 4)[8:20], rtol=1e-13))
     True
     """
@@ -188,7 +188,7 @@ def gaussian_strip(pair: Pair, r0: int, r1: int) -> np.ndarray:
     >>> from pansharp_iqa.baselines.inputs import open_pair
     >>> from pansharp_iqa.baselines.lowpass import gaussian_lowpass
     >>> pan = np.random.default_rng(0).random((64, 48)) + 1
-    >>> pair = open_pair(np.ones((16, 12, 1)), pan, 4)
+    >>> pair = open_pair(np.full((16, 12, 1), 1.5), pan, 4)
     >>> bool(np.allclose(gaussian_strip(pair, 8, 40), gaussian_lowpass(pan, 4)[8:40], rtol=1e-12))
     True
     """
@@ -207,7 +207,7 @@ def plusdec_strip(pair: Pair, r0: int, r1: int, offset: float = 0.0) -> np.ndarr
     >>> from pansharp_iqa.baselines.inputs import open_pair
     >>> from pansharp_iqa.baselines.lowpass import plusdec_lowpass_decimate
     >>> pan = np.random.default_rng(0).random((64, 48)) + 1
-    >>> pair = open_pair(np.ones((16, 12, 1)), pan, 4)
+    >>> pair = open_pair(np.full((16, 12, 1), 1.5), pan, 4)
     >>> bool(np.allclose(plusdec_strip(pair, 16, 32), plusdec_lowpass_decimate(pan, 4)[4:8], rtol=1e-13))
     True
     """
@@ -250,7 +250,7 @@ def mtf_decimated_rows(pair: Pair, rows_lr: np.ndarray, gains: Sequence[float], 
     >>> from pansharp_iqa import mtf_filter
     >>> from pansharp_iqa.baselines.inputs import open_pair
     >>> pan = np.random.default_rng(0).random((64, 48)) + 1
-    >>> pair = open_pair(np.ones((16, 12, 1)), pan, 4)
+    >>> pair = open_pair(np.full((16, 12, 1), 1.5), pan, 4)
     >>> got = mtf_decimated_rows(pair, np.array([15, 0, 1]), [2.0], [1.0], [0.3])
     >>> bool(np.allclose(got[:, :, 0], mtf_filter(2 * pan + 1, 0.3, 4)[2::4, 2::4][[15, 0, 1]], rtol=1e-12))
     True

@@ -77,7 +77,9 @@ def ergas_from_sums(sse: np.ndarray, ref_sum: np.ndarray, n_pixels: int, ratio: 
     mse, mu = np.asarray(sse) / n_pixels, np.asarray(ref_sum) / n_pixels
     if np.any(mu == 0):
         raise InputError(
-            f"reference: band(s) {np.flatnonzero(mu == 0).tolist()} have zero mean; ERGAS is undefined"
+            f"reference: band(s) {(np.flatnonzero(mu == 0) + 1).tolist()} (counted from 1) have zero mean; ERGAS is "
+            "undefined (it divides by each band's mean: a dead band), the other indexes are not: pass indexes= "
+            "without ERGAS (pansharp-eval --indexes) to score them, or drop the band"
         )
     return float(100.0 / ratio * np.sqrt(np.mean(mse / mu**2)))
 

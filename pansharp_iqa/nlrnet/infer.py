@@ -374,10 +374,11 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
             np.clip(fused_dn, 0.0, scale, out=fused_dn)
         sio.savemat(out / f"{scene.name}.mat", {"I_F": fused_dn})
         if reduced:
-            res = core.evaluate_reduced(fused_dn, quad["gt"], ratio=r, bits=b)
+            res = core.evaluate_reduced(fused_dn, quad["gt"], ratio=r, bits=b, scale_mismatch="declared")
         else:
             res = core.evaluate_full(fused_dn, np.asarray(scene.ms, np.float64),
-                                     np.asarray(scene.pan, np.float64), sensor=s_name, ratio=r, bits=b)
+                                     np.asarray(scene.pan, np.float64), sensor=s_name, ratio=r, bits=b,
+                                     scale_mismatch="declared")
         res = {k: (float(v) if isinstance(v, (int, float, np.floating)) else v) for k, v in res.items()}
         doc["scenes"][scene.name] = {"sensor": s_name, "ratio": r, "bits": b, **res,
                                      "out_of_range": report}

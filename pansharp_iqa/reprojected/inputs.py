@@ -120,8 +120,8 @@ def resolve_inputs(fused: Any, ms: Any, pan: Any, *, sensor: Any, ratio: Any = N
             "ratio=..."
         )
     gnyq = check_sensor_bands(sensor_obj, ms_a.shape[2], protocol=PROTOCOL_NAME)
-    check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_a),
-                 pan=None if pan_a is None else image_facts("pan", pan_a))
+    check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_a),  # gain-invariant in the PAN
+                 pan=None if pan_a is None else image_facts("pan", pan_a), pan_scale=False)
     return ResolvedInputs(fus, ms_a, pan_a, r, gnyq, sensor_obj)
 
 

@@ -73,6 +73,6 @@ def write_scene_mat(path: Path, ms: np.ndarray, pan: np.ndarray, *, sensor: str 
 
 
 def random_scene(h: int, w: int, bands: int = 4, ratio: int = 4, seed: int = 0):
-    """(ms, pan) in DN: MS (h, w, bands) in [200, 300], PAN (ratio*h, ratio*w) in [300, 350]."""
+    """(ms, pan) in DN: MS (h, w, bands) in [200, 300], PAN (ratio*h, ratio*w) in [225, 275] (on the MS's scale)."""
     rng = np.random.default_rng(seed)
-    return 200.0 + 100.0 * rng.random((h, w, bands)), 300.0 + 50.0 * rng.random((ratio * h, ratio * w))
+    return 200.0 + 100.0 * rng.random((h, w, bands)), 225.0 + 50.0 * rng.random((ratio * h, ratio * w))

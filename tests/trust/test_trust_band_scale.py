@@ -1,6 +1,6 @@
 """Issue 20 item 3: a scale mistake in one band is refused (fused vs reference and fused vs MS,
-band by band; the MS's bands against each other where the sensor is known), in memory, tile-wise
-and through pansharp-eval; per-band biases of real methods still get their numbers."""
+band by band), in memory, tile-wise and through pansharp-eval; per-band biases of real methods, and
+bands dark or saturated (issue 27), still get their numbers."""
 
 from __future__ import annotations
 
@@ -40,17 +40,42 @@ def test_one_fused_band_on_another_scale_is_refused_at_full_resolution(band, fac
 
 
 @settings(max_examples=12, **HYPOTHESIS)
-@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 4095, 2047.0, 1 / 255]))
-def test_one_ms_band_on_another_scale_is_refused_where_the_sensor_is_known(band, factor):
+@given(band=st.integers(0, 3), level=st.sampled_from([2047.0, 1023.0]))
+def test_a_reference_band_constant_or_saturated_is_no_evidence_of_a_scale(band, level):
+    # issue 27 item 8: a saturated (constant 2047) reference band next to a method's ordinary band is not
+    # a bit-depth export; a constant band has no spread to compare, so the rule has no evidence
     d = demo()
-    ms = d["ms_s"].astype(np.float64)
-    ms[..., band] *= factor
-    fused = pi.interp23tap(ms, 4)  # a method run on the broken MS: fused and MS agree band by band
+    gt = d["gt"].copy()
+    gt[..., band] = level
     for tiled in ("never", "always"):
-        with pytest.raises(ScaleError, match=rf"ms band {band + 1} \(of 4\) is on another scale than its other bands"):
-            fr(fused, ms, sensor="QB", tiled=tiled)
-    with pytest.raises(ScaleError, match=rf"ms band {band + 1} \(of 4\)"):
-        pi.wald_degrade(ms, d["pan_s"], "QB")
+        r = rr(d["rr"], gt, tiled=tiled)
+        assert np.isfinite(r["SAM"]) and r["Q2n"] <= 1
+
+
+@pytest.mark.parametrize("tiled", ["never", "always"])
+def test_a_dead_band_refuses_only_ergas_and_says_indexes_without_it_work(tiled):
+    # issue 27 item 14: a dead (all-zero) reference band makes ERGAS undefined, not the other indexes
+    d = demo()
+    gt, fused = d["gt"].copy(), d["rr"].copy()
+    gt[..., 2], fused[..., 2] = 0.0, 0.0
+    with pytest.raises(pi.InputError, match=r"band\(s\) \[3\] \(counted from 1\).*indexes= without ERGAS"):
+        rr(fused, gt, tiled=tiled)
+    r = rr(fused, gt, tiled=tiled, indexes=["Q2n", "Q", "SAM", "SCC"])
+    assert 0 < r["Q2n"] < 1 and "ERGAS" not in r
+
+
+@settings(max_examples=8, **HYPOTHESIS)
+@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 255]))
+def test_one_band_on_another_scale_in_both_images_is_not_told_from_a_dark_band(band, factor):
+    # issue 27 (a deliberate change from issue 20): the bands of one image are not held against each
+    # other (a dark NIR band over water looks the same); fused and reference agree band by band, so the
+    # numbers are those of the data as given, in memory and tile-wise alike
+    d = demo()
+    gt, fused = d["gt"].copy(), d["rr"].copy()
+    gt[..., band] *= factor
+    fused[..., band] *= factor
+    a, b = rr(fused, gt), rr(fused, gt, tiled="always")
+    assert a["SAM"] == pytest.approx(b["SAM"], rel=1e-9) and a["Q"] == pytest.approx(b["Q"], rel=1e-9)
 
 
 @settings(max_examples=25, **HYPOTHESIS)
@@ -90,3 +115,14 @@ def test_pansharp_eval_refuses_one_band_on_another_scale(tmp_path, capsys):
     assert "result_scale =" not in reason  # no scale setting fixes one band
     code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o2", "--tiled", "always")
     assert code == 1 and "band 4 (of 4) is on another scale" in pairs[("s", "m")]["reason"]
+
+
+def test_pansharp_eval_scores_a_saturated_reference_band(tmp_path, capsys):
+    # issue 27 item 8 through the CLI, in memory and tile-wise
+    d = demo()
+    gt = d["gt"].copy()
+    gt[..., 1] = 2047.0
+    data, method = rr_dataset(tmp_path, {"s.npy": d["rr"]}, gt=gt)
+    for tiled in ("never", "always"):
+        code, pairs, _ = run_eval(capsys, data, method, tmp_path / f"o_{tiled}", "--tiled", tiled)
+        assert code == 0 and pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(d["rr"], gt)["Q2n"], rel=1e-9)

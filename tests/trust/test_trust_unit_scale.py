@@ -1,6 +1,6 @@
 """Issue 20 item 2: float data on a unit scale are refused where an index rounds to DN, whatever
-their maximum (reflectance, [0, 1] data with overshoot), band by band; dark DN scenes, low bit
-depths and data given with their ``scale`` still get their numbers."""
+their maximum (reflectance, [0, 1] data with overshoot); dark DN scenes and bands (issue 27), low
+bit depths and data given with their ``scale`` still get their numbers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pansharp_iqa as pi
-from pansharp_iqa.validation import ScaleError, unit_scale_max
+from pansharp_iqa.validation import ScaleError
 from trust_helpers import HYPOTHESIS, demo, fr, rr, rr_dataset, run_eval, values
 
 UNIT = "float data within .* a unit scale"
@@ -45,14 +45,18 @@ def test_full_resolution_unit_scale_data_are_refused(divisor):
 
 
 @settings(max_examples=12, **HYPOTHESIS)
-@given(band=st.integers(0, 3), divisor=st.sampled_from([1023.0, 2047.0, 1950.0, 4095.0]))
-def test_one_band_on_a_unit_scale_in_both_images_is_refused(band, divisor):
+@given(band=st.integers(0, 3), top=st.integers(1, 4), tiled=st.booleans())
+def test_a_band_dark_in_both_images_is_scored_as_its_integer_copy(band, top, tiled):
+    # issue 27 item 7 (a deliberate change from issue 20): a float reference band of 0-3 DN (8-bit NIR
+    # over deep water) next to DN bands is a dark band, not a unit scale; the rule looks at whole images
     d = demo()
-    fused, gt = d["rr"].copy(), d["gt"].copy()
-    fused[..., band] /= divisor
-    gt[..., band] /= divisor
-    with pytest.raises(ScaleError, match=rf"band {band + 1} \(of 4\): float data within about"):
-        rr(fused, gt)
+    gt, fused = d["gt"].copy(), d["rr"].copy()
+    gt[..., band] = np.round(gt[..., band] / gt[..., band].max() * top)
+    fused[..., band] = gt[..., band] + 0.3 * np.sin(np.arange(gt.shape[1]))[None, :]
+    as_float = rr(fused, gt, tiled="always" if tiled else "never")
+    as_int = rr(fused, gt.astype(np.uint16), tiled="always" if tiled else "never")
+    assert values(as_float) == pytest.approx(values(as_int), rel=1e-12)
+    assert 0 < as_float["Q2n"] < 1
 
 
 @settings(max_examples=10, **HYPOTHESIS)
@@ -69,7 +73,6 @@ def test_dark_scenes_in_dn_are_scored_as_their_integer_copies(gain):
 
 def test_low_bit_depths_keep_their_small_digital_numbers():
     d = demo()
-    assert unit_scale_max(4) < 1 and unit_scale_max(11) == 4.0
     gt = np.round(d["gt"] / d["gt"].max() * 15)  # 4-bit DN as float: max 15
     r = pi.evaluate_reduced(gt + 0.3, gt, ratio=4, bits=4)
     assert 0 < r["Q2n"] <= 1
@@ -97,3 +100,16 @@ def test_pansharp_eval_refuses_unit_scale_data_declared_as_dn(tmp_path, capsys):
     code, pairs, _ = run_eval(capsys, data2, method2, tmp_path / "o2")
     assert code == 0
     assert pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(fused)["Q2n"], rel=1e-3)
+
+
+def test_pansharp_eval_scores_a_float_reference_with_a_nearly_black_band(tmp_path, capsys):
+    # issue 27 item 7 through the CLI, in memory and tile-wise; its neighbour, a [0, 1] result, is refused above
+    d = demo()
+    gt, fused = d["gt"].copy(), d["rr"].copy()
+    gt[..., 3] = np.round(gt[..., 3] / gt[..., 3].max() * 3)
+    fused[..., 3] = gt[..., 3] + 0.2
+    data, method = rr_dataset(tmp_path, {"s.npy": fused}, gt=gt)
+    for tiled in ("never", "always"):
+        code, pairs, _ = run_eval(capsys, data, method, tmp_path / f"o_{tiled}", "--tiled", tiled)
+        assert code == 0
+        assert pairs[("s", "m")]["metrics"]["Q2n"] == pytest.approx(rr(fused, gt.astype(np.uint16))["Q2n"], rel=1e-9)

@@ -1,0 +1,156 @@
+"""Issue 27: the plausibility rules are one short table (``validation.RULES``); each rule is tested on
+both sides with generated cases (hypothesis), on the value summaries the in-memory and tile-wise
+paths share, and through the library and ``pansharp-eval`` where the issue found a wrong number."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pansharp_iqa.validation import RULES, ScaleError, ScaleMismatchWarning, check_values, facts_from_sums
+
+HYP = dict(deadline=None, derandomize=True, max_examples=60)
+POWERS = st.sampled_from([k for k in range(-11, 12) if k])
+
+
+def band(name, mean, spread, *, lo=None, hi=None, dtype="float64", bands=1):
+    """One-band (or identical-band) facts of a given mean and spread."""
+    lo = max(mean - 2 * spread, 0.0) if lo is None else lo
+    hi = mean + 4 * spread if hi is None else hi
+    n = 1000.0
+    return facts_from_sums(name, (64, 64, bands), dtype, lo=lo, hi=hi, n=n * bands, total=n * mean * bands,
+                           total_sq=n * (spread**2 + mean**2) * bands, band_total=[n * mean] * bands,
+                           band_total_sq=[n * (spread**2 + mean**2)] * bands)
+
+
+def refused(**kw):
+    try:
+        check_values(**kw)
+    except ScaleError as exc:
+        return str(exc)
+    return None
+
+
+def test_the_table_is_short_and_every_entry_is_complete():
+    assert [r.name for r in RULES] == ["band_scale", "bit_depth", "pan_scale", "unit_scale", "offset", "wrapped"]
+    assert all(r.compares and r.threshold and r.mistake and r.override for r in RULES)
+
+
+# ------------------------------------------------------------------ band_scale and bit_depth
+
+
+@settings(**HYP)
+@given(mean=st.floats(50, 3000), cv=st.floats(0.05, 1.0), log_f=st.floats(math.log(3.8), math.log(5000)),
+       down=st.booleans(), jitter=st.floats(0.85, 1.2))
+def test_band_scale_refuses_mean_and_spread_moved_alike_beyond_3(mean, cv, log_f, down, jitter):
+    f = math.exp(-log_f if down else log_f)
+    msg = refused(test=band("fused", mean * f, mean * cv * f * jitter), reference=band("reference", mean, mean * cv))
+    assert msg and "fused is on another scale than reference" in msg
+
+
+@settings(**HYP)
+@given(mean=st.floats(50, 3000), cv=st.floats(0.05, 1.0), gain=st.floats(0.55, 1.8), spread=st.floats(0.5, 2.5))
+def test_band_scale_scores_biases_and_poor_fusions(mean, cv, gain, spread):
+    # a bias or a poor method: mean within 0.55-1.8x (no power of two within 5 %), spread 0.5-2.5x
+    assert refused(test=band("fused", mean * gain, mean * cv * spread), reference=band("reference", mean, mean * cv)) \
+        is None
+
+
+@settings(**HYP)
+@given(mean=st.floats(50, 3000), cv=st.floats(0.05, 1.0), k=POWERS, u=st.floats(0.97, 1.03), s=st.floats(0.7, 1.4))
+def test_bit_depth_refuses_every_power_of_two_whatever_its_size(mean, cv, k, u, s):
+    f = 2.0**k * u
+    msg = refused(test=band("fused", mean * f, mean * cv * f * s), reference=band("reference", mean, mean * cv))
+    assert msg and "on another scale" in msg
+
+
+@settings(**HYP)
+@given(mean=st.floats(0.5, 3000), cv=st.floats(0.01, 1.0), other=st.floats(0.0, 4000), level=st.floats(1, 2047))
+def test_a_band_constant_or_dark_in_either_image_is_no_evidence(mean, cv, other, level):
+    ref = band("reference", mean, mean * cv)
+    assert refused(test=band("fused", level, 0.0, lo=level, hi=level), reference=ref) is None  # constant fused
+    assert refused(test=band("fused", other + 1, (other + 1) * cv), reference=band("reference", level, 0.0,
+                                                                                  lo=level, hi=level)) is None
+    assert refused(test=band("fused", 0.0, 0.0, lo=0, hi=0), reference=ref) is None  # dead band
+
+
+# ------------------------------------------------------------------ pan_scale
+
+
+@settings(**HYP)
+@given(ms_mean=st.floats(50, 1500), ratio=st.floats(0.70, 1.10), k=POWERS)
+def test_pan_scale_refuses_a_pan_on_another_bit_depth(ms_mean, ratio, k):
+    ms = band("ms", ms_mean, ms_mean * 0.3)
+    assert refused(reference=ms, pan=band("pan", ms_mean * ratio, ms_mean * 0.3)) is None
+    msg = refused(reference=ms, pan=band("pan", ms_mean * ratio * 2.0**k, ms_mean * 0.3 * 2.0**k))
+    assert msg and "pan is on another scale than ms" in msg and "bit depth" in msg
+
+
+@settings(**HYP)
+@given(ms_mean=st.floats(50, 1500), ratio=st.floats(0.63, 1.24))
+def test_pan_scale_scores_pans_darker_or_brighter_than_their_ms(ms_mean, ratio):
+    assert refused(reference=band("ms", ms_mean, 100), pan=band("pan", ms_mean * ratio, 120)) is None
+
+
+def test_pan_scale_override_warns_and_declared_does_not_skip_it():
+    ms, pan = band("ms", 400, 100), band("pan", 800, 200)
+    with pytest.warns(ScaleMismatchWarning, match="pan is on another scale"):
+        check_values(reference=ms, pan=pan, scale_mismatch="warn")
+    with pytest.raises(ScaleError):
+        check_values(reference=ms, pan=pan, scale_mismatch="declared")
+
+
+# ------------------------------------------------------------------ unit_scale and offset
+
+
+@settings(**HYP)
+@given(peak=st.floats(0.05, 4.0), bits=st.integers(8, 16))
+def test_unit_scale_refuses_float_images_within_4_dn(peak, bits):
+    f = band("fused", peak / 2, peak / 5, lo=0.0, hi=peak)
+    msg = refused(test=f, reference=band("reference", peak / 2, peak / 5, lo=0.0, hi=peak), bits=bits, dn_what="Q2n")
+    assert msg and "a unit scale" in msg and "scale=" in msg
+
+
+@settings(**HYP)
+@given(peak=st.floats(4.5, 2047), bits=st.integers(8, 16))
+def test_unit_scale_scores_dn_and_integer_images(peak, bits):
+    kw = dict(lo=0.0, hi=peak)
+    assert refused(test=band("fused", peak / 2, peak / 5, **kw), reference=band("reference", peak / 2, peak / 5, **kw),
+                   bits=bits, dn_what="Q2n", bits_range=False) is None
+    dark = dict(lo=0.0, hi=3.0, dtype="uint16")  # integer data are DN by definition
+    assert refused(reference=band("reference", 1.5, 1, **dark), bits=bits, dn_what="Q2n") is None
+
+
+@settings(**HYP)
+@given(spread=st.floats(0.3, 1.2))
+def test_standardised_data_are_named_as_such_not_as_a_unit_scale(spread):
+    z = band("fused", 0.0, spread, lo=-3 * spread, hi=3 * spread)
+    msg = refused(test=z, reference=band("reference", 900, 300), dn_what="Q2n")
+    assert msg and "standardised or offset data" in msg and "scale=" not in msg
+    msg = refused(test=band("fused", 900, 300), reference=z, dn_what="Q2n")
+    assert msg and "standardised" in msg
+
+
+@settings(**HYP)
+@given(hi=st.floats(100, 2047), under=st.floats(0.0, 0.14), over=st.floats(0.16, 2.0))
+def test_offset_refuses_negatives_beyond_resampling_undershoot(hi, under, over):
+    assert refused(reference=band("ms", hi / 2, hi / 5, lo=-under * hi, hi=hi)) is None
+    msg = refused(reference=band("ms", hi / 2, hi / 5, lo=-max(over * hi, 1.0), hi=hi))
+    assert msg and "negative beyond resampling undershoot" in msg
+
+
+# ------------------------------------------------------------------ the declared override
+
+
+def test_declared_skips_the_fused_images_scale_rules_and_records_it():
+    ref = band("reference", 900, 300)
+    fused = band("fused", 900 * 3.3, 300 * 3.3)
+    assert refused(test=fused, reference=ref)
+    check_values(test=fused, reference=ref, scale_mismatch="declared")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_values(test=fused, reference=ref, scale_mismatch="declared")  # skipped, not warned
