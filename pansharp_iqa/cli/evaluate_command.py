@@ -208,8 +208,6 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
 
     def on_done(i: int, outcome: SceneOutcome) -> None:
         drop_repeated_references(outcome, with_references)
-        if outcome.reason:
-            outcome.reason = _method_scale_hint(outcome.reason, outcome.method)
         key = (outcome.scene, outcome.method)
         if i < len(todo):
             pair = todo[i]
@@ -236,13 +234,6 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
     return run, _kept_records(plan.out, pairs, outcomes)
 
 
-_DATASET_SCALE_HINT = re.compile(r"declare result_scale = (\S+) in dataset\.toml \(or --result-scale [^)]*\)")
-
-
-def _method_scale_hint(reason: str, method: str) -> str:
-    """A result's scale is its method's: the fix a scale refusal names goes into METHOD/method.toml."""
-    return _DATASET_SCALE_HINT.sub(lambda m: f"declare result_scale = {m[1]} in {method}/{METHOD_FILE} (this method "
-                                             "only)", reason)
 
 
 def _recorded_result_scale(settings: DatasetSettings, methods: dict[str, Path]) -> DatasetSettings:
@@ -320,7 +311,7 @@ def _unmatched_files(method: str, folder: Path, scenes: list[SceneSource],
     used = {path for _, _, m, (path, _) in found if m == method}
     files = method_result_files(folder)
     extra = [p for p in files if p not in used and p.stem not in names and network_result_index(p.stem) not in items]
-    if not extra and used:
+    if not extra and (used or files):  # files that name scenes but were not taken fail their pairs, with the reason
         return []
     shown = [p.relative_to(folder).as_posix() for p in extra[:5]] + ([f"... ({len(extra)} in all)"] * (len(extra) > 5))
     h5 = [s for s in scenes if s.kind == "h5"]

@@ -178,7 +178,7 @@ def _reference_label(task: SceneTask) -> str:
     return f"{Path(path).name}:{role}" if path else f"{task.scene.name}:{role}"
 
 
-def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSettings) -> None:
+def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSettings, method: str) -> None:
     """The in-memory path's value rules (:mod:`pansharp_iqa.io.scale`), from one streamed pass."""
     facts = {}
     for role, img in images.items():
@@ -188,14 +188,14 @@ def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSe
     reference = facts["gt"] if settings.resolution == "reduced" else facts["ms"]
     check_result_values(facts["fused"], reference, label=str(settings.result_scale_label),
                         multiplier=float(settings.result_scale or 1.0), bits=settings.bits,
-                        scale_mismatch=settings.scale_mismatch)
+                        scale_mismatch=settings.scale_mismatch, method=method)
 
 
-def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings) -> dict[str, Any]:
+def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings, method: str) -> dict[str, Any]:
     """The core's tile engine on the scene's windows (after the value checks of one streamed pass)."""
     from pansharp_iqa.evaluate import evaluate
 
-    _check_windowed_values(images, settings)
+    _check_windowed_values(images, settings, method)
     result = evaluate(_roles(images["fused"], images, settings), core_settings(settings), tiled="always",
                       tile_size=TILE_SIZE)
     tiling = (result.get("protocol") or {}).get("tiling")
@@ -243,7 +243,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
             if task.display_only:
                 return _display_outcome(task, _display(task, images=images))
             note = "no Q2n/SAM maps: the scene was evaluated tile-wise" if task.want_maps and reduced else None
-            return _outcome(task, _evaluate_windowed(images, settings), choice, maps_note=note,
+            return _outcome(task, _evaluate_windowed(images, settings, task.method), choice, maps_note=note,
                             display=_display(task, images=images))
         images = None
         inputs = load_scene(task.scene, settings, _scene_roles(settings, task.scene), cache=bundles)
@@ -260,7 +260,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
                             input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
                             multiplier=float(settings.result_scale), bits=settings.bits,
-                            scale_mismatch=settings.scale_mismatch)
+                            scale_mismatch=settings.scale_mismatch, method=task.method)
         result = evaluate_arrays(fused, inputs, settings)
         maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
         return _outcome(task, result, choice, maps=maps,

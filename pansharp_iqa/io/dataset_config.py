@@ -415,13 +415,13 @@ def _index_names(value: Any) -> tuple[str, ...] | None:
 
 #: A method's own declarations, in its results folder (``METHOD/method.toml``).
 METHOD_FILE = "method.toml"
-_METHOD_KEYS = {"result_scale", "name", "description", "notes", "source", "license", "attribution"}
+_METHOD_KEYS = {"result_scale", "scale_mismatch", "name", "description", "notes", "source", "license", "attribution"}
 
 
 def method_settings(settings: DatasetSettings, method_dir: str | Path) -> DatasetSettings:
     """The settings one method's results are evaluated with: ``METHOD/method.toml`` may declare
-    ``result_scale = "unit" | "dn" | <multiplier>``, which overrides the dataset's (and
-    ``--result-scale``) for that method only; without the file, ``settings`` unchanged.
+    ``result_scale = "unit" | "dn" | <multiplier>`` and ``scale_mismatch``, which override the
+    dataset's (and the flags) for that method only; without the file, ``settings`` unchanged.
 
     Parameters
     ----------
@@ -459,9 +459,16 @@ def method_settings(settings: DatasetSettings, method_dir: str | Path) -> Datase
     unknown = sorted(set(data) - _METHOD_KEYS)
     if unknown:
         raise DatasetConfigError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(_METHOD_KEYS)}")
+    source = f"{Path(method_dir).resolve().name}/{METHOD_FILE}"
+    if "scale_mismatch" in data:
+        try:
+            mismatch = check_choice("scale_mismatch", data["scale_mismatch"], SCALE_MISMATCH_POLICIES)
+        except InputError as exc:
+            raise DatasetConfigError(f"{path}: {exc}") from None
+        settings = dataclasses.replace(settings, scale_mismatch=mismatch,
+                                       sources={**settings.sources, "scale_mismatch": source})
     if "result_scale" not in data:
         return settings
     value, label = parse_scale(data["result_scale"], settings.bits, what=f"{path} result_scale")
-    source = f"{Path(method_dir).resolve().name}/{METHOD_FILE}"
     return dataclasses.replace(settings, result_scale=value, result_scale_label=label,
                                sources={**settings.sources, "result_scale": source})

@@ -58,7 +58,7 @@ def check_input_values(facts: ImageFacts, *, label: str, bits: int | None, role:
     else:
         fix = (f"The declared scale {label!r} leaves them on a unit scale: check 'scale' in dataset.toml (or "
                "--input-scale).")
-    multiplier = {"dn": 1.0, "unit": float(2**bits - 1)}.get(label) or _number(label)
+    multiplier = 1.0 if label == "dn" else float(2**bits - 1) if label == "unit" and bits else _number(label)
     drop = "declare scale = 'dn' in dataset.toml (or --input-scale dn)"
     check_values(reference=facts, bits=bits, dn_what="the evaluation (Q2n)", bits_range=role in (None, "gt"),
                  input_fix=fix, scale=multiplier, drop=drop, bits_fix=f"check 'bits' (at least {{needed}}) and "
@@ -74,8 +74,9 @@ def _number(label: str) -> float:
 
 
 def check_result_values(fused: ImageFacts, reference: ImageFacts, *, label: str, multiplier: float,
-                        bits: int | None, scale_mismatch: str = "raise") -> None:
-    """A fused result (in DN after its declared scale ``label``) against its reference (GT or MS).
+                        bits: int | None, scale_mismatch: str = "raise", method: str | None = None) -> None:
+    """A fused result (in DN after its declared scale ``label``) against its reference (GT or MS);
+    with ``method``, the fixes name that method's ``method.toml`` (a result's scale is its method's).
 
     Examples
     --------
@@ -86,11 +87,13 @@ def check_result_values(fused: ImageFacts, reference: ImageFacts, *, label: str,
     ...
     pansharp_iqa.validation.ScaleError: GSA/s.npy is on another scale than s_gt.npy: its values are about 0.000489 times theirs (means 0.476 vs 975, spreads 0.271 vs 554), so every index would measure the factor, not the fusion. The declared result scale 'dn' contradicts the data: declare result_scale = 'unit' in dataset.toml (or --result-scale unit), the results look like [0, 1] data. If the factor is real (the method changes the radiometry), declare scale_mismatch = 'warn' in dataset.toml (or --scale-mismatch warn) to score it with a warning.
     """  # noqa: E501 - doctest output: the one-line error message, as raised
-    check_values(test=fused, reference=reference, scale_mismatch=scale_mismatch, override=_OVERRIDE,
-                 fix=lambda factor: _result_fix(factor, label, multiplier, bits))
+    where = f"{method}/method.toml (this method only)" if method else None
+    override = (f"declare scale_mismatch = 'warn' in {where} to score it with a warning" if where else _OVERRIDE)
+    check_values(test=fused, reference=reference, scale_mismatch=scale_mismatch, override=override,
+                 fix=lambda factor: _result_fix(factor, label, multiplier, bits, where))
 
 
-def _result_fix(factor: float, label: str, multiplier: float, bits: int | None) -> str:
+def _result_fix(factor: float, label: str, multiplier: float, bits: int | None, where: str | None = None) -> str:
     """Which ``result_scale`` fits a result ``factor`` times its reference."""
     stored = multiplier / factor  # the multiplier that would bring the results to the reference's scale
     if bits is not None and abs(math.log(stored / (2.0**bits - 1))) < 0.2:
@@ -100,5 +103,6 @@ def _result_fix(factor: float, label: str, multiplier: float, bits: int | None) 
     else:
         value = f"{stored:.4g}"
         why = f"the results look {factor:.3g} times too {'large' if factor > 1 else 'small'}{factor_hint(factor)}"
-    return (f"The declared result scale {label!r} contradicts the data: declare result_scale = {value} in "
-            f"dataset.toml (or --result-scale {value.strip(chr(39))}), {why}.")
+    where = where or f"dataset.toml (or --result-scale {value.strip(chr(39))})"
+    return (f"The declared result scale {label!r} contradicts the data: declare result_scale = {value} in {where}, "
+            f"{why}.")

@@ -88,6 +88,6 @@ def test_band_names_of_another_count_fail_the_scene(tmp_path, capsys):
     d = demo()
     data, method = fr_dataset(tmp_path, {"s.npy": d["fr_s"]}, ms=d["ms_s"], pan=d["pan_s"], sensor="IKONOS",
                               band_names=["Blue", "Green", "Red"])
-    code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o")
-    assert code == 1 and "band_names lists 3" in pairs[("s", "m")]["reason"]
+    code, _, err = run_eval(capsys, data, method, tmp_path / "o")  # every scene fails: once, before the run
+    assert code == 2 and "band_names lists 3" in one_line(err) and not (tmp_path / "o").exists()
     assert np.isfinite(pi.evaluate_full(d["fr_s"], d["ms_s"], d["pan_s"], sensor="IKONOS")["HQNR"])

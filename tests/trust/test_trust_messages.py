@@ -43,8 +43,8 @@ def test_values_no_bit_depth_holds_are_named_as_such():
 
 def test_pansharp_eval_says_to_declare_dn_for_dn_inputs_declared_scaled(tmp_path, capsys):
     data, method = rr_dataset(tmp_path, {"s.npy": demo()["rr"]}, scale=2047, result_scale=2047)
-    code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o")
-    assert code == 1 and "declare scale = 'dn'" in pairs[("s", "m")]["reason"]
+    code, _, err = run_eval(capsys, data, method, tmp_path / "o")  # every scene fails: once, before the run
+    assert code == 2 and "declare scale = 'dn'" in one_line(err) and not (tmp_path / "o").exists()
 
 
 # ----------------------------------------------------------------------------- item 16 (library side)
