@@ -121,6 +121,9 @@ def limit_worker_threads() -> None:
 
 
 def _init_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent stops its workers
     limit_worker_threads()
     if initializer is not None:
         initializer(*initargs)
@@ -155,6 +158,8 @@ def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[A
     ------
     dict of Future to key
         Every call, submitted (see :func:`finished`); the pool shuts down when the block ends.
+        When it ends with an exception (an interruption: Ctrl-C, or SIGTERM in ``pansharp-eval``),
+        the calls not started are cancelled and the workers are stopped at once, none left behind.
 
     Examples
     --------
@@ -167,8 +172,9 @@ def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[A
 
     saved = {k: os.environ.get(k) for k in _THREAD_VARS}
     os.environ.update({k: "1" for k in _THREAD_VARS})
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(initializer, initargs)) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(initializer, initargs))
+    try:
         try:  # the workers start as the calls are submitted
             futures = {pool.submit(fn, *args): key for key, args in calls.items()}
         finally:
@@ -178,6 +184,20 @@ def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[A
                 else:
                     os.environ[k] = v
         yield futures
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool: Any) -> None:
+    """Cancel a process pool's pending calls and end its workers now (they hold no files)."""
+    workers = list((pool._processes or {}).values())  # noqa: SLF001 - no public handle before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.terminate()
+    for process in workers:
+        process.join(10)
 
 
 def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:

@@ -17,7 +17,9 @@ listing the files it wrote there. The rules (``docs/cli.md``, "What --force and 
   did not write or keep. Nothing the manifest does not list is ever replaced or removed.
 * **Recorded.** The manifest lists what a run may write before it writes it; a run that fails or
   is interrupted marks it ``failed`` or ``interrupted`` (never ``running``) and removes its
-  staging folder; a killed run's staging folder is removed by the next run.
+  staging folder; a killed run's staging folder is removed by the next run. While a run holds
+  its folder, SIGTERM (``kill``, ``timeout``, SLURM, ``docker stop``) interrupts it as Ctrl-C
+  does, worker processes included.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import datetime as _dt
 import json
 import os
 import shutil
+import signal
+import threading
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
@@ -162,6 +166,7 @@ class OutputFolder:
         self._status: str | None = None  # set once this run writes the manifest
         self._lock: int | None = None
         self._created = False
+        self._sigterm: tuple[Any] | None = None  # the SIGTERM handler to restore on leaving
 
     # -- entering and leaving -------------------------------------------------------------------
     def __enter__(self) -> OutputFolder:
@@ -173,6 +178,8 @@ class OutputFolder:
         self._created = not self.path.exists()
         create_folder(self.path, what=f"--out {self.path}")
         self._lock = _lock(self.path)
+        if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread
+            self._sigterm = (signal.signal(signal.SIGTERM, _terminate_as_interrupt),)
         try:
             doc = self._read_manifest()
         except BaseException:
@@ -199,6 +206,9 @@ class OutputFolder:
             if self._lock is not None:
                 os.close(self._lock)
                 self._lock = None
+            if self._sigterm is not None:
+                signal.signal(signal.SIGTERM, self._sigterm[0] or signal.SIG_DFL)
+                self._sigterm = None
 
     # -- checks ---------------------------------------------------------------------------------
     def _read_manifest(self) -> dict[str, Any]:
@@ -323,6 +333,11 @@ class OutputFolder:
         self.listed = {rel for rel in kept if (self.path / rel).is_file()}
         self._write_manifest("complete")
         return staged
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM handler: raise KeyboardInterrupt, so a terminated run ends as an interrupted one."""
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _lock(folder: Path) -> int | None:
