@@ -68,6 +68,7 @@ def test_a_signal_ends_the_run_as_interrupted_with_no_worker_left(tmp_path, redu
     # group=True: the signal goes to the whole process group, workers included (as `timeout` sends it)
     run = subprocess.Popen(cli_command(*args, "--force", "--jobs", jobs, prelude=PRELUDE), env=env, text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=group)
+    workers: set[int] = set()
     try:
         _wait_until(lambda: len(list(pids.iterdir())) >= jobs, 120, run)  # every worker is inside a pair
         workers = {int(p.name.split("-")[0]) for p in pids.iterdir()} - {run.pid}
@@ -77,21 +78,22 @@ def test_a_signal_ends_the_run_as_interrupted_with_no_worker_left(tmp_path, redu
         else:
             run.send_signal(sig)
         code = run.wait(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-    _, err = run.communicate()
-    assert code == 130 and err.strip().splitlines()[-1] == "pansharp-eval: interrupted", err
-    assert "Traceback" not in err, err
-    manifest = json.loads((out / MANIFEST_NAME).read_text())
-    assert manifest["status"] == "interrupted" and manifest["staging"] is None
-    assert not [p for p in out.iterdir() if p.name.startswith(".pansharp-eval-staging")]
-    assert (out / "results.csv").read_bytes() == earlier  # the earlier complete run's reports are kept
-    deadline = time.monotonic() + 15
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [pid for pid in workers if _alive(pid)], "worker processes left running"
-
+        _, err = run.communicate()
+        assert code == 130 and err.strip().splitlines()[-1] == "pansharp-eval: interrupted", err
+        assert "Traceback" not in err, err
+        manifest = json.loads((out / MANIFEST_NAME).read_text())
+        assert manifest["status"] == "interrupted" and manifest["staging"] is None
+        assert not [p for p in out.iterdir() if p.name.startswith(".pansharp-eval-staging")]
+        assert (out / "results.csv").read_bytes() == earlier  # the earlier complete run's reports are kept
+        deadline = time.monotonic() + 15
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in workers if _alive(pid)], "worker processes left running"
+    finally:  # a failing test leaves no process behind either
+        for pid in [run.pid, *workers]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        run.wait(timeout=60)
 
 def test_sigterm_outside_a_run_keeps_its_default(tmp_path, capsys, reduced_dataset, rr_methods):
     """The handler lives only while a run holds its folder; in-process runs restore the caller's."""
