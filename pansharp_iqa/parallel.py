@@ -82,20 +82,7 @@ def parallel_map(func: Callable[[T], object], items: Sequence[T], workers: int |
 
 
 def map_bands(fn: Callable[[int], T], n: int) -> list[T]:
-    """Evaluate ``fn(b)`` for ``b = 0..n-1``, in threads when it pays; results in band order.
-
-    Parameters
-    ----------
-    fn : callable
-        Work for one band index.
-    n : int
-        Number of bands.
-
-    Returns
-    -------
-    list
-        ``[fn(0), ..., fn(n-1)]``.
-    """
+    """Evaluate ``fn(b)`` for ``b = 0..n-1``, in threads when it pays; results in band order."""
     return parallel_map(fn, range(n))
 
 
@@ -121,6 +108,9 @@ def limit_worker_threads() -> None:
 
 
 def _init_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent stops its workers
     limit_worker_threads()
     if initializer is not None:
         initializer(*initargs)
@@ -136,39 +126,17 @@ def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[A
     environment it starts with, set only while the work is submitted), then runs
     ``initializer(*initargs)``. Spawned, not forked: fresh interpreters inherit no locks held by
     this process's threads (GDAL, Dask, tqdm, the report threads) nor its open files; scripts need
-    the usual ``if __name__ == "__main__":`` guard, and ``fn`` must be importable.
-
-    Parameters
-    ----------
-    workers : int
-        Number of processes.
-    fn : callable
-        Module-level function.
-    calls : mapping
-        Key to the (picklable) arguments of one call.
-    initializer : callable, optional
-        Module-level function run once in each worker.
-    initargs : tuple
-        Its (picklable) arguments.
-
-    Yields
-    ------
-    dict of Future to key
-        Every call, submitted (see :func:`finished`); the pool shuts down when the block ends.
-
-    Examples
-    --------
-    >>> with process_pool(2, abs, {"a": (-2,), "b": (3,)}) as futures:  # doctest: +SKIP
-    ...     sorted(finished(futures))
-    [('a', 2), ('b', 3)]
-    """
+    the usual ``if __name__ == "__main__":`` guard, and ``fn`` must be importable. A block that
+    ends with an exception (Ctrl-C; SIGTERM in ``pansharp-eval``) cancels the calls not started and
+    stops the workers at once."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     saved = {k: os.environ.get(k) for k in _THREAD_VARS}
     os.environ.update({k: "1" for k in _THREAD_VARS})
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(initializer, initargs)) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(initializer, initargs))
+    try:
         try:  # the workers start as the calls are submitted
             futures = {pool.submit(fn, *args): key for key, args in calls.items()}
         finally:
@@ -178,27 +146,25 @@ def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[A
                 else:
                     os.environ[k] = v
         yield futures
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool: Any) -> None:
+    """Cancel a process pool's pending calls and end its workers now (they hold no files)."""
+    workers = list((pool._processes or {}).values())  # noqa: SLF001 - no public handle before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.terminate()
+    for process in workers:
+        process.join(10)
 
 
 def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:
     """``(key, result)`` of each future as it finishes, the exception it raised as its result;
-    cancelled futures are skipped.
-
-    Parameters
-    ----------
-    futures : mapping of Future to key
-        Futures of a :func:`process_pool` (or any ``concurrent.futures`` executor).
-
-    Yields
-    ------
-    (key, object)
-
-    Examples
-    --------
-    >>> with ThreadPoolExecutor(1) as pool:
-    ...     sorted(finished({pool.submit(int, "7"): "a", pool.submit(int, "x"): "b"}), key=str)
-    [('a', 7), ('b', ValueError("invalid literal for int() with base 10: 'x'"))]
-    """
+    cancelled futures are skipped."""
     for future in as_completed(futures):
         if not future.cancelled():
             error = future.exception()
@@ -206,25 +172,7 @@ def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:
 
 
 def connect(scheduler: str, *, timeout: float = 30.0) -> Any:
-    """Client of a running Dask scheduler.
-
-    Parameters
-    ----------
-    scheduler : str
-        Address, e.g. ``"tcp://10.0.0.5:8786"`` (printed by ``dask scheduler``).
-    timeout : float
-        Seconds to wait for the connection.
-
-    Returns
-    -------
-    distributed.Client
-        Close it when done (``client.close()``), or use it as a context manager.
-
-    Raises
-    ------
-    OSError
-        The scheduler cannot be reached (message names the address).
-    """
+    """Client of a running Dask scheduler."""
     import distributed
 
     try:

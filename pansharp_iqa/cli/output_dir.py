@@ -17,7 +17,9 @@ listing the files it wrote there. The rules (``docs/cli.md``, "What --force and 
   did not write or keep. Nothing the manifest does not list is ever replaced or removed.
 * **Recorded.** The manifest lists what a run may write before it writes it; a run that fails or
   is interrupted marks it ``failed`` or ``interrupted`` (never ``running``) and removes its
-  staging folder; a killed run's staging folder is removed by the next run.
+  staging folder; a killed run's staging folder is removed by the next run. While a run holds
+  its folder, SIGTERM (``kill``, ``timeout``, SLURM, ``docker stop``) interrupts it as Ctrl-C
+  does, worker processes included.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import datetime as _dt
 import json
 import os
 import shutil
+import signal
+import threading
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
@@ -42,20 +46,7 @@ _STAGING_PREFIX = ".pansharp-eval-staging-"
 
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path`` and rename it to ``path`` when the block succeeds.
-
-    A failure (a full disk, an interruption) leaves ``path`` as it was and no partial file;
-    a system error names ``path``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
-    >>> with atomic_file(target, "w") as handle:
-    ...     _ = handle.write("done")
-    >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
-    ('done', ['a.txt'])
-    """
+    """Open a temporary file beside ``path`` and rename it to ``path`` when the block succeeds."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -71,22 +62,7 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[A
 
 
 def create_folder(folder: Path, *, what: str) -> None:
-    """Create ``folder`` (and its parents) or raise a usage error that says why it cannot be.
-
-    Raises
-    ------
-    UsageError
-        A path on the way is a file, or the system refuses (no rights, read-only, no space).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> blocker = pathlib.Path(tempfile.mkdtemp()) / "afile"
-    >>> _ = blocker.write_text("x")
-    >>> create_folder(blocker / "out", what="--out")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    pansharp_iqa.cli.errors.UsageError: cannot create --out: .../afile is a file, not a folder
-    """
+    """Create ``folder`` (and its parents) or raise a usage error that says why it cannot be."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -117,39 +93,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 class OutputFolder:
     """The output folder of one run: a context manager that locks it, reads its manifest and, on
-    leaving, records how the run ended and releases it.
-
-    Parameters
-    ----------
-    path : Path
-        The folder (created, with its parents, when missing).
-    manifest : str
-        The command's manifest file name.
-    protected : sequence of Path
-        Folders the run reads (methods' results, the dataset): never written into.
-    argv : sequence of str
-        The command line, recorded in the manifest.
-
-    Attributes
-    ----------
-    listed : set of str
-        Files (relative POSIX paths) the tool wrote in earlier runs, or this one may write.
-    run_id : str
-        This run's identifier (also in ``results.json``).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> out = pathlib.Path(tempfile.mkdtemp()) / "out"
-    >>> with OutputFolder(out) as folder:
-    ...     folder.check(["results.csv"])
-    ...     folder.claim(["results.csv"])
-    ...     with atomic_file(folder.staging() / "results.csv", "w") as handle:
-    ...         _ = handle.write("method,scene,status\\n")
-    ...     moved = folder.commit()
-    >>> sorted(p.name for p in out.iterdir()), json.loads((out / MANIFEST_NAME).read_text())["status"]
-    (['.pansharp-eval-manifest.json', 'results.csv'], 'complete')
-    """
+    leaving, records how the run ended and releases it."""
 
     def __init__(self, path: Path, *, manifest: str = MANIFEST_NAME, protected: Sequence[Path] = (),
                  argv: Sequence[str] = ()) -> None:
@@ -162,6 +106,7 @@ class OutputFolder:
         self._status: str | None = None  # set once this run writes the manifest
         self._lock: int | None = None
         self._created = False
+        self._sigterm: tuple[Any] | None = None  # the SIGTERM handler to restore on leaving
 
     # -- entering and leaving -------------------------------------------------------------------
     def __enter__(self) -> OutputFolder:
@@ -173,6 +118,8 @@ class OutputFolder:
         self._created = not self.path.exists()
         create_folder(self.path, what=f"--out {self.path}")
         self._lock = _lock(self.path)
+        if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread
+            self._sigterm = (signal.signal(signal.SIGTERM, _terminate_as_interrupt),)
         try:
             doc = self._read_manifest()
         except BaseException:
@@ -199,6 +146,9 @@ class OutputFolder:
             if self._lock is not None:
                 os.close(self._lock)
                 self._lock = None
+            if self._sigterm is not None:
+                signal.signal(signal.SIGTERM, self._sigterm[0] or signal.SIG_DFL)
+                self._sigterm = None
 
     # -- checks ---------------------------------------------------------------------------------
     def _read_manifest(self) -> dict[str, Any]:
@@ -282,24 +232,7 @@ class OutputFolder:
         return self._staging
 
     def commit(self, keep: Iterable[str] | None = None) -> list[str]:
-        """Move the staged files in and drop what earlier runs left: the run is complete.
-
-        Parameters
-        ----------
-        keep : iterable of str, optional
-            Files already in OUT that belong to this run (records written or reused); the other
-            listed files, earlier runs', are removed. ``None``: every listed file is kept.
-
-        Returns
-        -------
-        list of str
-            The staged files now in OUT.
-
-        Raises
-        ------
-        UsageError
-            A staged file would replace a path the tool did not write (nothing is moved).
-        """
+        """Move the staged files in and drop what earlier runs left: the run is complete."""
         staging = self._staging
         staged = [] if staging is None else sorted(
             p.relative_to(staging).as_posix() for p in staging.rglob("*") if not p.is_dir())
@@ -323,6 +256,11 @@ class OutputFolder:
         self.listed = {rel for rel in kept if (self.path / rel).is_file()}
         self._write_manifest("complete")
         return staged
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM handler: raise KeyboardInterrupt, so a terminated run ends as an interrupted one."""
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _lock(folder: Path) -> int | None:

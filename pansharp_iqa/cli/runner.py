@@ -24,30 +24,7 @@ SCHEDULER_TIMEOUT = 30.0
 
 
 def connect_scheduler(address: str) -> Any:
-    """Client of the Dask scheduler at ``address`` (``--scheduler``), before anything is written.
-
-    Parameters
-    ----------
-    address : str
-        e.g. ``tcp://10.0.0.5:8786``.
-
-    Returns
-    -------
-    distributed.Client
-        Pass it to :func:`run_tasks` as ``scheduler``; close it when done.
-
-    Raises
-    ------
-    UsageError
-        The ``scale`` extra is not installed, the address is malformed, or no scheduler answers
-        there within :data:`SCHEDULER_TIMEOUT` seconds.
-
-    Examples
-    --------
-    >>> connect_scheduler("tcp://scheduler")  # doctest: +SKIP
-    Traceback (most recent call last):
-    UsageError: --scheduler tcp://scheduler: missing port number in address 'tcp://scheduler'
-    """
+    """Client of the Dask scheduler at ``address`` (``--scheduler``), before anything is written."""
     try:
         from distributed.comm import get_address_host_port, parse_address
     except ImportError:
@@ -74,28 +51,7 @@ def run_tasks(
     on_done: Callable[[int, SceneOutcome], None] | None = None,
     desc: str = "evaluating",
 ) -> list[SceneOutcome]:
-    """Evaluate all tasks and return their outcomes in task order.
-
-    Parameters
-    ----------
-    tasks : sequence of SceneTask
-    jobs : int
-        Number of worker processes (1: in this process).
-    scheduler : distributed.Client or str, optional
-        Dask scheduler (:func:`connect_scheduler`) or its address: the tasks run on that cluster
-        instead (same results).
-    progress : bool or None
-        Show a tqdm bar on stderr; ``None``: only when stderr is a terminal.
-    on_done : callable, optional
-        Called as ``on_done(task_index, outcome)`` in this process as each task finishes
-        (used to write the per-scene JSON as soon as it exists, so ``--resume`` loses little).
-    desc : str
-        Progress-bar label.
-
-    Returns
-    -------
-    list of SceneOutcome
-    """
+    """Evaluate all tasks and return their outcomes in task order."""
     from tqdm import tqdm
 
     outcomes: list[SceneOutcome | None] = [None] * len(tasks)

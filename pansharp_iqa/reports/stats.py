@@ -158,25 +158,7 @@ class IndexStatistics:
 
 
 def mean_ranks(values: np.ndarray, direction: int) -> np.ndarray:
-    """Mean rank of each method over scenes (1 = best; ties get the average rank).
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        ``(n_scenes, n_methods)`` index values.
-    direction : int
-        +1 when higher is better, -1 when lower is better.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_methods,)`` mean ranks, in [1, n_methods].
-
-    Examples
-    --------
-    >>> mean_ranks(np.array([[0.9, 0.8], [0.7, 0.7]]), +1).tolist()
-    [1.25, 1.75]
-    """
+    """Mean rank of each method over scenes (1 = best; ties get the average rank)."""
     from scipy.stats import rankdata
 
     ranks = rankdata(-direction * np.asarray(values, dtype=np.float64), axis=1)  # ties: average
@@ -184,24 +166,7 @@ def mean_ranks(values: np.ndarray, direction: int) -> np.ndarray:
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (family-wise error control).
-
-    ``p_(i)`` sorted ascending becomes ``max_{j <= i} min(1, (m - j + 1) p_(j))``.
-
-    Parameters
-    ----------
-    p_values : sequence of float
-
-    Returns
-    -------
-    list of float
-        Adjusted p-values in the input order.
-
-    Examples
-    --------
-    >>> holm([0.01, 0.04, 0.03])
-    [0.03, 0.06, 0.06]
-    """
+    """Holm's step-down adjusted p-values (family-wise error control)."""
     p = np.asarray(p_values, dtype=np.float64)
     m = p.size
     order = np.argsort(p, kind="stable")
@@ -214,29 +179,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 def bootstrap_ci(
     differences: np.ndarray, *, n_resamples: int = N_RESAMPLES, seed: int = SEED, level: float = 0.95
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of paired differences.
-
-    Parameters
-    ----------
-    differences : numpy.ndarray
-        ``(n_scenes,)`` per-scene differences.
-    n_resamples : int
-        Number of resamples of the scenes (with replacement).
-    seed : int
-        Seed of ``numpy.random.default_rng``.
-    level : float
-        Confidence level.
-
-    Returns
-    -------
-    (float, float)
-        Lower and upper bounds (units of the differences).
-
-    Examples
-    --------
-    >>> bootstrap_ci(np.zeros(8))
-    (0.0, 0.0)
-    """
+    """Percentile bootstrap interval of the mean of paired differences."""
     d = np.asarray(differences, dtype=np.float64)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, d.size, size=(int(n_resamples), d.size))
@@ -327,36 +270,7 @@ def compare_methods(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
 ) -> dict[str, IndexStatistics]:
-    """Statistics across scenes for every index with a known direction.
-
-    Parameters
-    ----------
-    records : sequence of mapping
-        One per (scene, method): ``scene``, ``method``, ``status``, ``metrics``.
-    methods : sequence of str
-        Methods in report order (ties of the best mean go to the first).
-    metrics : sequence of str
-        Indexes to compare.
-    n_resamples : int
-        Bootstrap resamples.
-    seed : int
-        Bootstrap seed.
-
-    Returns
-    -------
-    dict of str to IndexStatistics
-        Methods with a value on fewer than 2 scenes are left out (and named in the note);
-        indexes with fewer than 2 complete scenes, fewer than 2 methods or unknown direction are
-        left out (empty dict for a single-scene run).
-
-    Examples
-    --------
-    >>> recs = [{"scene": f"s{i}", "method": m, "status": "ok", "metrics": {"SAM": v + i}}
-    ...         for i in range(8) for m, v in (("a", 1.0), ("b", 2.0))]
-    >>> st = compare_methods(recs, ["a", "b"], ["SAM"])["SAM"]
-    >>> st.best, st.mean_rank, st.comparisons[0].p
-    ('a', {'a': 1.0, 'b': 2.0}, 0.0078125)
-    """
+    """Statistics across scenes for every index with a known direction."""
     scenes: list[str] = []
     for rec in records:
         if rec.get("scene") not in scenes:
@@ -380,27 +294,7 @@ def compare_methods(
 
 
 def statistics_to_dict(statistics: Mapping[str, IndexStatistics], n_scenes: int) -> dict[str, Any]:
-    """The ``statistics`` entry of ``results.json``.
-
-    Parameters
-    ----------
-    statistics : mapping of str to IndexStatistics
-        From :func:`compare_methods`.
-    n_scenes : int
-        Scenes in the run.
-
-    Returns
-    -------
-    dict
-        The settings of the tests (``alpha``, ``min_scenes``, ``bootstrap_resamples``,
-        ``bootstrap_seed``, ``methods`` description) and ``indexes`` (one entry per index, see
-        :meth:`IndexStatistics.to_dict`); ``note`` explains an empty ``indexes``.
-
-    Examples
-    --------
-    >>> statistics_to_dict({}, 1)["note"]
-    'a single scene: no statistics across scenes'
-    """
+    """The ``statistics`` entry of ``results.json``."""
     out: dict[str, Any] = {
         "tests": "mean rank per index; Friedman test over methods (scipy.stats.friedmanchisquare); each method vs "
                  "the best mean: paired two-sided Wilcoxon signed-rank (scipy.stats.wilcoxon), Holm-corrected; "
@@ -419,24 +313,12 @@ def statistics_to_dict(statistics: Mapping[str, IndexStatistics], n_scenes: int)
 
 
 def no_statistics_reason(n_scenes: int) -> str:
-    """Why a run has no statistics across scenes (every report says it the same way).
-
-    Examples
-    --------
-    >>> no_statistics_reason(1)
-    'a single scene'
-    """
+    """Why a run has no statistics across scenes (every report says it the same way)."""
     return "a single scene" if n_scenes < 2 else "no index has finite values for every method on 2 or more scenes"
 
 
 def method_note() -> str:
-    """How the statistics across scenes are made, in one paragraph (shared by every report).
-
-    Examples
-    --------
-    >>> method_note().startswith("Per index, over the scenes where every method has a value")
-    True
-    """
+    """How the statistics across scenes are made, in one paragraph (shared by every report)."""
     return (
         "Per index, over the scenes where every method has a value: mean rank (1 = best on a scene), "
         "Friedman test over the methods, and every method against the best mean: paired two-sided Wilcoxon "

@@ -47,7 +47,7 @@ class Summary:
     stats : dict
         ``stats[method][metric] = {"mean", "std", "n"}`` over the scenes where the index is
         finite; ``std`` is the sample standard deviation (N - 1 normalisation, as MATLAB's
-        ``std``; 0 for one scene).
+        ``std``; NaN, undefined, for one scene).
     counts : dict
         ``counts[method] = {"ok": int, "failed": int}``.
     best : dict
@@ -98,7 +98,7 @@ class Summary:
                 "over those, and it gets no best mark, rank or test.")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable form (``None`` for undefined means)."""
+        """JSON-serialisable form (``None`` for an undefined mean or std)."""
         def clean(x: float) -> float | None:
             return None if x is None or not math.isfinite(x) else float(x)
 
@@ -144,7 +144,7 @@ def summarise(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> S
             values = values[np.isfinite(values)]  # an undefined index (NaN) does not enter the statistics
             n = int(values.size)
             mean = float(values.mean()) if n else math.nan
-            std = float(values.std(ddof=1)) if n > 1 else (0.0 if n == 1 else math.nan)
+            std = float(values.std(ddof=1)) if n > 1 else math.nan  # undefined for one scene
             stats[method][metric] = {"mean": mean, "std": std, "n": n}
     compared = {r["scene"] for r in records if r.get("status") == "ok" and "scene" in r}
     complete = [m for m in methods

@@ -39,7 +39,7 @@ def summarize(per_image: dict[str, list[float]]) -> tuple[dict[str, float], dict
     """Mean and standard deviation (``ddof=1``) of each index over its finite values.
 
     Undefined values (NaN) are left out, as ``pansharp-eval`` does; an index with no finite value
-    has NaN; one value has a deviation of 0.
+    has NaN; so has the deviation of one value (the sample std is undefined there).
 
     Examples
     --------
@@ -52,7 +52,7 @@ def summarize(per_image: dict[str, list[float]]) -> tuple[dict[str, float], dict
         n = len(v)
         mean = math.fsum(v) / n if n else math.nan
         means[name] = mean
-        stds[name] = math.sqrt(math.fsum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else (0.0 if n else math.nan)
+        stds[name] = math.sqrt(math.fsum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else math.nan
     return means, stds
 
 

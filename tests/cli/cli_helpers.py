@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -76,10 +78,18 @@ def one_error_line(err: str, *needles: object) -> str:
 
 def run_cli(*args: object, env: dict[str, str] | None = None, prelude: str = "",
             timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``pansharp-eval ARGS`` in a fresh process (the package this interpreter imports);
-    ``prelude``: Python run first in that process (e.g. to slow a step down)."""
-    return subprocess.run(cli_command(*args, prelude=prelude), capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
+    """``pansharp-eval ARGS`` with its exit status, stdout and stderr: in this process (``main``),
+    or in a fresh one when ``env`` (e.g. the terminal's encoding) or ``prelude`` (Python run first
+    there, e.g. to slow a step down) is given; tests of signals and locks use :func:`cli_command`."""
+    if env or prelude:
+        return subprocess.run(cli_command(*args, prelude=prelude), capture_output=True, text=True,
+                              env={**os.environ, **(env or {})}, timeout=timeout)
+    from pansharp_iqa.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return subprocess.CompletedProcess(["pansharp-eval", *map(str, args)], code, out.getvalue(), err.getvalue())
 
 
 def cli_command(*args: object, prelude: str = "") -> list[str]:

@@ -1,7 +1,9 @@
 """The PyTorch backend on CPU tensors equals the numpy core (the reference path) within 1e-12
 relative: on the spec suite's kinds of inputs (band counts, odd sizes, integer and float data,
 degenerate windows and blocks, every toolbox-family protocol) and on the real scenes of
-``../shared/data``; Q2n and D_lambda_K are bit-identical. Wrong inputs give the host's messages."""
+``../shared/data``. Q2n is bit-identical (exact arithmetic: both round the images to integers and
+sum integers); every other index, D_lambda_K included (an MTF filter before that rounding), is a
+comparison across libraries, within RTOL. Wrong inputs give the host's messages."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ torch = pytest.importorskip("torch")
 
 #: where the tensors live: CPU by default; PANSHARP_TEST_DEVICE=cuda runs the same checks on a GPU
 DEVICE = os.environ.get("PANSHARP_TEST_DEVICE", "cpu")
+#: torch against numpy where floating-point operations differ in order or fusion (filters, sums)
 RTOL = 1e-12
 #: SAM's conditioning floor: cos within a few ulp of 1 has an angle of up to sqrt(2 * 4 eps) rad
 #: (1.7e-6 degrees), so near-identical spectra (a 1-band image) are compared absolutely there
@@ -35,7 +38,7 @@ def _smooth(rng, shape, hi=1800.0):
     return 50 + hi * out / out.max()
 
 
-def _close(torch_result, host_result, exact=("Q2n", "D_lambda_K")):
+def _close(torch_result, host_result, exact=("Q2n",)):
     for k, v in host_result.items():
         if k == "protocol":
             continue

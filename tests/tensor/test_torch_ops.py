@@ -3,15 +3,20 @@
 Every operator is compared with the core function it ports, on random real-valued and
 integer-valued batches (N = 1 and 3; 1, 4 and 8 bands; sizes that are not multiples of the
 blocks; contiguous, transposed and channels-last inputs), bit for bit where the port claims it,
-otherwise within the stated tolerance. Measured maxima on this machine (CPU, torch 2.13):
+otherwise within the stated tolerance. Bit for bit only where the arithmetic is exact (integer
+sums, copies, rounding to integers); where the result depends on the order and fusion of
+floating-point operations (convolutions, resampling, Sobel), PyTorch and OpenCV pick other kernels
+on other CPUs, so the comparison across libraries is within :data:`CROSS_LIBRARY` of the largest
+magnitude. Measured maxima on this machine (CPU, torch 2.13):
 
-* bit-identical: ``to_uint16_matlab``, ``interp23tap`` (ratios 2/4/8, any data), ``imresize``
-  (scales 1/2, 1/4, 1/8, 0.3, 2, 3, any data), ``sobel`` (vertical: any data; magnitude: integer
-  data), ``window_sums``/``window_square_sums``/``block_raw_moments`` (integer data),
-  ``toolbox_blocks``, ``block_centered_moments`` on 11-bit data in 32 x 32 blocks;
+* bit-identical: ``to_uint16_matlab``, ``window_sums``/``window_square_sums``/``block_raw_moments``
+  (integer data), ``toolbox_blocks``, ``block_centered_moments`` on 11-bit data in 32 x 32 blocks;
+* ``interp23tap`` (ratios 2/4/8), ``imresize`` (scales 1/2, 1/4, 1/8, 0.3, 2, 3), ``sobel``: 0 here
+  (vertical; magnitude on integer data), 1 ulp (magnitude on real data, OpenCV's FMA); 9e-13 on
+  values of a few thousand (1 ulp, ~1e-16 of the largest) on an AVX-512 CPU; asserted at
+  :data:`CROSS_LIBRARY` = 1e-13;
 * ``filter_replicate``: max relative difference 9e-16 to the core (OpenCV's DFT) and 1e-15 to a
   direct sum (scipy.ndimage), asserted at 1e-13;
-* ``sobel`` magnitude on real-valued data: 1.2e-16 (1 ulp; OpenCV's FMA), asserted at 2 ulp;
 * ``window_sums`` on real-valued data: 8.5e-16 of the largest sum to OpenCV's running sums,
   asserted at 1e-13; 4e-16 to an 80-bit reference, asserted at 4e-15 (also on 4096 rows);
 * ``block_centered_moments`` on real-valued data: 3e-16 (means) and 1.5e-15 (covariances) of the
@@ -21,7 +26,8 @@ otherwise within the stated tolerance. Measured maxima on this machine (CPU, tor
   core's is 1.5e-14 from an 80-bit reference, this one 5e-15), asserted at 1e-13.
 
 The real WV2 crops of ``../shared/data`` (skipped when absent): interp23tap of the MS, imresize
-of the PAN by 1/4 (both bit-identical) and the MS filtered with the WV2 MTF kernels (1e-13).
+of the PAN by 1/4 (both within :data:`CROSS_LIBRARY`, 0 here) and the MS filtered with the WV2
+MTF kernels (1e-13).
 """
 
 from __future__ import annotations
@@ -51,6 +57,9 @@ from pansharp_iqa.resample import interp23tap as np_interp23tap
 from pansharp_iqa.resample import interp23tap_planes
 from pansharp_iqa.validation import InputError, SettingError, ShapeError
 
+#: Largest |torch - core| as a fraction of the largest |core| where the two libraries' floating-point
+#: operations differ in order or fusion (measured: at most 1.1e-16 on an AVX-512 CPU, 0 here)
+CROSS_LIBRARY = 1e-13
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 KINDS = ["integer", "real"]
 
@@ -111,6 +120,11 @@ def _close_to_scale(actual: torch.Tensor, expected: np.ndarray, tol: float) -> N
     assert err <= tol, f"max |diff| / max |expected| = {err:.3e} > {tol:.1e}"
 
 
+def _agrees(actual: torch.Tensor, expected: np.ndarray) -> None:
+    """Torch against NumPy/OpenCV: within :data:`CROSS_LIBRARY` of the largest magnitude."""
+    _close_to_scale(actual, expected, CROSS_LIBRARY)
+
+
 def _per_plane(fn, x: np.ndarray) -> np.ndarray:
     return np.stack([[fn(np.ascontiguousarray(x[n, c])) for c in range(x.shape[1])] for n in range(x.shape[0])])
 
@@ -136,16 +150,16 @@ def test_to_uint16_matlab_is_bit_identical_to_the_core():
 @pytest.mark.parametrize("shape,layout", [((1, 1, 9, 7), "contiguous"), ((3, 4, 6, 10), "transposed"),
                                           ((1, 8, 5, 4), "channels_last")])
 @pytest.mark.parametrize("kind", KINDS)
-def test_interp23tap_is_bit_identical_to_the_core(kind, shape, layout, ratio):
+def test_interp23tap_matches_the_core(kind, shape, layout, ratio):
     x = _data(kind, shape, seed=ratio)
     out = T.interp23tap(_tensor(x, layout), ratio)
-    _same_bits(out, np.stack([interp23tap_planes(x[n], ratio) for n in range(x.shape[0])]))
+    _agrees(out, np.stack([interp23tap_planes(x[n], ratio) for n in range(x.shape[0])]))
 
 
 def test_interp23tap_equals_the_image_form_and_reads_any_dtype():
     x = _data("integer", (2, 3, 8, 6), seed=1)
     out = T.interp23tap(torch.from_numpy(x.astype(np.uint16).astype(np.int32)), 4)
-    _same_bits(out[1], np.moveaxis(np_interp23tap(x[1].transpose(1, 2, 0).astype(np.uint16), 4), 2, 0))
+    _agrees(out[1], np.moveaxis(np_interp23tap(x[1].transpose(1, 2, 0).astype(np.uint16), 4), 2, 0))
 
 
 # --------------------------------------------------------------------------------------- imresize
@@ -154,13 +168,13 @@ def test_interp23tap_equals_the_image_form_and_reads_any_dtype():
 @pytest.mark.parametrize("shape,layout", [((1, 1, 37, 45), "contiguous"), ((3, 4, 64, 40), "transposed"),
                                           ((1, 8, 33, 17), "channels_last")])
 @pytest.mark.parametrize("kind", KINDS)
-def test_imresize_is_bit_identical_to_the_core(kind, shape, layout, scale):
+def test_imresize_matches_the_core(kind, shape, layout, scale):
     if scale > 1 and shape[2] > 40:
         shape = (shape[0], shape[1], 20, 16)
     x = _data(kind, shape, seed=7)
     out = T.imresize(_tensor(x, layout), scale)
     ref = np.stack([np.moveaxis(np_imresize(x[n].transpose(1, 2, 0), scale), 2, 0) for n in range(x.shape[0])])
-    _same_bits(out, ref)
+    _agrees(out, ref)
 
 
 # -------------------------------------------------------------------------------- MTF filtering
@@ -222,10 +236,7 @@ def test_sobel_matches_the_core(kind, shape, layout, gradient):
     x = _data(kind, shape, seed=11)
     out = T.sobel(_tensor(x, layout), gradient)
     ref = _per_plane(lambda p: sobel_rows(p, gradient), x)
-    if kind == "integer" or gradient == "vertical":
-        _same_bits(out, ref)
-    else:  # OpenCV rounds gx*gx + gy*gy once (FMA): 1 ulp measured
-        _close(out, ref, rtol=4.5e-16)
+    _agrees(out, ref)  # 1 ulp on an AVX-512 CPU; OpenCV rounds gx*gx + gy*gy once (FMA)
 
 
 # ------------------------------------------------------------------------------------ window sums
@@ -366,8 +377,8 @@ def test_results_stay_on_the_inputs_device_in_float64(device):
             *T.block_centered_moments(T.toolbox_blocks(t, 8))]
     for out in outs:
         assert out.device.type == device and out.dtype == torch.float64
-    _same_bits(outs[1], np.stack([interp23tap_planes(x[n], 2) for n in range(2)]))
-    _same_bits(outs[4], _per_plane(lambda p: sobel_rows(p, "magnitude"), x))
+    _agrees(outs[1], np.stack([interp23tap_planes(x[n], 2) for n in range(2)]))
+    _agrees(outs[4], _per_plane(lambda p: sobel_rows(p, "magnitude"), x))
 
 
 BATCH_OPS = {
@@ -439,13 +450,13 @@ def wv2() -> dict[str, np.ndarray]:
 def test_real_wv2_interp23tap_of_the_ms(wv2):
     ms = wv2["ms"]  # 320 x 320 x 8 uint16
     out = T.interp23tap(torch.from_numpy(ms.astype(np.float64).transpose(2, 0, 1))[None], 4)
-    _same_bits(out[0], np.moveaxis(np_interp23tap(ms, 4), 2, 0))
+    _agrees(out[0], np.moveaxis(np_interp23tap(ms, 4), 2, 0))
 
 
 def test_real_wv2_imresize_of_the_pan(wv2):
     pan = wv2["pan"]  # 1280 x 1280 uint16
     out = T.imresize(torch.from_numpy(pan.astype(np.float64))[None, None], 1 / 4)
-    _same_bits(out[0, 0], np_imresize(pan, 1 / 4))
+    _agrees(out[0, 0], np_imresize(pan, 1 / 4))
 
 
 def test_real_wv2_mtf_filtering_of_the_ms(wv2):
