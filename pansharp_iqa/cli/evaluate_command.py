@@ -29,7 +29,7 @@ from pansharp_iqa.validation import InputError
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary
 from .output_dir import OutputFolder
-from .report_writer import EXP_NOTE, Outputs, RunRecord, drop_repeated_references, write_reports
+from .report_writer import EXP_NOTE, Outputs, RunRecord, drop_repeated_references, exp_note_applies, write_reports
 from .runner import connect_scheduler, run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
 from .scene_eval import SceneOutcome, SceneTask
@@ -168,7 +168,7 @@ def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:
     finally:
         if client is not None:
             client.close()
-    if plan.settings.resolution == "full" and "table" in ns.format:
+    if exp_note_applies(plan.settings) and "table" in ns.format:
         print(f"pansharp-eval: note: {EXP_NOTE}")
     return EXIT_FAILURES if failed else EXIT_OK
 

@@ -18,7 +18,7 @@ from pansharp_iqa.reports.summary import Summary
 
 from .scene_eval import SceneOutcome
 
-__all__ = ["EXP_NOTE", "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "Outputs", "RunRecord",
+__all__ = ["EXP_NOTE", "exp_note_applies", "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "Outputs", "RunRecord",
            "drop_repeated_references", "write_reports"]
 
 #: Footnote of full-resolution reports: why plain upsampling tops QNR.
@@ -29,6 +29,16 @@ EXP_NOTE = (
     "(they add no PAN detail). Read QNR with D_s, D_lambda_K/HQNR and the reduced-resolution indexes."
 )
 HTML_FILE = "report.html"
+
+
+def exp_note_applies(settings: Any) -> bool:
+    """Whether a run's table has D_lambda (full resolution), the index :data:`EXP_NOTE` explains."""
+    if settings.resolution != "full":
+        return False
+    from pansharp_iqa.protocols import get_protocol
+
+    names = {n.lower() for n in settings.indexes or ["default"]}
+    return "d_lambda" in names or ("default" in names and "D_lambda" in get_protocol(settings.protocol).full_indexes)
 FIGURES_DIR = "figures"
 #: Scenes shown with images in ``report.html`` (the others get their tables only), so that the
 #: page stays a size a browser opens quickly (about 0.2 MB per scene and 5 methods).
@@ -132,7 +142,7 @@ class RunRecord:
             f"results scale {s.result_scale_label or 'per method'}"
             + "".join(f"; {m}: {v} (method.toml)" for m, v in self.method_scales.items()) + "."
         ] + ([f"Preset {s.preset['name']}: {s.preset.get('data_note')}."] if s.preset else []) \
-            + ([EXP_NOTE] if s.resolution == "full" else [])
+            + ([EXP_NOTE] if exp_note_applies(s) else [])
 
     def results_document(self) -> dict[str, Any]:
         """The content of ``results.json``."""
