@@ -127,10 +127,7 @@ def _scene_roles(settings: DatasetSettings, scene: SceneSource | None = None) ->
 
 
 def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tuple[str, str] | None]:
-    """The scene's files opened for window reads, or ``(None, (category, why not))``.
-
-    Shapes are checked here from the headers, with the in-memory readers' messages.
-    """
+    """The scene's files opened for window reads, or ``(None, (category, why not))``."""
     scene, settings = task.scene, task.settings
     if task.result_index is not None:
         return None, ("stacked results", f"{Path(task.result_file).name} holds several scenes")
