@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+from ..validation import ImageFacts, check_values, factor_hint
 
-from ..validation import ImageFacts, check_values, factor_hint, finite_range, image_facts
-
-__all__ = ["check_finite", "check_input_values", "check_result_values", "input_facts"]
+__all__ = ["check_input_values", "check_result_values"]
 
 _OVERRIDE = "declare scale_mismatch = 'warn' in dataset.toml (or --scale-mismatch warn) to score it with a warning"
-
-
-def input_facts(name: str, stored: np.ndarray, multiplier: float) -> ImageFacts:
-    """Value summary of stored values brought to DN by ``multiplier`` (NaN/Inf refused)."""
-    return image_facts(name, stored, scale=multiplier)
-
-
-def check_finite(array: np.ndarray, *, name: str) -> None:
-    """Refuse NaN/Inf in ``array`` (:class:`~pansharp_iqa.validation.NonFiniteError`)."""
-    finite_range(name, np.asarray(array))  # min/max in row chunks: no copy of a strided view
 
 
 def check_input_values(facts: ImageFacts, *, label: str, bits: int | None, role: str | None = None) -> None:
