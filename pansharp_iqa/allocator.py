@@ -23,20 +23,7 @@ _DONE = False
 
 
 def keep_freed_memory(mmap_threshold: int = 256 * 2**20, trim_threshold: int = 1024 * 2**20) -> bool:
-    """Raise glibc's mmap/trim thresholds for this process (no-op elsewhere).
-
-    Parameters
-    ----------
-    mmap_threshold : int
-        Allocations below this many bytes come from the heap and are reused after ``free``.
-    trim_threshold : int
-        Free memory at the top of the heap kept instead of returned to the system (bytes).
-
-    Returns
-    -------
-    bool
-        True if the thresholds were set.
-    """
+    """Raise glibc's mmap/trim thresholds for this process (no-op elsewhere)."""
     global _DONE
     if _DONE:
         return True

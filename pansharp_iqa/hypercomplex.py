@@ -30,34 +30,14 @@ __all__ = [
 
 
 def conjugate(z: np.ndarray) -> np.ndarray:
-    """Hypercomplex conjugate along the last axis (first component kept, others negated).
-
-    Parameters
-    ----------
-    z : ndarray, shape (..., 2**k)
-
-    Returns
-    -------
-    ndarray, same shape
-    """
+    """Hypercomplex conjugate along the last axis (first component kept, others negated)."""
     out = -np.asarray(z, dtype=np.float64)
     out[..., 0] = -out[..., 0]
     return out
 
 
 def multiply(z1: np.ndarray, z2: np.ndarray) -> np.ndarray:
-    """Cayley-Dickson product of hypercomplex numbers stored along the last axis.
-
-    Parameters
-    ----------
-    z1, z2 : ndarray, shape (..., 2**k)
-        Broadcastable operands with the same number of components (a power of two).
-
-    Returns
-    -------
-    ndarray, shape (..., 2**k)
-        ``z1 * z2`` with ``(a, b)(c, d) = (a c - conj(d) b, d a + b conj(c))``.
-    """
+    """Cayley-Dickson product of hypercomplex numbers stored along the last axis."""
     z1 = np.asarray(z1, dtype=np.float64)
     z2 = np.asarray(z2, dtype=np.float64)
     n = z1.shape[-1]
@@ -75,18 +55,7 @@ def multiply(z1: np.ndarray, z2: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def structure_constants(n_components: int) -> np.ndarray:
-    """Structure constants ``T[k, i, j] = (e_i e_j)_k`` of the 2**k-component algebra.
-
-    Parameters
-    ----------
-    n_components : int
-        A power of two.
-
-    Returns
-    -------
-    ndarray, shape (n, n, n), read-only
-        Entries in {-1, 0, 1}.
-    """
+    """Structure constants ``T[k, i, j] = (e_i e_j)_k`` of the 2**k-component algebra."""
     eye = np.eye(n_components)
     prod = multiply(eye[:, None, :], eye[None, :, :])  # (i, j, k)
     table = np.ascontiguousarray(np.transpose(prod, (2, 0, 1)))
@@ -103,53 +72,7 @@ def block_q_values(
     integer_valued: bool = False,
     value_bound: float | None = None,
 ) -> np.ndarray:
-    """Modulus of the hypercomplex quality index on each block (Q2n's block value).
-
-    Implements the toolbox's ``onions_quality`` (per block): each reference band is normalised by
-    its block mean ``m`` and sample standard deviation ``s`` (N-1), ``(x - m)/s + 1`` (``s`` replaced
-    by ``std_floor`` when 0); the fused band uses the same ``m`` and ``s`` (only shifted by +1 when
-    ``m == 0``) and is conjugated; then
-    ``q = (n/(n-1) mean(z1 z2) - n/(n-1) m1 m2) * 2 mean_bias / term3`` with
-    ``mean_bias = 2 |m1||m2| / (|m1|^2 + |m2|^2)`` and
-    ``term3 = n/(n-1) (mean|z1|^2 + mean|z2|^2 - |m1|^2 - |m2|^2)``; ``q = (0, ..., 0, mean_bias)``
-    when ``term3 == 0``. Bands are zero-padded to the next power of two (through their zero
-    moments), as the toolbox pads the images.
-
-    Parameters
-    ----------
-    reference_blocks, fused_blocks : ndarray, shape (n_blocks, C, n_pixels)
-        Pixels of each block, band by band (any band count ``C``).
-    n_norm : int, optional
-        The ``n`` in the ``n/(n-1)`` factors. Defaults to ``n_pixels``; the reprojected protocol's
-        code uses the nominal block area even for partial blocks, which callers reproduce by
-        passing it.
-    std_floor : float
-        Replacement for a zero standard deviation (toolbox: machine epsilon; Scarpa & Ciotola's
-        code: 1e-10).
-    integer_valued : bool
-        The blocks hold integers (e.g. after Q2n's uint16 cast): moments are then computed from
-        exact raw sums (no centring pass) while they fit in float64's 53-bit mantissa.
-    value_bound : float, optional
-        A known bound on ``|value|`` (65535 after the uint16 cast), which saves the pass that
-        finds it when it already proves the sums exact (blocks of up to 45 x 45 pixels for
-        65535); otherwise the data's maximum decides, as without a bound.
-
-    Returns
-    -------
-    ndarray, shape (n_blocks,)
-        ``|q|`` per block (dimensionless, in [0, 1] for typical data).
-
-    References
-    ----------
-    Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650; Vivone et al., IEEE
-    GRSM 2021 (``onions_quality``).
-
-    Examples
-    --------
-    >>> x = np.arange(32.0).reshape(1, 2, 16)
-    >>> round(float(block_q_values(x, x)[0]), 12)
-    1.0
-    """
+    """Modulus of the hypercomplex quality index on each block (Q2n's block value)."""
     ref = np.asarray(reference_blocks, dtype=np.float64)
     fus = np.asarray(fused_blocks, dtype=np.float64)
     if ref.shape != fus.shape or ref.ndim != 3:
@@ -231,27 +154,7 @@ def integer_block_moments(
     sum_r: np.ndarray, sum_f: np.ndarray, sumsq_r: np.ndarray, sumsq_f: np.ndarray,
     raw_cross: np.ndarray, n_pix: int,
 ) -> tuple[np.ndarray, ...]:
-    """Block means and biased (co)variances from raw sums of integer-valued blocks.
-
-    With integer data whose sums stay below 2**53 every raw sum is exact in float64, so the
-    n^2-scaled (co)variances ``n*sum(xy) - sum(x)*sum(y)`` are exact integers too: no centring pass.
-
-    Parameters
-    ----------
-    sum_r, sum_f : ndarray, shape (n_blocks, C)
-        Per-block sums of each reference / fused channel.
-    sumsq_r, sumsq_f : ndarray, shape (n_blocks, C)
-        Per-block sums of squares.
-    raw_cross : ndarray, shape (n_blocks, C, C)
-        ``sum_p r[p, i] f[p, j]`` per block.
-    n_pix : int
-        Pixels per block.
-
-    Returns
-    -------
-    mean_r, mean_f, var_r, var_f, cross : ndarray
-        As :func:`block_q_from_moments` takes them.
-    """
+    """Block means and biased (co)variances from raw sums of integer-valued blocks."""
     n2 = float(n_pix) * n_pix
     var_r = (n_pix * sumsq_r - sum_r * sum_r) / n2
     var_f = (n_pix * sumsq_f - sum_f * sum_f) / n2
@@ -270,25 +173,7 @@ def block_q_from_moments(
     n_norm: int | None = None,
     std_floor: float = float(np.finfo(np.float64).eps),
 ) -> np.ndarray:
-    """``|q|`` per block (see :func:`block_q_values`) from the blocks' first and second moments.
-
-    Parameters
-    ----------
-    mean_r, mean_f : ndarray, shape (n_blocks, C)
-        Block means; ``C`` a power of two (zero moments for padded bands).
-    var_r, var_f : ndarray, shape (n_blocks, C)
-        Biased (1/n) block variances.
-    cross : ndarray, shape (n_blocks, C, C)
-        Biased cross-covariances ``cov(r_i, f_j)``.
-    n_pix : int
-        Pixels per block.
-    n_norm, std_floor
-        As for :func:`block_q_values`.
-
-    Returns
-    -------
-    ndarray, shape (n_blocks,)
-    """
+    """``|q|`` per block (see :func:`block_q_values`) from the blocks' first and second moments."""
     n_comp = mean_r.shape[1]
     if n_comp & (n_comp - 1):
         raise ValueError(f"component count must be a power of two, got {n_comp}")

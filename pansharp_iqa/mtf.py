@@ -168,19 +168,7 @@ def mtf_filter(
 
 
 def filter_planes(planes: np.ndarray, kernels: Sequence[np.ndarray]) -> np.ndarray:
-    """:func:`filter_replicate` of each band plane with its own kernel, bands in threads.
-
-    Parameters
-    ----------
-    planes : ndarray, shape (B, H, W)
-        Float64 band planes (contiguous rows).
-    kernels : sequence of B ndarrays
-        Correlation kernels (odd sides).
-
-    Returns
-    -------
-    ndarray, shape (B, H, W), float64, C-contiguous
-    """
+    """:func:`filter_replicate` of each band plane with its own kernel, bands in threads."""
     if len(kernels) != planes.shape[0]:
         raise ShapeError(f"{len(kernels)} kernels for {planes.shape[0]} bands")
     out = np.empty(planes.shape, dtype=np.float64)

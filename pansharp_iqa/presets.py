@@ -39,22 +39,7 @@ PUBLISHED_SHA256: dict[str, str] = {
 
 @dataclasses.dataclass(frozen=True)
 class PresetData:
-    """What :meth:`Preset.check_data` found about a file (recorded in cards under ``"preset"``).
-
-    Parameters
-    ----------
-    file : str
-        File name.
-    resolution : {"reduced", "full"}
-        From the file's keys (``gt`` present: reduced).
-    sha256 : str
-        The file's SHA-256.
-    published : bool or None
-        True: the hash is the published file's; False: the data is not the published test set
-        (another hash, or another band count); None: no published hash is recorded for this file.
-    reasons : tuple of str
-        Why the data is not the published test set (empty when it is, or cannot be told).
-    """
+    """What :meth:`Preset.check_data` found about a file (recorded in cards under ``"preset"``)."""
 
     file: str
     resolution: str

@@ -37,12 +37,7 @@ _POLYPHASE = np.concatenate([_ODD_TAPS[::-1], _ODD_TAPS])  # c6..c1 c1..c6
 
 
 def _upsample2_axis(x: np.ndarray, axis: int, samples_at_odd: bool, dst: np.ndarray | None = None) -> np.ndarray:
-    """One x2 step along one axis of a 2-D array: zero-stuff, circular 23-tap filtering.
-
-    Polyphase form: the centre tap is exactly 1 and the other even-distance taps are 0, so the
-    existing samples are kept and each new sample is the 12-tap combination of the old samples at
-    odd distances on the doubled grid, with circular (wrap-around) indexing.
-    """
+    """One x2 step along one axis of a 2-D array: zero-stuff, circular 23-tap filtering."""
     n = x.shape[axis]
     pad = ((7, 7), (0, 0)) if axis == 0 else ((0, 0), (7, 7))
     padded = np.pad(x, pad, mode="wrap")
@@ -96,21 +91,7 @@ def interp23tap(image: np.ndarray, ratio: int) -> np.ndarray:
 
 
 def interp23tap_planes(planes: np.ndarray, ratio: int) -> np.ndarray:
-    """:func:`interp23tap` on band planes: (B, h, w) in, C-contiguous (B, ratio*h, ratio*w) out.
-
-    The band-first layout keeps every filtering step on contiguous rows (no strided band access).
-
-    Parameters
-    ----------
-    planes : ndarray, shape (B, h, w)
-        Any real dtype, any strides; not modified.
-    ratio : int
-        Power of two.
-
-    Returns
-    -------
-    ndarray, shape (B, ratio*h, ratio*w), float64
-    """
+    """:func:`interp23tap` on band planes: (B, h, w) in, C-contiguous (B, ratio*h, ratio*w) out."""
     ratio = check_ratio(ratio, exp=True)
     steps = ratio.bit_length() - 1
     nb, h, w = planes.shape

@@ -320,16 +320,14 @@ class FullSettings(EvaluationSettings):
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
 
     def check_values(self, fused: ImageFacts | None, ms: ImageFacts, pan: ImageFacts) -> None:
-        """The value rules on the three images (fused vs MS per band, PAN vs MS, the MS's bands
-        against each other where the sensor is known, unit-scale data, offset data).
+        """The value rules on the three images (fused vs MS per band, PAN vs MS, unit-scale data, offset data).
 
         No full-resolution index depends on ``bits`` unless ``threshold`` clips the fused image at
         ``2**bits``: only then must the MS lie within it (a resampled PAN, e.g. the library's own
         Wald degradation, overshoots it legitimately). ``fused`` may be None (the inputs alone).
         """
         check_values(test=fused, reference=ms, pan=pan, bits=self.bits, dn_what=_DN_WHAT, scale=self.scale,
-                     bits_range=self.threshold, bands_agree=not self.sensor.is_generic,
-                     scale_mismatch=self.scale_mismatch, override=_OVERRIDE)
+                     bits_range=self.threshold, scale_mismatch=self.scale_mismatch, override=_OVERRIDE)
 
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""

@@ -423,36 +423,14 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
 
 
 def torch_computes(settings: EvaluationSettings) -> bool:
-    """Whether this backend computes the settings' protocol (the toolbox family; the reprojected
-    protocol's pipeline runs on the host).
-
-    Examples
-    --------
-    >>> from pansharp_iqa.settings import full_settings
-    >>> torch_computes(full_settings(sensor="WV3", protocol="reprojected2022"))
-    False
-    """
+    """Whether this backend computes the settings' protocol (the toolbox family; the reprojected protocol's pipeline
+    runs on the host)."""
     return not (isinstance(settings, FullSettings) and settings.protocol.full_engine != "toolbox")
 
 
 def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *, layout: Layout | None,
                    pans: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A batch (or one image) evaluated by the PyTorch backend on the inputs' device.
-
-    Parameters
-    ----------
-    settings : ReducedSettings or FullSettings
-    inputs : dict
-        ``fused``/``reference`` or ``fused``/``ms``/``pan``.
-    layout : {"NCHW", "NHWC"} or None
-    pans : tuple of str
-        Which inputs are PAN images.
-
-    Returns
-    -------
-    dict
-        As :func:`pansharp_iqa.evaluate.evaluate` (``batch.backend == "torch"``).
-    """
+    """A batch (or one image) evaluated by the PyTorch backend on the inputs' device."""
     if not torch_computes(settings):
         raise SettingError(f"backend='torch' computes the toolbox-family protocols; {settings.protocol.name!r} "
                            "runs on the host (backend='host')")

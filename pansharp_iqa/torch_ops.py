@@ -86,11 +86,7 @@ def _take(x: torch.Tensor, dim: int, idx: np.ndarray) -> torch.Tensor:
 
 
 def _extend(x: torch.Tensor, dim: int, before: int, after: int, mode: BorderMode) -> torch.Tensor:
-    """``x`` extended along ``dim`` by ``before``/``after`` samples under a border rule.
-
-    The outside samples are gathered at the positions :func:`pansharp_iqa.borders.border_index`
-    maps them to (any length, also beyond the image's own) and concatenated around ``x``.
-    """
+    """``x`` extended along ``dim`` by ``before``/``after`` samples under a border rule."""
     if before == 0 and after == 0:
         return x
     n = x.shape[dim]
@@ -111,11 +107,7 @@ _CPU_GROUP_ELEMENTS = 1 << 19
 
 def _by_plane_groups(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor,
                      out_hw: tuple[int, int]) -> torch.Tensor:
-    """``fn`` ((k, 1, H, W) -> (k, 1, H', W')) on the planes of a (N, C, H, W) batch, in groups.
-
-    The result does not depend on the grouping (planes are independent); only the working set
-    does. Returns a contiguous (N, C, H', W') tensor.
-    """
+    """``fn`` ((k, 1, H, W) -> (k, 1, H', W')) on the planes of a (N, C, H, W) batch, in groups."""
     n, c, h, w = x.shape
     per = max(1, _CPU_GROUP_ELEMENTS // max(h * w, out_hw[0] * out_hw[1]))
     if x.device.type != "cpu" or per >= n * c:
@@ -128,27 +120,7 @@ def _by_plane_groups(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor
 
 
 def to_uint16_matlab(x: torch.Tensor) -> torch.Tensor:
-    """MATLAB's ``uint16(x)`` on doubles: round half away from zero, saturate to [0, 65535].
-
-    Equals :func:`pansharp_iqa.indexes.q2n.to_uint16_matlab` bit for bit (the same
-    ``clip(floor(x + h), 0, 65535)`` with ``h`` the largest double below 0.5; see there why).
-
-    Parameters
-    ----------
-    x : torch.Tensor
-        Any shape, real (DN); converted to float64.
-
-    Returns
-    -------
-    torch.Tensor
-        Float64 tensor of the cast's integer values, same shape and device.
-
-    Examples
-    --------
-    >>> x = torch.tensor([0.5, 1.5, 2.5, -3.0, 70000.0, 0.49999999999999994], dtype=torch.float64)
-    >>> to_uint16_matlab(x).tolist()
-    [1.0, 2.0, 3.0, 0.0, 65535.0, 0.0]
-    """
+    """MATLAB's ``uint16(x)`` on doubles: round half away from zero, saturate to [0, 65535]."""
     return torch.add(_float64(x, "x"), _HALF_BELOW).floor_().clamp_(0.0, 65535.0)
 
 
@@ -163,12 +135,7 @@ def _rolled_product(x: torch.Tensor, dim: int, shift: int, c: float, out: torch.
 
 
 def _upsample2(x: torch.Tensor, dim: int, samples_at_odd: bool) -> torch.Tensor:
-    """One x2 EXP step along ``dim`` (2 or 3): zero-stuffing and circular 23-tap filtering.
-
-    The core's polyphase form (``pansharp_iqa.resample``): the old samples are kept and each new
-    one is ``sum_j P[j] * padded[y + j]`` over the circularly padded samples, summed in the order
-    of OpenCV's direct ``filter2D`` (tap 0 first), so the result is the same to the last bit.
-    """
+    """One x2 EXP step along ``dim`` (2 or 3): zero-stuffing and circular 23-tap filtering."""
     n = x.shape[dim]
     # tap j reads old sample i + j - 6 (odd phase) or i + j - 5 (even phase), wrapped around
     first = -6 if samples_at_odd else -5
@@ -186,37 +153,7 @@ def _upsample2(x: torch.Tensor, dim: int, samples_at_odd: bool) -> torch.Tensor:
 
 
 def interp23tap(x: torch.Tensor, ratio: int) -> torch.Tensor:
-    """Upsample a batch by ``ratio`` with the toolbox's 23-tap EXP interpolator.
-
-    Equals :func:`pansharp_iqa.resample.interp23tap_planes` on each image of the batch (and
-    :func:`pansharp_iqa.resample.interp23tap` on (h, w, C) images) bit for bit: ``log2(ratio)`` x2
-    steps (correct for every power of two, ratio 8 included, as the core does), the first placing
-    the samples at the odd positions, later ones at the even positions, each filtering along H
-    then W with circular borders.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, h, w)
-        Low-resolution images (any real dtype, any strides; converted to float64).
-    ratio : int
-        Power of two (2, 4, 8, ...).
-
-    Returns
-    -------
-    torch.Tensor, shape (N, C, ratio*h, ratio*w), float64, on ``x``'s device
-
-    References
-    ----------
-    Aiazzi et al., IEEE TGRS 40(10), 2002; Vivone et al., IEEE GRSM 2021,
-    doi:10.1109/MGRS.2020.3019315.
-
-    Examples
-    --------
-    >>> x = torch.arange(16.0, dtype=torch.float64).reshape(1, 1, 4, 4)
-    >>> y = interp23tap(x, 4)
-    >>> tuple(y.shape), y[0, 0, 2::4, 2::4].equal(x[0, 0])  # samples kept at 4i + 2
-    ((1, 1, 16, 16), True)
-    """
+    """Upsample a batch by ``ratio`` with the toolbox's 23-tap EXP interpolator."""
     ratio = check_ratio(ratio, exp=True)
     x = _batch(x)
 
@@ -231,12 +168,7 @@ def interp23tap(x: torch.Tensor, ratio: int) -> torch.Tensor:
 
 @functools.lru_cache(maxsize=64)
 def _resize_taps(in_len: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """Taps of MATLAB's bicubic ``imresize`` along one axis: (out_len, T) indices and weights.
-
-    The core's sparse weight matrix (:func:`pansharp_iqa.resample.resize_matrix`), read row by
-    row in its stored order (mirrored duplicates summed) and padded with zero weights to ``T``
-    taps.
-    """
+    """Taps of MATLAB's bicubic ``imresize`` along one axis: (out_len, T) indices and weights."""
     mat = resize_matrix(in_len, float(scale))
     out_len = mat.shape[0]
     counts = np.diff(mat.indptr)
@@ -249,12 +181,7 @@ def _resize_taps(in_len: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _resize_leading(x: torch.Tensor, scale: float) -> torch.Tensor:
-    """``x`` resized along its first axis: ``out[i] = sum_t w[i, t] x[idx[i, t]]``, in tap order.
-
-    The accumulation ``0 + w_0 x_0 + w_1 x_1 + ...`` is SciPy's sparse-times-dense loop, so the
-    result equals the core's ``rows @ image`` to the last bit (a dense matmul would not, and costs
-    ``in_len / T`` times more). Gathers along the first axis copy whole contiguous slabs.
-    """
+    """``x`` resized along its first axis: ``out[i] = sum_t w[i, t] x[idx[i, t]]``, in tap order."""
     index, weight = _resize_taps(x.shape[0], scale)
     idx = torch.as_tensor(index, device=x.device)
     w = torch.as_tensor(weight, device=x.device).reshape(index.shape + (1,) * (x.ndim - 1))
@@ -265,36 +192,7 @@ def _resize_leading(x: torch.Tensor, scale: float) -> torch.Tensor:
 
 
 def imresize(x: torch.Tensor, scale: float) -> torch.Tensor:
-    """MATLAB ``imresize(I, scale)`` (bicubic, antialiased when shrinking) on a batch.
-
-    Equals :func:`pansharp_iqa.resample.imresize` on each (H, W, C) image bit for bit, for any
-    ``scale > 0`` (downscales such as ``1/ratio`` and upscales): rows first, then columns; output
-    size ``ceil(n*scale)``; samples outside mirrored symmetrically (edge repeated). Each axis is a
-    sum over its ``ceil(4/scale) + 2`` taps (at most; 18 for 1/4) of gathered rows or columns,
-    in the order the core's sparse product adds them. Inputs must be finite (as the indexes
-    require): a padding tap adds ``0 * x``.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, H, W)
-    scale : float
-        Scale factor, e.g. ``1/4`` to shrink by 4.
-
-    Returns
-    -------
-    torch.Tensor, shape (N, C, ceil(H*scale), ceil(W*scale)), float64
-
-    References
-    ----------
-    Keys, IEEE TASSP 29(6), 1981; MATLAB Image Processing Toolbox ``imresize`` documentation.
-
-    Examples
-    --------
-    >>> x = torch.full((2, 3, 8, 12), 7.0, dtype=torch.float64)
-    >>> y = imresize(x, 1 / 4)
-    >>> tuple(y.shape), bool(torch.allclose(y, torch.tensor(7.0, dtype=torch.float64), rtol=0, atol=1e-12))
-    ((2, 3, 2, 3), True)
-    """
+    """MATLAB ``imresize(I, scale)`` (bicubic, antialiased when shrinking) on a batch."""
     try:
         s = float(scale)
     except (TypeError, ValueError):
@@ -328,36 +226,7 @@ def _fast_len(n: int) -> int:
 
 
 def filter_replicate(x: torch.Tensor, kernels: torch.Tensor | np.ndarray) -> torch.Tensor:
-    """2-D correlation, same size, edge-replicate border (MATLAB ``imfilter(I, h, 'replicate')``).
-
-    Equals :func:`pansharp_iqa.mtf.filter_replicate` per plane (so :func:`~pansharp_iqa.mtf.
-    filter_planes` and :func:`~pansharp_iqa.mtf.mtf_filter` with the kernels of
-    :func:`~pansharp_iqa.mtf.mtf_kernel`) within rounding: correlation (not convolution) with the
-    kernel's centre as anchor, the image extended by edge replication. Computed with real FFTs of
-    the replicate-padded batch; like the core's OpenCV DFT path it differs from a direct sum by
-    about 1e-15 of the image maximum (measured on 11-bit data with 41 x 41 MTF kernels), and the
-    two agree to better than 1e-13 relative.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, H, W)
-    kernels : torch.Tensor or ndarray, shape (C, kh, kw) or (kh, kw)
-        Correlation kernels with odd sides, one per channel or one for all (moved to ``x``'s
-        device as float64).
-
-    Returns
-    -------
-    torch.Tensor, shape (N, C, H, W), float64
-
-    Examples
-    --------
-    >>> from pansharp_iqa.mtf import mtf_kernel
-    >>> x = torch.full((1, 2, 16, 16), 100.0, dtype=torch.float64)
-    >>> k = mtf_kernel(0.3, 4)
-    >>> y = filter_replicate(x, np.stack([k, k]))
-    >>> bool(torch.allclose(y, torch.tensor(100.0 * k.sum(), dtype=torch.float64), rtol=1e-13))
-    True
-    """
+    """2-D correlation, same size, edge-replicate border (MATLAB ``imfilter(I, h, 'replicate')``)."""
     x = _batch(x)
     k = kernels if isinstance(kernels, torch.Tensor) else torch.from_numpy(np.array(kernels, dtype=np.float64))
     k = k.to(device=x.device, dtype=torch.float64)
@@ -379,32 +248,7 @@ def filter_replicate(x: torch.Tensor, kernels: torch.Tensor | np.ndarray) -> tor
 
 
 def sobel(x: torch.Tensor, gradient: str) -> torch.Tensor:
-    """Sobel response of every plane, zero padding, same size (toolbox ``SCC`` gradients).
-
-    Equals :func:`pansharp_iqa.indexes.scc.sobel_rows` per plane: OpenCV's separable 3 x 3 Sobel
-    (``gy``: ``[1, 2, 1]`` along W, then ``[-1, 0, 1]`` along H; ``gx`` transposed; OpenCV's sign,
-    the negated correlation of MATLAB's ``fspecial('sobel')``), with the same operations in the
-    same order, so ``"vertical"`` is bit-identical on any data. ``"magnitude"`` is
-    ``sqrt(gx*gx + gy*gy)`` as ``cv2.magnitude``: bit-identical on integer data (where the sum of
-    squares is exact and the root correctly rounded), within 1 ulp otherwise (OpenCV fuses the
-    sum of squares into an FMA on AVX2 machines). On the CPU the root is ``torch.hypot``, because
-    PyTorch's CPU float64 ``sqrt`` is not correctly rounded.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, H, W)
-    gradient : {"magnitude", "vertical"}
-
-    Returns
-    -------
-    torch.Tensor, shape (N, C, H, W), float64
-
-    Examples
-    --------
-    >>> x = torch.outer(torch.arange(4.0), torch.ones(4)).to(torch.float64)[None, None]
-    >>> sobel(x, "vertical")[0, 0, 1:3, 1:3].tolist()
-    [[8.0, 8.0], [8.0, 8.0]]
-    """
+    """Sobel response of every plane, zero padding, same size (toolbox ``SCC`` gradients)."""
     check_choice("gradient", gradient, ("magnitude", "vertical"))
     p = torch.nn.functional.pad(_batch(x), (1, 1, 1, 1))
     smooth_w = (p[:, :, :, :-2] + 2.0 * p[:, :, :, 1:-1]) + p[:, :, :, 2:]  # (N, C, H + 2, W)
@@ -428,90 +272,21 @@ def _check_window(x: torch.Tensor, block_size: int) -> int:
 
 
 def window_sums(x: torch.Tensor, block_size: int) -> torch.Tensor:
-    """Unnormalised sums over every ``block_size`` x ``block_size`` window ('valid', stride 1).
-
-    Equals what :func:`pansharp_iqa.indexes.uiqi.uiqi_rows` takes from ``cv2.boxFilter``
-    (``normalize=False``, anchor (0, 0), ``BORDER_CONSTANT``, cropped to the valid windows):
-    ``out[y, x] = sum(x[y : y + bs, x : x + bs])``. Exact, hence bit-identical, on integer data
-    whose sums stay below 2**53; otherwise each window is summed on its own (``bs`` samples along
-    W, then ``bs`` of those along H), so the error, about 4e-16 of the sum measured on 11-bit-like
-    data, does not depend on the image size, where OpenCV's running sums accumulate errors of the
-    largest values along each row and column.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, H, W)
-    block_size : int
-        Window side (pixels), at most ``min(H, W)``.
-
-    Returns
-    -------
-    torch.Tensor, shape (N, C, H - bs + 1, W - bs + 1), float64
-
-    Examples
-    --------
-    >>> window_sums(torch.arange(16.0, dtype=torch.float64).reshape(1, 1, 4, 4), 3).tolist()
-    [[[[45.0, 54.0], [81.0, 90.0]]]]
-    """
+    """Unnormalised sums over every ``block_size`` x ``block_size`` window ('valid', stride 1)."""
     x = _batch(x)
     bs = _check_window(x, block_size)
     return x.unfold(3, bs, 1).sum(dim=4).unfold(2, bs, 1).sum(dim=4)
 
 
 def window_square_sums(x: torch.Tensor, block_size: int) -> torch.Tensor:
-    """Unnormalised sums of squares over every window ('valid', stride 1): ``cv2.sqrBoxFilter``.
-
-    Equals what :func:`pansharp_iqa.indexes.uiqi.uiqi_rows` takes from ``cv2.sqrBoxFilter``
-    (same placement as :func:`window_sums`, on ``x*x``); exact on integer data while the sums stay
-    below 2**53.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, H, W)
-    block_size : int
-
-    Returns
-    -------
-    torch.Tensor, shape (N, C, H - bs + 1, W - bs + 1), float64
-
-    Examples
-    --------
-    >>> window_square_sums(torch.arange(9.0, dtype=torch.float64).reshape(1, 1, 3, 3), 2).tolist()
-    [[[[26.0, 46.0], [110.0, 154.0]]]]
-    """
+    """Unnormalised sums of squares over every window ('valid', stride 1): ``cv2.sqrBoxFilter``."""
     x = _batch(x)
     bs = _check_window(x, block_size)
     return (x * x).unfold(3, bs, 1).sum(dim=4).unfold(2, bs, 1).sum(dim=4)
 
 
 def toolbox_blocks(x: torch.Tensor, block_size: int) -> torch.Tensor:
-    """Non-overlapping blocks, the images mirror-extended at the bottom/right to whole blocks.
-
-    Equals :func:`pansharp_iqa.indexes.strips.gather_blocks` of all rows, with the rows extended
-    as :func:`pansharp_iqa.indexes.q2n.q2n_strip` does
-    (:func:`pansharp_iqa.borders.border_index` ``"symmetric"``, edge repeated; columns likewise),
-    bit for bit (a gather). Channels of several images (e.g. MS and PAN) are concatenated along C
-    before the call.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape (N, C, H, W)
-    block_size : int
-        Block side (pixels).
-
-    Returns
-    -------
-    torch.Tensor, shape (N, ceil(H/bs) * ceil(W/bs), C, bs*bs), float64
-        Blocks in row-major order of block positions, each block's pixels row-major; a new
-        tensor (never a view of ``x``).
-
-    Examples
-    --------
-    >>> toolbox_blocks(torch.arange(8.0, dtype=torch.float64).reshape(1, 1, 2, 4), 2)[0, :, 0].tolist()
-    [[0.0, 1.0, 4.0, 5.0], [2.0, 3.0, 6.0, 7.0]]
-    >>> toolbox_blocks(torch.arange(3.0, dtype=torch.float64).reshape(1, 1, 1, 3), 2)[0, :, 0].tolist()
-    [[0.0, 1.0, 0.0, 1.0], [2.0, 2.0, 2.0, 2.0]]
-    """
+    """Non-overlapping blocks, the images mirror-extended at the bottom/right to whole blocks."""
     x = _batch(x)
     bs = check_block_size(block_size)
     n, c, h, w = x.shape
@@ -532,34 +307,7 @@ def _blocks(b: torch.Tensor, name: str) -> torch.Tensor:
 def block_raw_moments(
     ref_blocks: torch.Tensor, fus_blocks: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Raw per-block sums of two block sets: the sums Q2n's exact integer moments start from.
-
-    The sums :func:`pansharp_iqa.hypercomplex.block_q_values` passes to
-    :func:`pansharp_iqa.hypercomplex.integer_block_moments` on integer data, in that function's
-    argument order. On integer data whose sums stay below 2**53 (blocks of up to 45 x 45 pixels
-    after the uint16 cast) every sum is exact, so the result is bit-identical to the core's
-    whatever the summation order; on other data each sum is within rounding.
-
-    Parameters
-    ----------
-    ref_blocks, fus_blocks : torch.Tensor, shape (N, n_blocks, C, n_pixels)
-        E.g. from :func:`toolbox_blocks` after :func:`to_uint16_matlab`.
-
-    Returns
-    -------
-    sum_r, sum_f : torch.Tensor, shape (N, n_blocks, C)
-        Per-block sums of each channel.
-    sumsq_r, sumsq_f : torch.Tensor, shape (N, n_blocks, C)
-        Per-block sums of squares.
-    raw_cross : torch.Tensor, shape (N, n_blocks, C, C)
-        ``sum_p r[.., i, p] f[.., j, p]``.
-
-    Examples
-    --------
-    >>> r = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
-    >>> [t.tolist() for t in block_raw_moments(r, 2 * r)]
-    [[[[3.0, 7.0]]], [[[6.0, 14.0]]], [[[5.0, 25.0]]], [[[20.0, 100.0]]], [[[[10.0, 22.0], [22.0, 50.0]]]]]
-    """
+    """Raw per-block sums of two block sets: the sums Q2n's exact integer moments start from."""
     ref, fus = _blocks(ref_blocks, "ref_blocks"), _blocks(fus_blocks, "fus_blocks")
     if ref.shape != fus.shape:
         raise ShapeError(f"block sets differ in shape: {tuple(ref.shape)} and {tuple(fus.shape)}")
@@ -568,29 +316,7 @@ def block_raw_moments(
 
 
 def block_centered_moments(blocks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-block means and sample (N-1) covariance matrices of all channels.
-
-    Equals :func:`pansharp_iqa.indexes.uiqi.block_moments` (MATLAB ``mean``/``cov``: centred, then
-    divided by ``n_pixels - 1``) within rounding (the core's matrix product runs in NumPy's BLAS).
-    The means are ``sum / n_pixels``, exact where the core's are on integer data.
-
-    Parameters
-    ----------
-    blocks : torch.Tensor, shape (N, n_blocks, C, n_pixels)
-        E.g. from :func:`toolbox_blocks` (MS and PAN channels concatenated for D_s).
-
-    Returns
-    -------
-    mean : torch.Tensor, shape (N, n_blocks, C)
-    cov : torch.Tensor, shape (N, n_blocks, C, C)
-
-    Examples
-    --------
-    >>> x = torch.arange(16.0, dtype=torch.float64).reshape(1, 1, 4, 4)
-    >>> mean, cov = block_centered_moments(toolbox_blocks(x, 2))
-    >>> mean.ravel().tolist(), cov.ravel().tolist()
-    ([2.5, 4.5, 10.5, 12.5], [5.666666666666667, 5.666666666666667, 5.666666666666667, 5.666666666666667])
-    """
+    """Per-block means and sample (N-1) covariance matrices of all channels."""
     b = _blocks(blocks, "blocks")
     n_pix = b.shape[3]
     if n_pix < 2:

@@ -1,14 +1,12 @@
 """The one gate: every input check of the package, its exception family, and the rule table.
 
-Every entry point (index functions, ``evaluate_*`` in memory and tile-wise, the reprojected
-protocol, the baselines, ``pansharp-eval``, NLRNet) checks its inputs here. Two kinds of rules:
-**exact checks of what was declared** (arrays and layout, settings, geometry, NaN/Inf and masked
-values, the declared ``bits`` and the uint16 cast), and :data:`RULES`, one short table of
-**plausibility rules** on value summaries (:class:`ImageFacts`, the same in memory and tile-wise),
-each comparing what belongs together, with its threshold, the mistake it stands for and its
-override (``docs/validation.md`` lists it). A rule refuses exactly what would change a number: a
-poor method, a network's overshoot, a dark or saturated band get numbers. A refusal is an
-:class:`InputError` naming the input, what is wrong and the fix.
+Every entry point (index functions, ``evaluate_*`` in memory and tile-wise, the reprojected protocol, the baselines,
+``pansharp-eval``, NLRNet) checks its inputs here: **exact checks of what was declared** (arrays and layout, settings,
+geometry, NaN/Inf and masked values, the declared ``bits`` and the uint16 cast), and :data:`RULES`, one short table of
+**plausibility rules** on value summaries (:class:`ImageFacts`, the same in memory and tile-wise), each comparing what
+belongs together, with its threshold, the mistake it stands for and its override (``docs/validation.md``). A rule
+refuses exactly what would change a number: a poor method, a network's overshoot, a dark or saturated band get numbers.
+A refusal is an :class:`InputError` naming the input, what is wrong and the fix.
 """
 
 from __future__ import annotations
@@ -31,9 +29,6 @@ __all__ = [
     "ImageFacts", "image_facts", "sample_step", "grid_band_sums", "Rule", "RULES", "rule_table",
     "ScaleMismatchWarning", "SCALE_MISMATCH_POLICIES", "OVERRIDE_CARD", "UINT16_MAX", "check_values",
 ]
-
-# --------------------------------------------------------------------------- exceptions
-
 
 class InputError(ValueError):
     """Invalid input to an index, protocol or command; the message names the input and the fix."""
@@ -77,9 +72,6 @@ class DatasetConfigError(SettingError):
 
 class DataError(InputError):
     """One scene's files cannot be used (``pansharp-eval`` reports that scene's failure and goes on)."""
-
-
-# --------------------------------------------------------------------------- arrays
 
 
 def check_not_masked(name: str, value: object) -> object:
@@ -176,9 +168,6 @@ def as_image(name: str, value: object, *, allow_2d: bool = False) -> np.ndarray:
 def as_pan(name: str, value: object) -> np.ndarray:
     """A PAN, (H, W) or (H, W, 1), as a new (H, W) float64 array of finite values."""
     return _as_float(pan_array(name, value), name)
-
-
-# --------------------------------------------------------------------------- settings
 
 
 def _number(value: object) -> float:
@@ -373,9 +362,6 @@ def check_metadata(setting: str, given: object, recorded: object, *, source: str
         )
 
 
-# --------------------------------------------------------------------------- geometry
-
-
 def check_same_shape(name_a: str, a: Any, name_b: str, b: Any) -> None:
     """Refuse two images (arrays or shape holders) of different shapes, naming both."""
     if tuple(a.shape) != tuple(b.shape):
@@ -460,8 +446,6 @@ def check_reduced_geometry(reference: Any, *, ratio: int, ms: Any = None, pan: A
         if len(ms_s) == 3 and len(rs) == 3 and ms_s[2] != rs[2]:
             raise ShapeError(f"ms has {ms_s[2]} bands but reference has {rs[2]}; they must match")
 
-
-# --------------------------------------------------------------------------- value summaries
 
 #: Samples per band of the value summary (a regular grid of pixels, the same in memory and tile-wise):
 #: plenty for a mean and a spread, and cheap (its cost: ``docs/performance.md``).
@@ -644,16 +628,10 @@ def facts_from_sums(name: str, shape: Sequence[int], dtype: Any, *, lo: float, h
                     band_lo: Sequence[float] | np.ndarray = (),
                     band_hi: Sequence[float] | np.ndarray = ()) -> ImageFacts:
     """An :class:`ImageFacts` from sums combined over tiles (see :func:`grid_band_sums`)."""
-
-    def floats(values: Sequence[float] | np.ndarray) -> tuple[float, ...]:
-        return tuple(float(v) for v in np.asarray(values, dtype=np.float64).ravel())
-
     return ImageFacts(name, tuple(int(s) for s in shape), str(np.dtype(dtype)), int(non_finite), float(lo),
-                      float(hi), float(n), float(total), float(total_sq), floats(band_total), floats(band_total_sq),
-                      floats(band_lo), floats(band_hi))
-
-
-# --------------------------------------------------------------------------- the rule table
+                      float(hi), float(n), float(total), float(total_sq),
+                      *(tuple(float(v) for v in np.asarray(b, dtype=np.float64).ravel())
+                        for b in (band_total, band_total_sq, band_lo, band_hi)))
 
 
 class ScaleMismatchWarning(UserWarning):
@@ -876,9 +854,6 @@ def check_not_wrapped(test: ImageFacts, reference: ImageFacts) -> None:
                 f"result as float, or clip it first: np.clip(x, 0, None).astype(np.uint{bits})")
 
 
-# --------------------------------------------------------------------------- exact checks and the order
-
-
 def check_bits_range(f: ImageFacts, bits: int, *, fix: str | None = None, scale: float = 1.0,
                      drop: str | None = None) -> None:
     """Exact: a reference within the declared ``2**bits - 1`` (``fix`` may use ``{needed}``)."""
@@ -908,15 +883,14 @@ def _scale_note(f: ImageFacts, scale: float, limit: float, drop: str | None) -> 
 
 
 def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: ImageFacts | None = None,
-                 bits: int | None = None, dn_what: str | None = None, scaled: bool = False,
-                 scale: float | None = None, bits_range: bool = True, bands_agree: bool = False,
-                 scale_mismatch: str = "raise", override: str | None = None, fix: Any = None,
+                 bits: int | None = None, dn_what: str | None = None, scale: float | None = None,
+                 bits_range: bool = True, scale_mismatch: str = "raise", override: str | None = None, fix: Any = None,
                  input_fix: str | None = None, drop: str | None = None, bits_fix: str | None = None,
                  pan_scale: bool = True) -> None:
     """The value rules of an evaluation, in one order, on its images' summaries (DN, after ``scale``).
 
-    Order: NaN/Inf, ``offset``, ``wrapped``, ``pan_scale``, ``band_scale``/``bit_depth``,
-    ``unit_scale``, the reference within ``bits`` and within the uint16 cast (:data:`RULES`).
+    Order: NaN/Inf, ``offset``, ``wrapped``, ``pan_scale``, ``band_scale``/``bit_depth``, ``unit_scale``, the
+    reference within ``bits`` and within the uint16 cast (:data:`RULES`).
 
     Parameters
     ----------
@@ -926,8 +900,6 @@ def check_values(*, test: ImageFacts | None = None, reference: ImageFacts, pan: 
         Radiometric resolution (range check with ``bits_range``; unit-scale limit below 8 bits).
     dn_what : str, optional
         The index that rounds to integer DN (enables ``unit_scale`` and the uint16 range).
-    scaled, bands_agree : bool
-        No effect (kept for callers of earlier versions).
     scale : float, optional
         The ``scale`` applied to every input, named in the messages.
     bits_range : bool

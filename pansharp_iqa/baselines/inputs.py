@@ -86,19 +86,7 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
 
 @dataclasses.dataclass
 class Pair:
-    """A checked MS/PAN pair that hands out rows as float64 DN.
-
-    Make one with :func:`open_pair`. ``ms`` and ``pan`` are float64 arrays (in-memory inputs) or
-    window readers (lazy inputs).
-
-    Attributes
-    ----------
-    ratio : int
-    ms_shape : (int, int, int)
-        ``(h, w, B)``.
-    pan_shape : (int, int)
-        ``(H, W)`` = ``(ratio*h, ratio*w)``.
-    """
+    """A checked MS/PAN pair that hands out rows as float64 DN."""
 
     ms: Any
     pan: Any

@@ -104,11 +104,7 @@ def _smooth(x: np.ndarray) -> np.ndarray:
 
 
 def _plusdec_axis0(x: np.ndarray, levels: int, first_edge: bool, last_edge: bool) -> np.ndarray:
-    """``LPfilterPlusDec``'s 1-D operator along axis 0 (see :func:`plusdec_lowpass`).
-
-    ``first_edge`` / ``last_edge``: that end of ``x`` is the image border (the toolbox's rule
-    applies there); otherwise it is a cut with a halo, and ``plusdec_halo`` rows are consumed.
-    """
+    """``LPfilterPlusDec``'s 1-D operator along axis 0 (see :func:`plusdec_lowpass`)."""
     pad = ((4 if first_edge else 0, 4 if last_edge else 0),) + ((0, 0),) * (x.ndim - 1)
     for _ in range(levels):  # analysis: half-point symmetric extension by 4, then the filter
         x = _smooth(np.pad(x, pad, mode="symmetric")) if first_edge or last_edge else _smooth(x)
@@ -118,45 +114,7 @@ def _plusdec_axis0(x: np.ndarray, levels: int, first_edge: bool, last_edge: bool
 
 
 def plusdec_lowpass(image: np.ndarray, ratio: int, *, top: bool = True, bottom: bool = True) -> np.ndarray:
-    """The low-pass of the 2020 toolbox's ``LPfilterPlusDec``, before its decimation.
-
-    ``LPfilterPlusDec`` runs ``ndwt2_working`` (an undecimated wavelet transform) with the B3-spline
-    filter ``[1, 4, 6, 4, 1] / 16`` for ``L = ceil(log2(ratio))`` levels, zeroes every detail band and
-    inverts with ``indwt2_working``. That code never dilates the filter between levels (no "holes"),
-    so away from the borders the result is the separable 17-tap (for ``L = 2``) kernel
-    ``[1, 4, 6, 4, 1] / 16`` convolved with itself ``2L - 1`` times. Its border rule, reproduced here
-    along each axis: every analysis level extends its input by 4 half-point-symmetric samples at each
-    end and keeps the 'full' convolution (so the approximation grows by 2 samples a side per level, the
-    next level mirroring about the grown ends), and every synthesis level keeps the central part.
-
-    Parameters
-    ----------
-    image : numpy.ndarray
-        ``(H, W)`` or ``(H, W, B)`` float image.
-    ratio : int
-        Resolution ratio (fixes ``L``).
-    top, bottom : bool
-        Whether the first / last row of ``image`` is the image border. A ``False`` side is a strip's
-        inner cut: ``image`` must extend :func:`plusdec_halo` rows beyond it, and those rows are not
-        returned. Columns are always the whole width.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, the low-passed rows: ``H`` minus ``plusdec_halo(ratio)`` for each inner side.
-
-    References
-    ----------
-    Starck, Fadili & Murtagh, IEEE TIP 16(2), 2007; Aiazzi, Baronti & Selva, IEEE TGRS 45(10), 2007;
-    Vivone et al., IEEE GRSM 9(1), 2021 (``LPfilterPlusDec``, ``ndwt2_working``, ``indwt2_working``).
-
-    Examples
-    --------
-    >>> impulse = np.zeros((41, 41)); impulse[20, 20] = 1.0
-    >>> out = plusdec_lowpass(impulse, 4)
-    >>> int(np.count_nonzero(out[20])), round(float(out.sum()), 12)  # 17 taps a row, unit gain, no holes
-    (17, 1.0)
-    """
+    """The low-pass of the 2020 toolbox's ``LPfilterPlusDec``, before its decimation."""
     levels = plusdec_levels(ratio)
     x = np.asarray(image, dtype=np.float64)
     x = _plusdec_axis0(x, levels, top, bottom)
@@ -164,27 +122,5 @@ def plusdec_lowpass(image: np.ndarray, ratio: int, *, top: bool = True, bottom: 
 
 
 def plusdec_lowpass_decimate(image: np.ndarray, ratio: int) -> np.ndarray:
-    """The 2020 toolbox's ``LPfilterPlusDec``: :func:`plusdec_lowpass` then :func:`nearest_decimate`.
-
-    Parameters
-    ----------
-    image : numpy.ndarray
-        ``(H, W)`` image.
-    ratio : int
-        Resolution ratio.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(ceil(H/ratio), ceil(W/ratio))`` float64.
-
-    References
-    ----------
-    Vivone et al., IEEE GRSM 9(1), 2021 (``LPfilterPlusDec``).
-
-    Examples
-    --------
-    >>> plusdec_lowpass_decimate(np.full((16, 16), 3.0), 4)[0].tolist()
-    [3.0, 3.0, 3.0, 3.0]
-    """
+    """The 2020 toolbox's ``LPfilterPlusDec``: :func:`plusdec_lowpass` then :func:`nearest_decimate`."""
     return nearest_decimate(plusdec_lowpass(image, ratio), ratio)

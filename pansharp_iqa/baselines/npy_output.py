@@ -22,24 +22,7 @@ __all__ = ["NpyRows", "write_baseline"]
 
 
 class NpyRows:
-    """An ``(H, W, B)`` little-endian float64 ``.npy`` file, sliced by rows: ``f[r0:r1]``, ``f[r0:r1] = x``.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        File to create (overwritten).
-    shape : (int, int, int)
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.npy")
-    >>> f = NpyRows(path, (4, 3, 2))
-    >>> f[1:3] = np.ones((2, 3, 2))
-    >>> f.close()
-    >>> float(np.load(path).sum())
-    12.0
-    """
+    """An ``(H, W, B)`` little-endian float64 ``.npy`` file, sliced by rows: ``f[r0:r1]``, ``f[r0:r1] = x``."""
 
     dtype = np.dtype("<f8")
 
@@ -89,41 +72,7 @@ class NpyRows:
 
 def write_baseline(fuse: Callable[..., Any], ms: Any, pan: Any, path: str | os.PathLike[str], *,
                    sensor: object, ratio: int, scale: float = 1.0, strip_rows: int | None = None) -> Path:
-    """Run a baseline straight into a ``.npy`` file, in bounded memory, atomically.
-
-    The result goes to a temporary file beside ``path`` (strip by strip, through :class:`NpyRows`),
-    is divided by ``scale`` strip by strip when ``scale != 1``, and is renamed to ``path`` only when
-    complete; on any error the temporary file is removed and ``path`` is left as it was.
-
-    Parameters
-    ----------
-    fuse : callable
-        A baseline, e.g. :func:`pansharp_iqa.baselines.gsa`.
-    ms, pan : array or lazy image
-        As the baselines take them (DN).
-    path : str or os.PathLike
-        Target ``.npy`` file.
-    sensor, ratio
-        Passed to ``fuse``.
-    scale : float
-        The file holds ``fused / scale`` (the dataset's result scale; 1 for DN).
-    strip_rows : int, optional
-        Strip height (:func:`.strips.strip_plan`).
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pansharp_iqa.baselines import exp
-    >>> target = os.path.join(tempfile.mkdtemp(), "EXP.npy")
-    >>> _ = write_baseline(exp, np.full((4, 4, 2), 5.0), np.full((16, 16), 5.0), target, sensor=None, ratio=4)
-    >>> np.load(target).shape
-    (16, 16, 2)
-    """
+    """Run a baseline straight into a ``.npy`` file, in bounded memory, atomically."""
     from .inputs import fused_shape
 
     target = Path(path)

@@ -38,22 +38,7 @@ CHUNK_ROWS = 2**16
 
 
 class Moments:
-    """Running count, means and co-moment matrix of ``k`` variables, fed by blocks of rows.
-
-    Parameters
-    ----------
-    k : int
-        Number of variables (columns of each block).
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(1000, 3))
-    >>> m = Moments(3)
-    >>> for part in np.array_split(x, 7):
-    ...     m.add(part)
-    >>> bool(np.allclose(m.cov(), np.cov(x, rowvar=False), rtol=1e-13))
-    True
-    """
+    """Running count, means and co-moment matrix of ``k`` variables, fed by blocks of rows."""
 
     def __init__(self, k: int) -> None:
         self.n = 0
@@ -88,35 +73,7 @@ class Moments:
 
 
 class LeastSquares:
-    """Least-squares solution of a tall system given by blocks of rows (preconditioned QR).
-
-    The triangular factor ``R`` of ``[A b]`` is accumulated block by block. The first block (and
-    any block that the current factor does not precondition well) is folded in by a Householder QR
-    of ``R`` stacked on the block; the others by Cholesky QR of the block preconditioned by ``R``
-    (``C = [A_s b_s] R^-1``, whose Gram matrix is well conditioned when the block resembles the data
-    seen so far -- checked, with the QR as fallback), which is as accurate and a BLAS-3 product
-    instead of a QR of the whole block. The result is ``A \\ b`` to rounding.
-
-    Parameters
-    ----------
-    k : int
-        Number of unknowns (columns of ``A``).
-
-    References
-    ----------
-    Demmel, Grigori, Hoemmen & Langou, SIAM J. Sci. Comput. 34(1), 2012, doi:10.1137/080731992
-    (TSQR); Fukaya, Nakatsukasa, Yanagisawa & Yamamoto, "CholeskyQR2", 2014, doi:10.1109/ScalA.2014.11.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(1)
-    >>> a, b = rng.normal(size=(500, 3)) + 10, rng.normal(size=500)
-    >>> ls = LeastSquares(3)
-    >>> for rows in np.array_split(np.arange(500), 4):
-    ...     ls.add(a[rows], b[rows])
-    >>> bool(np.allclose(ls.solve(), np.linalg.lstsq(a, b, rcond=None)[0], rtol=1e-12))
-    True
-    """
+    """Least-squares solution of a tall system given by blocks of rows (preconditioned QR)."""
 
     #: Largest condition number of a preconditioned block's Gram matrix folded in by Cholesky QR.
     GRAM_COND_LIMIT = 1e3
@@ -161,10 +118,7 @@ class LeastSquares:
 
 
 def _hazen_ranks(n: int, q: float) -> tuple[int, int, float]:
-    """Order statistics (0-based) and weight of NumPy's ``"hazen"`` percentile ``q`` (%) of ``n`` values.
-
-    The same arithmetic as NumPy's virtual index ``n * q/100 + 0.5 - 1``, clipped to the data.
-    """
+    """Order statistics (0-based) and weight of NumPy's ``"hazen"`` percentile ``q`` (%) of ``n`` values."""
     pos = n * (q / 100.0) + 0.5 - 1.0
     if pos <= 0:
         return 0, 0, 0.0
@@ -207,36 +161,7 @@ def _scan(v: np.ndarray, s: _Search, ext: list[float], kept: list[np.ndarray] | 
 
 def hazen_percentiles(blocks: Callable[[], Iterable[np.ndarray]], q: float, *, n: int,
                       lo: Sequence[float] | np.ndarray, hi: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Exact ``q``-th percentiles of the columns of a long matrix read block by block, in a few passes.
-
-    The result equals ``np.percentile(x, q, axis=0, method="hazen")`` (MATLAB ``prctile``) of the
-    stacked blocks. Each pass histograms the values in the range known to hold each wanted order
-    statistic (:data:`HISTOGRAM_BINS` bins) and narrows it to one bin; once a range holds at most
-    :data:`COLLECT_LIMIT` values (or one distinct value), a last pass collects and sorts them.
-
-    Parameters
-    ----------
-    blocks : callable
-        ``blocks()`` returns a fresh iterable of ``(N_i, K)`` float64 blocks (called once per pass).
-    q : float
-        Percentile (0-100).
-    n : int
-        Total number of rows.
-    lo, hi : sequence of float
-        Minimum and maximum of each column (from an earlier pass).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(K,)`` percentiles.
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(2).normal(size=(10000, 2))
-    >>> got = hazen_percentiles(lambda: np.array_split(x, 5), 1.0, n=10000, lo=x.min(0), hi=x.max(0))
-    >>> bool(np.allclose(got, np.percentile(x, 1.0, axis=0, method="hazen"), rtol=0, atol=1e-15))
-    True
-    """
+    """Exact ``q``-th percentiles of the columns of a long matrix read block by block, in a few passes."""
     k = len(lo)
     i0, i1, frac = _hazen_ranks(n, q)
     searches = [_Search(c, r, float(lo[c]), float(hi[c])) for c in range(k) for r in sorted({i0, i1})]

@@ -37,33 +37,7 @@ def _methods(text: str | None) -> list[str]:
 
 
 def run_baselines(ns: argparse.Namespace, argv: list[str]) -> int:
-    """Fuse every scene with the chosen baselines and write ``<out>/<method>/<scene>.npy``.
-
-    The fused images are written as float64 ``.npy`` in the dataset's declared result scale
-    (``result_scale`` in ``dataset.toml`` or ``--result-scale``; digital numbers when neither
-    is given, which is then printed), so ``pansharp-eval evaluate DATASET OUT/*`` evaluates them
-    directly. Each file is written atomically and listed in ``OUT``'s :data:`MANIFEST_NAME`;
-    ``--force`` replaces only files listed there.
-
-    Parameters
-    ----------
-    ns, argv : argparse.Namespace, list of str
-        Parsed by :func:`.parser.build_parser`, and the command line (recorded in the manifest).
-
-    Returns
-    -------
-    int
-        0 on success, 1 when some scenes could not be fused (each reported with its reason; when
-        none could, nothing is written and the reasons are all there is).
-
-    Raises
-    ------
-    UsageError
-        Bad settings, unknown methods, a file in the way that the tool did not write, or earlier
-        results without ``--force`` (nothing written).
-    OSError
-        The system refused to write a result (no space, no rights): its path is named.
-    """
+    """Fuse every scene with the chosen baselines and write ``<out>/<method>/<scene>.npy``."""
     settings = settings_from_args(ns)
     methods = _methods(ns.methods)
     scenes, warnings = dataset_scenes(ns.dataset)
@@ -135,15 +109,9 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
 
 
 def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, Any]:
-    """The scene's MS and PAN: window readers for per-role ``.npy``/GeoTIFF files, so the baselines
-    run in bounded memory, with the value rules checked on one streamed pass; otherwise (bundles,
-    files read whole) the arrays, from :func:`~pansharp_iqa.io.scenes.load_scene`.
-
-    Raises
-    ------
-    InputError
-        As ``load_scene``: sizes, NaN/Inf, values that contradict the declared scale or bits.
-    """
+    """The scene's MS and PAN: window readers for per-role ``.npy``/GeoTIFF files, so the baselines run in bounded
+    memory, with the value rules checked on one streamed pass; otherwise (bundles, files read whole) the arrays, from
+    :func:`~pansharp_iqa.io.scenes.load_scene`."""
     paths = {role: scene.file_for(role) for role in ("ms", "pan")}
     if scene.kind == "split" and not scene.problem and all(paths.values()):
         try:

@@ -146,27 +146,7 @@ def _check_out(out: Path) -> None:
 
 
 def run_degrade(ns: argparse.Namespace, argv: list[str]) -> int:
-    """Write the reduced-resolution (Wald protocol) version of a full-resolution dataset.
-
-    Parameters
-    ----------
-    ns
-        Parsed by :func:`.parser.build_parser`.
-    argv
-        The command line (unused).
-
-    Returns
-    -------
-    int
-        0 when every scene was degraded, 1 when some could not be (each reported with its reason;
-        the others are written).
-
-    Raises
-    ------
-    UsageError
-        Bad settings, a dataset that is not at full resolution, or an existing non-empty ``--out``
-        (nothing is written).
-    """
+    """Write the reduced-resolution (Wald protocol) version of a full-resolution dataset."""
     settings = settings_from_args(ns)
     if settings.resolution != "full":
         raise UsageError(

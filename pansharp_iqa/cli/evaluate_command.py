@@ -329,8 +329,7 @@ def _unmatched_files(method: str, folder: Path, scenes: list[SceneSource],
 def _locate_results(
     scenes: list[SceneSource], methods: dict[str, Path],
 ) -> tuple[list[tuple[int, SceneSource, str, tuple[Path, int | None]]], dict[_Key, SceneOutcome]]:
-    """Each pair's result file, and the pairs that already failed (no or ambiguous result file);
-    nothing is read."""
+    """Each pair's result file, and the pairs that already failed (no or ambiguous result file); nothing is read."""
     found = []
     failed: dict[_Key, SceneOutcome] = {}
     extensions = ",".join(e[1:] for e in RESULT_EXTENSIONS)

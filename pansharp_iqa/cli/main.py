@@ -41,26 +41,7 @@ def _dispatch(argv: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``pansharp-eval``.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments without the program name (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        Exit status: 0 success, 1 some evaluations failed (each reported with its reason),
-        2 usage error (bad arguments or dataset settings, an output folder that is not the tool's
-        or is in use by another run, or a file operation the system refused; one line on stderr).
-
-    Examples
-    --------
-    >>> main(["evaluate"])  # doctest: +SKIP
-    pansharp-eval: error: the following arguments are required: DATASET, RESULTS (see pansharp-eval evaluate --help)
-    2
-    """
+    """Run ``pansharp-eval``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):  # a scene named 'scène' prints on an ASCII-only terminal too
         if hasattr(stream, "reconfigure"):

@@ -211,14 +211,7 @@ def _add_options(parser: argparse.ArgumentParser, entries: list[_Entry]) -> None
 
 
 def build_parser() -> ArgumentParser:
-    """The parser of ``pansharp-eval COMMAND ...`` (``evaluate``, ``demo``, ``baselines``, ``degrade``).
-
-    Examples
-    --------
-    >>> ns = build_parser().parse_args(["evaluate", "demo", "GSA", "--jobs", "2"])
-    >>> ns.command, ns.dataset, ns.results, ns.jobs
-    ('evaluate', 'demo', ['GSA'], 2)
-    """
+    """The parser of ``pansharp-eval COMMAND ...`` (``evaluate``, ``demo``, ``baselines``, ``degrade``)."""
     parser = ArgumentParser(prog="pansharp-eval", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Pansharpening quality indexes, computed exactly as the reference "
                                         "toolbox does, on folders of results.")

@@ -190,9 +190,8 @@ class RunRecord:
 
 
 def drop_repeated_references(outcome: SceneOutcome, scenes_with_references: set[str]) -> None:
-    """Keep a scene's reference panels on its first outcome that has them (every pair makes them,
-    so that they do not depend on which pair fails; they are the same on every pair), so the main
-    process holds one copy per scene."""
+    """Keep a scene's reference panels on its first outcome that has them (every pair makes them, so that they do not
+    depend on which pair fails; they are the same on every pair), so the main process holds one copy per scene."""
     display = outcome.display
     if not isinstance(display, PairDisplay) or not display.references:
         return

@@ -40,23 +40,7 @@ def cache_key(
     settings: DatasetSettings, scene: str, method: str, inputs_sha: dict[str, str], result_sha: str,
     result_index: int | None,
 ) -> str:
-    """SHA-256 over everything that determines a (scene, method) result.
-
-    Parameters
-    ----------
-    settings : DatasetSettings
-    scene, method : str
-    inputs_sha : dict
-        File name -> SHA-256 of the scene's inputs.
-    result_sha : str
-        SHA-256 of the result file.
-    result_index : int or None
-        Item of a stacked result file.
-
-    Returns
-    -------
-    str
-    """
+    """SHA-256 over everything that determines a (scene, method) result."""
     from pansharp_iqa import __version__
 
     payload = {
@@ -73,31 +57,7 @@ def cache_key(
 
 
 def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: dict[str, Any]) -> None:
-    """Write one outcome, and its maps (if any) beside it as ``.maps.npz``.
-
-    Each file is written atomically (temporary file, then renamed), the maps (or the removal of an
-    earlier run's maps) before the record, so a record never sits beside maps of another
-    evaluation, and an interrupted run leaves no partial record.
-
-    Parameters
-    ----------
-    path : Path
-        ``OUT/scenes/<method>/<scene>.json`` (checked by the output folder before the run).
-    outcome : SceneOutcome
-    key : str
-        :func:`cache_key` of the pair.
-    provenance : dict
-        SHA-256 of the inputs and the result, the settings.
-
-    Examples
-    --------
-    >>> import tempfile, json
-    >>> from pathlib import Path
-    >>> record = Path(tempfile.mkdtemp()) / "scenes" / "m" / "s.json"
-    >>> store_outcome(record, SceneOutcome("s", "m", "ok", {"Q": 1.0}), key="k", provenance={})
-    >>> json.loads(record.read_text())["metrics"]
-    {'Q': 1.0}
-    """
+    """Write one outcome, and its maps (if any) beside it as ``.maps.npz``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     maps_path = path.with_suffix(".maps.npz")
     if outcome.maps:

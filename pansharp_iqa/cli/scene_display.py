@@ -92,28 +92,7 @@ def display_from_arrays(
     fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
     max_side: int = DISPLAY_SIDE,
 ) -> PairDisplay | str:
-    """Display material from the arrays the evaluation already loaded.
-
-    Parameters
-    ----------
-    fused : numpy.ndarray or None
-        ``(H, W, B)`` fused image, DN; ``None`` when the pair failed (only the scene's
-        references are made).
-    inputs : mapping
-        ``gt`` (reduced) or ``ms`` and ``pan`` (full), DN.
-    method : str
-        Method name (panel label).
-    settings : DatasetSettings
-        Resolution, ratio, sensor and band names.
-    max_side : int
-        Longer side of the display images (pixels).
-
-    Returns
-    -------
-    PairDisplay or str
-        The display (always with the scene's reference panels), or the reason it could not be
-        made (the pair's numbers are unaffected; never raises).
-    """
+    """Display material from the arrays the evaluation already loaded."""
     try:
         n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
         return _make(ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
@@ -125,10 +104,9 @@ def display_from_arrays(
 def display_from_files(
     images: Mapping[str, WindowedImage], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
 ) -> PairDisplay | str:
-    """Display material of a tile-wise pair from decimated reads of its files (bounded memory):
-    ``images`` holds ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as
-    :class:`pansharp_iqa.io.windows.WindowedImage` (values in DN); the rest as in
-    :func:`display_from_arrays`."""
+    """Display material of a tile-wise pair from decimated reads of its files (bounded memory): ``images`` holds
+    ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as :class:`pansharp_iqa.io.windows.WindowedImage`
+    (values in DN); the rest as in :func:`display_from_arrays`."""
     try:
         ref = images["gt" if "gt" in images else "ms"]
         n_bands = int(ref.shape[2]) if len(ref.shape) == 3 else 1

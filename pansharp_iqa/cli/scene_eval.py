@@ -25,12 +25,12 @@ from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
 from pansharp_iqa.io.results import band_names_file, check_result_georeference, load_result
-from pansharp_iqa.io.scale import check_input_values, check_result_values, input_facts
+from pansharp_iqa.io.scale import check_input_values, check_result_values
 from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
 from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
 from pansharp_iqa.settings import Settings, full_settings, reduced_settings
 from pansharp_iqa.tiled.plan import PathChoice, choose_path
-from pansharp_iqa.validation import InputError
+from pansharp_iqa.validation import InputError, image_facts
 
 from .memory_plan import TILE_SIZE
 
@@ -127,10 +127,7 @@ def _scene_roles(settings: DatasetSettings, scene: SceneSource | None = None) ->
 
 
 def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tuple[str, str] | None]:
-    """The scene's files opened for window reads, or ``(None, (category, why not))``.
-
-    Shapes are checked here from the headers, with the in-memory readers' messages.
-    """
+    """The scene's files opened for window reads, or ``(None, (category, why not))``."""
     scene, settings = task.scene, task.settings
     if task.result_index is not None:
         return None, ("stacked results", f"{Path(task.result_file).name} holds several scenes")
@@ -257,8 +254,8 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
                             like=band_names_file(task.scene, settings.resolution)) * settings.result_scale
         if task.display_only:
             return _display_outcome(task, _display(task, fused=fused, inputs=inputs, defer=defer_display))
-        check_result_values(input_facts(Path(task.result_file).name, fused, 1.0),
-                            input_facts(_reference_label(task), reference, 1.0), label=str(settings.result_scale_label),
+        check_result_values(image_facts(Path(task.result_file).name, fused),
+                            image_facts(_reference_label(task), reference), label=str(settings.result_scale_label),
                             multiplier=float(settings.result_scale), bits=settings.bits,
                             scale_mismatch=settings.scale_mismatch, method=task.method)
         result = evaluate_arrays(fused, inputs, settings)

@@ -36,32 +36,7 @@ def reduced_sums(
     ctx: ChunkContext,
     strip_rows: int = STRIP_ROWS,
 ) -> dict[str, dict[str, Any]]:
-    """Merged sums of the given statistics, in one pass over row strips.
-
-    Parameters
-    ----------
-    reference, fused : StripImage
-        Same (H, W, B) shape; H, W at least ``ctx.block_size`` when a ``"blocks"`` or
-        ``"windows"`` statistic is requested.
-    statistics : sequence of Statistic or str
-        E.g. :func:`~.catalog.statistics_for` of the requested indexes.
-    ctx : ChunkContext
-        Block size and SCC gradient form.
-    strip_rows : int
-        Rows per task (rounded up to a multiple of the block size).
-
-    Returns
-    -------
-    dict
-        Statistic name -> merged fields (see :class:`~.catalog.Statistic`).
-
-    Examples
-    --------
-    >>> x = StripImage(np.random.default_rng(0).integers(1, 2048, (64, 64, 4)).astype(float))
-    >>> s = reduced_sums(x, x, statistics=["q2n_blocks", "sam_angles"], ctx=ChunkContext())
-    >>> s["q2n_blocks"]["count"], s["sam_angles"]["pixels"]
-    (4, 4096)
-    """
+    """Merged sums of the given statistics, in one pass over row strips."""
     stats = [get_statistic(s) if isinstance(s, str) else s for s in statistics]
     unknown = [s.name for s in stats if s.support not in STRIP_SUPPORTS]
     if unknown:

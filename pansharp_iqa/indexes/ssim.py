@@ -34,37 +34,7 @@ SSIM_WINDOW, SSIM_SIGMA, SSIM_K = 11, 1.5, (0.01, 0.03)
 
 
 def ssim(reference: np.ndarray, fused: np.ndarray, *, data_range: float) -> float:
-    """Band-mean SSIM of a fused image against its reference (PanCollection scripts' SSIM).
-
-    Parameters
-    ----------
-    reference, fused : ndarray, shape (H, W, B)
-        Any consistent unit (DN in the presets); H and W at least 11.
-    data_range : float
-        The dynamic range L of the SSIM constants (``2**bits - 1`` DN: 2047, or 1023 for GF2).
-
-    Returns
-    -------
-    float
-        Mean over bands of the mean SSIM over valid 11x11 Gaussian windows (higher is better, 1
-        for identical images).
-
-    Raises
-    ------
-    InputError
-        A non-positive ``data_range``, images smaller than the window, shapes or values the gate
-        refuses.
-
-    References
-    ----------
-    Wang et al., IEEE TIP 13(4), 2004; Efficient-MIF ``quality_assess.m`` / ``ssim_index.m``.
-
-    Examples
-    --------
-    >>> ref = np.random.default_rng(0).integers(0, 2048, (32, 32, 2)).astype(float)
-    >>> ssim(ref, ref, data_range=2047)
-    1.0
-    """
+    """Band-mean SSIM of a fused image against its reference (PanCollection scripts' SSIM)."""
     from skimage.metrics import structural_similarity
 
     peak = float(data_range)

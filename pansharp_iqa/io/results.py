@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..validation import finite_range
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .declared import Declared, band_order, read_declared
 from .discovery import RESULT_SUBFOLDER, SceneSource, network_result_index
 from .errors import DataError
 from .geotiff import check_same_grid_files, read_geotiff
 from .orientation import match_expected_shape
-from .scale import check_finite
 
 __all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "band_names_file", "check_result_georeference", "find_result_file",
            "load_result", "method_result_files", "result_key", "stacked_items"]
@@ -214,7 +214,7 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     order = None if like is None else band_order(declared, read_declared(like), result_name=path.name,
                                                  scene_name=Path(like).name)
     arr = arr if order is None else arr[..., list(order)]
-    check_finite(arr, name=path.name)
+    finite_range(path.name, np.asarray(arr))  # NaN/Inf refused; min/max in row chunks, no copy
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validation import InputError, ShapeError, check_pan_ratio, check_reduced_geometry, check_sensor_bands
+from ..validation import (
+    InputError,
+    ShapeError,
+    check_pan_ratio,
+    check_reduced_geometry,
+    check_sensor_bands,
+    image_facts,
+)
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .dataset_config import DatasetSettings
 from .declared import read_declared
@@ -15,7 +22,7 @@ from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
 from .orientation import as_hw, as_hwb
-from .scale import check_input_values, input_facts
+from .scale import check_input_values
 
 
 class _Shaped:
@@ -103,7 +110,7 @@ def load_scene(
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
-        check_input_values(input_facts(label, arr, settings.input_scale), label=settings.input_scale_label,
+        check_input_values(image_facts(label, arr, scale=settings.input_scale), label=settings.input_scale_label,
                            bits=settings.bits, role=role)
         out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
     check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})

@@ -76,25 +76,7 @@ class Layout:
 
 
 class Source:
-    """Base class: a readable ``(H, W, B)`` image.
-
-    Attributes
-    ----------
-    name : str
-        Role of the image (``"fused"``, ``"ms"``, ...), used in error messages.
-    shape : tuple of int
-        ``(H, W, B)`` in pixels and bands.
-    dtype : numpy.dtype
-        Stored data type.
-    path : str or None
-        The file, for file readers.
-    stored_ndim : int
-        2 for an image stored as ``(H, W)``, else 3.
-    declared : Declared
-        What the file declares (:mod:`.declared`); its scale/offset is applied to every window.
-    band_index : tuple of int or None
-        The stored bands in the order windows return them (:meth:`follow_bands`).
-    """
+    """Base class: a readable ``(H, W, B)`` image."""
 
     name: str = "image"
     shape: tuple[int, int, int]

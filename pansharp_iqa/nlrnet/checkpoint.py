@@ -25,28 +25,7 @@ ARCH_KEYS = ("bands", "blocks", "variant", "released_unused", "features")
 
 
 def save_network(net, path: str | Path, meta: dict[str, Any]) -> Path:  # noqa: ANN001 - NLRNet
-    """Save ``net``'s weights and its metadata to a MindSpore checkpoint.
-
-    Parameters
-    ----------
-    net : NLRNet
-        The network (its :meth:`~pansharp_iqa.nlrnet.model.NLRNet.config` is stored).
-    path : path
-        ``.ckpt`` file to write.
-    meta : dict
-        Extra metadata (JSON-serialisable): ``sensor``, ``ratio``, ``bits``, ``train_patch``
-        (px), ``source``, ``epoch`` ...; the network's own configuration wins over it.
-
-    Returns
-    -------
-    Path
-        The file written.
-
-    Examples
-    --------
-    >>> save_network(net, "net.ckpt", {"sensor": "WV2", "ratio": 4, "bits": 11,
-    ...                                "train_patch": 64})                        # doctest: +SKIP
-    """
+    """Save ``net``'s weights and its metadata to a MindSpore checkpoint."""
     import mindspore as ms
 
     doc = {**meta, **(net.config() if hasattr(net, "config") else {})}
@@ -70,34 +49,7 @@ def _refuse_foreign(path: Path) -> None:
 
 
 def load_network(path: str | Path):  # noqa: ANN201 - NLRNet
-    """Rebuild an NLRNet, ready for ``net(lms, pan)``, from a network checkpoint.
-
-    Parameters
-    ----------
-    path : path
-        ``.ckpt`` written by training (``best.ckpt``, ``last_net.ckpt``) or by
-        ``pansharp-nlrnet convert --from-torch``.
-
-    Returns
-    -------
-    NLRNet
-        In inference mode (``set_train(False)``); its metadata (sensor, ratio, bits,
-        ``train_patch``, architecture, source) is ``net.meta`` (dict).
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``path`` does not exist.
-    ValueError
-        For a PyTorch file (convert it first), a checkpoint without ``nlrnet_meta`` (e.g. the
-        optimizer-state ``last.ckpt``) or one whose parameters do not fit the stated network.
-
-    Examples
-    --------
-    >>> from pansharp_iqa.nlrnet import load_network
-    >>> net = load_network("runs/wv2/best.ckpt")                                 # doctest: +SKIP
-    >>> fused = net(ms.Tensor(lms), ms.Tensor(pan))   # [0, 1] (N, B, H, W), (N, 1, H, W) # doctest: +SKIP
-    """
+    """Rebuild an NLRNet, ready for ``net(lms, pan)``, from a network checkpoint."""
     import mindspore as ms
 
     from .model import NLRNet

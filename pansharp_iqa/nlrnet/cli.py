@@ -223,25 +223,7 @@ def _run(a: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``pansharp-nlrnet``.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        Exit status: 0; 1 when ``doctor`` finds an operator that mismatches numpy; 2 for an
-        expected failure (one line on stderr); 130 when training was stopped by SIGINT or
-        SIGTERM after saving a resumable state.
-
-    Examples
-    --------
-    >>> main(["prepare", "imgWV2.mat", "--out", "train.h5", "--patch", "64"])    # doctest: +SKIP
-    0
-    """
+    """Entry point of ``pansharp-nlrnet``."""
     a = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     device = getattr(a, "device", None) or "CPU"

@@ -100,23 +100,7 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
-    """Read a TOML configuration (``[train]`` table or top level) and apply overrides.
-
-    Parameters
-    ----------
-    path : path
-    overrides : dict, optional
-        Field values that replace the file's (``None`` values are ignored).
-
-    Returns
-    -------
-    TrainConfig
-
-    Raises
-    ------
-    ValueError
-        For unknown keys (typos must not pass silently).
-    """
+    """Read a TOML configuration (``[train]`` table or top level) and apply overrides."""
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     data = data.get("train", data)
     return make_config(data, overrides)

@@ -53,31 +53,7 @@ RENAME_RULES: tuple[tuple[str, str], ...] = (
 
 
 def torch_to_mindspore_names(names: list[str], *, where: str = "state_dict") -> dict[str, str]:
-    """Map released-code PyTorch parameter names to :class:`NLRNet` parameter names.
-
-    Parameters
-    ----------
-    names : list of str
-        PyTorch ``state_dict`` keys (a ``module.`` prefix, as ``nn.DataParallel`` writes, is
-        accepted).
-    where : str
-        Name of the source, for error messages.
-
-    Returns
-    -------
-    dict
-        PyTorch name -> MindSpore name.
-
-    Raises
-    ------
-    ValueError
-        For a name no rule matches (not the released NLRNet).
-
-    Examples
-    --------
-    >>> torch_to_mindspore_names(["residual.3.in1.weight", "residual.3.gc.conv.weight"])
-    {'residual.3.in1.weight': 'residual.3.in1.gamma', 'residual.3.gc.conv.weight': 'residual.3.enla.mixer.weight'}
-    """
+    """Map released-code PyTorch parameter names to :class:`NLRNet` parameter names."""
     out: dict[str, str] = {}
     for name in names:
         bare = name[len("module."):] if name.startswith("module.") else name
@@ -93,25 +69,7 @@ def torch_to_mindspore_names(names: list[str], *, where: str = "state_dict") -> 
 
 
 def infer_architecture(state: dict[str, np.ndarray], *, where: str = "state_dict") -> dict[str, Any]:
-    """NLRNet constructor arguments that fit a released-code PyTorch state_dict.
-
-    Parameters
-    ----------
-    state : dict of str to ndarray
-        PyTorch state_dict (released parameter names).
-    where : str
-        Name of the source, for error messages.
-
-    Returns
-    -------
-    dict
-        ``bands``, ``blocks``, ``features``, ``variant`` ("released") and ``released_unused``.
-
-    Examples
-    --------
-    >>> infer_architecture(read_torch_state_dict("net.model"))                   # doctest: +SKIP
-    {'bands': 8, 'blocks': 8, 'features': 64, 'variant': 'released', 'released_unused': True}
-    """
+    """NLRNet constructor arguments that fit a released-code PyTorch state_dict."""
     bare = {(k[len("module."):] if k.startswith("module.") else k): v for k, v in state.items()}
     for key in ("conv_input.weight", "conv_output.2.weight"):
         if key not in bare:
@@ -131,30 +89,7 @@ def infer_architecture(state: dict[str, np.ndarray], *, where: str = "state_dict
 
 
 def convert_state_dict(state: dict[str, np.ndarray], *, where: str = "state_dict"):  # noqa: ANN201
-    """Build an NLRNet holding the weights of a released-code PyTorch state_dict.
-
-    Parameters
-    ----------
-    state : dict of str to ndarray
-        PyTorch parameter name -> array (e.g. from :func:`read_torch_state_dict`); any order.
-    where : str
-        Name of the source, for error messages.
-
-    Returns
-    -------
-    NLRNet
-        In inference mode; ``net.config()`` is the inferred architecture.
-
-    Raises
-    ------
-    ValueError
-        For an unknown parameter, a missing one, a duplicate or a shape that does not fit (the
-        message names the first).
-
-    Examples
-    --------
-    >>> net = convert_state_dict(read_torch_state_dict("net.model"))             # doctest: +SKIP
-    """
+    """Build an NLRNet holding the weights of a released-code PyTorch state_dict."""
     import mindspore as ms
 
     from .model import NLRNet
@@ -187,39 +122,7 @@ def convert_state_dict(state: dict[str, np.ndarray], *, where: str = "state_dict
 def convert_torch(source: str | Path, out: str | Path, *, train_patch: int = RELEASED_TRAIN_PATCH,
                   sensor: str | None = None, ratio: int | None = None, bits: int | None = None,
                   force: bool = False):  # noqa: ANN201 - NLRNet
-    """Convert a released-code PyTorch NLRNet state_dict file to a network checkpoint.
-
-    Parameters
-    ----------
-    source : path
-        ``torch.save(model.state_dict(), ...)`` file (e.g. the released code's ``net.model``).
-    out : path
-        MindSpore checkpoint to write (``.ckpt``).
-    train_patch : int
-        Patch size the weights were trained on, px at PAN scale (the released code's default
-        ``--block_size`` is 128); recorded as the default inference tile.
-    sensor, ratio, bits : optional
-        The training data's sensor, ratio and bits, recorded for the user (``None``: unknown).
-    force : bool
-        Overwrite an existing ``out``.
-
-    Returns
-    -------
-    NLRNet
-        The converted network (inference mode), ``net.meta`` as written.
-
-    Raises
-    ------
-    FileExistsError
-        If ``out`` exists and ``force`` is false (checked before reading anything).
-    ValueError
-        See :func:`convert_state_dict`; :class:`TorchFormatError` for a file that is not a plain
-        state_dict.
-
-    Examples
-    --------
-    >>> net = convert_torch("net.model", "net.ckpt", sensor="WV2")               # doctest: +SKIP
-    """
+    """Convert a released-code PyTorch NLRNet state_dict file to a network checkpoint."""
     from .checkpoint import save_network
 
     out = Path(out)

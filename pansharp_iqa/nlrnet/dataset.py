@@ -21,13 +21,7 @@ COLUMNS = ["lms", "pan", "gt"]
 
 
 class H5PatchSource:
-    """Random-access source of ``(lms, pan, gt)`` patches.
-
-    Parameters
-    ----------
-    meta : H5Meta
-        From :func:`h5data.read_meta`; gives the path and the normalisation.
-    """
+    """Random-access source of ``(lms, pan, gt)`` patches."""
 
     def __init__(self, meta: H5Meta) -> None:
         self.meta = meta
@@ -64,52 +58,14 @@ class H5PatchSource:
 
 
 def epoch_order(n: int, seed: int, epoch: int, global_batch: int) -> np.ndarray:
-    """Deterministic shuffled patch order of one epoch (incomplete last global batch dropped).
-
-    Parameters
-    ----------
-    n : int
-        Patch count.
-    seed : int
-        Run seed.
-    epoch : int
-        0-based epoch.
-    global_batch : int
-        Batch size times the number of data-parallel workers.
-
-    Returns
-    -------
-    ndarray of int
-        ``floor(n / global_batch) * global_batch`` indices.
-    """
+    """Deterministic shuffled patch order of one epoch (incomplete last global batch dropped)."""
     order = np.random.default_rng([int(seed), int(epoch)]).permutation(n)
     return order[: (n // global_batch) * global_batch]
 
 
 def make_dataset(source: H5PatchSource, order: np.ndarray, batch_size: int, *, rank: int = 0,
                  world: int = 1, workers: int = 1):  # noqa: ANN201 - mindspore.dataset.Dataset
-    """Batched ``GeneratorDataset`` for one epoch, sharded for data parallelism.
-
-    Global batch ``s`` is ``order[s*B*world : (s+1)*B*world]``; worker ``rank`` takes its
-    ``rank``-th slice of ``B`` items, so the union over workers is the single-process batch.
-
-    Parameters
-    ----------
-    source : H5PatchSource
-    order : ndarray
-        From :func:`epoch_order`.
-    batch_size : int
-        Per-worker batch size B.
-    rank, world : int
-        Data-parallel rank and worker count.
-    workers : int
-        Loader processes (1 = in-process).
-
-    Returns
-    -------
-    mindspore.dataset.GeneratorDataset
-        Batches of ``lms``, ``pan``, ``gt`` with static shapes (``drop_remainder=True``).
-    """
+    """Batched ``GeneratorDataset`` for one epoch, sharded for data parallelism."""
     import mindspore.dataset as ds
 
     g = batch_size * world

@@ -198,22 +198,7 @@ def _rel(a: np.ndarray, b: np.ndarray) -> float:
 
 def run_doctor(device: str = "CPU", modes: Sequence[str] = ("graph", "pynative"),
                seed: int = 0) -> list[Check]:
-    """Check every operator on ``device`` in each mode.
-
-    Parameters
-    ----------
-    device : {"CPU", "GPU", "Ascend"}
-    modes : sequence of {"graph", "pynative"}
-    seed : int
-        Seed of the random test inputs.
-
-    Returns
-    -------
-    list of Check
-        One row per operator and mode; ``ok`` is False where forward or gradient differ from
-        numpy by more than 1e-4 / 2e-3 (relative to the reference's largest magnitude), or are
-        not finite.
-    """
+    """Check every operator on ``device`` in each mode."""
     from . import env
 
     env.configure(device, modes[0])

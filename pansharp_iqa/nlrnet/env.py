@@ -22,22 +22,7 @@ _ISA_VAR = "ONEDNN_MAX_CPU_ISA"
 
 
 def ensure_cpu_isa(value: str = "AVX2") -> str | None:
-    """Cap oneDNN's CPU instruction set unless the user chose one.
-
-    MindSpore 2.10's CPU ``Conv2d`` falls into a slow reference kernel on AVX-512 machines
-    (about 100x slower than with ``ONEDNN_MAX_CPU_ISA=AVX2``, ``docs/performance.md``). The
-    variable is read when oneDNN initialises, so this must run before ``import mindspore``.
-
-    Parameters
-    ----------
-    value : str, optional
-        ISA cap to set when ``ONEDNN_MAX_CPU_ISA`` is unset.
-
-    Returns
-    -------
-    str or None
-        The value set by this call, or ``None`` when the user had already set the variable.
-    """
+    """Cap oneDNN's CPU instruction set unless the user chose one."""
     if _ISA_VAR in os.environ:
         return None
     os.environ[_ISA_VAR] = value
@@ -72,33 +57,14 @@ def _mindspore_logger() -> logging.Logger:
 
 
 def silence_deprecations() -> None:
-    """Drop the ``FusedSparseAdam`` deprecation line MindSpore logs whenever ``nn.Adam`` is built.
-
-    Only that line (matched by its text) is removed; every other MindSpore message is kept.
-    Idempotent.
-
-    Examples
-    --------
-    >>> silence_deprecations()
-    """
+    """Drop the ``FusedSparseAdam`` deprecation line MindSpore logs whenever ``nn.Adam`` is built."""
     logger = _mindspore_logger()
     if not any(isinstance(f, _DropLines) for f in logger.filters):
         logger.addFilter(_DropLines(_NOISE))
 
 
 def device_available(device: str) -> bool:
-    """Whether this MindSpore installation can run on ``device`` (no device is initialised).
-
-    Parameters
-    ----------
-    device : {"CPU", "GPU", "Ascend"}
-
-    Returns
-    -------
-    bool
-        ``False`` for a GPU/Ascend target the installed MindSpore package has no working plugin
-        for (MindSpore's own plugin-loading warnings are not shown).
-    """
+    """Whether this MindSpore installation can run on ``device`` (no device is initialised)."""
     if device == "CPU":
         return True
     if device not in DEVICES:
@@ -115,17 +81,7 @@ def device_available(device: str) -> bool:
 
 
 def require_device(device: str) -> None:
-    """Raise a one-line ``ValueError`` unless MindSpore can run on ``device``.
-
-    Parameters
-    ----------
-    device : {"CPU", "GPU", "Ascend"}
-
-    Raises
-    ------
-    ValueError
-        For an unknown device, or one this installation has no support for (with the fix).
-    """
+    """Raise a one-line ``ValueError`` unless MindSpore can run on ``device``."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
     if not device_available(device):
@@ -139,24 +95,7 @@ def require_device(device: str) -> None:
 
 def configure(device: str = "CPU", mode: str = "graph", *, seed: int | None = None,
               device_checked: bool = False) -> None:
-    """Select the MindSpore device target and execution mode for this process.
-
-    Parameters
-    ----------
-    device : {"CPU", "GPU", "Ascend"}
-        Device target.
-    mode : {"graph", "pynative"}
-        ``graph`` compiles each cell (static shapes needed on Ascend); ``pynative`` runs eagerly.
-    seed : int, optional
-        Global MindSpore seed (parameter initialisation).
-    device_checked : bool
-        The caller already ran :func:`require_device` for ``device`` (it is not probed again).
-
-    Raises
-    ------
-    ValueError
-        For an unknown device or mode, or a device this installation cannot use.
-    """
+    """Select the MindSpore device target and execution mode for this process."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
     if mode not in MODES:

@@ -19,35 +19,7 @@ __all__ = ["export_mindir", "load_mindir"]
 
 
 def export_mindir(ckpt: str | Path, out: str | Path, *, tile: int | None = None, batch: int = 1) -> Path:
-    """Export a checkpoint's network as MindIR.
-
-    Parameters
-    ----------
-    ckpt : path
-        Network checkpoint written by training (``best.ckpt``/``last_net.ckpt``) or ``convert``.
-    out : path
-        Output file (``.mindir`` is appended if missing).
-    tile : int, optional
-        Static spatial input size, px (default: the checkpoint's training patch size).
-    batch : int
-        Static batch size.
-
-    Returns
-    -------
-    Path
-        The ``.mindir`` file written.
-
-    Raises
-    ------
-    ValueError
-        Without ``tile`` for a checkpoint that does not record its training patch size, or for
-        a tile / batch below 1.
-
-    Examples
-    --------
-    >>> export_mindir("runs/wv2/best.ckpt", "nlrnet_wv2.mindir")                 # doctest: +SKIP
-    PosixPath('nlrnet_wv2.mindir')
-    """
+    """Export a checkpoint's network as MindIR."""
     import mindspore as ms
 
     from .checkpoint import load_network
@@ -74,18 +46,7 @@ def export_mindir(ckpt: str | Path, out: str | Path, *, tile: int | None = None,
 
 
 def load_mindir(path: str | Path) -> tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], dict]:
-    """Load a MindIR export for inference (graph mode is switched on: ``GraphCell`` needs it).
-
-    Parameters
-    ----------
-    path : path
-        ``.mindir`` file with its ``.json`` sidecar.
-
-    Returns
-    -------
-    (predict, meta)
-        ``predict(lms, pan) -> fused`` on float32 arrays of the exported shape, and the sidecar.
-    """
+    """Load a MindIR export for inference (graph mode is switched on: ``GraphCell`` needs it)."""
     import mindspore as ms
     from mindspore import nn
 

@@ -42,25 +42,7 @@ PROTOCOL = (
 
 @dataclasses.dataclass(frozen=True)
 class H5Meta:
-    """What an NLRNet h5 file holds.
-
-    Attributes
-    ----------
-    path : str
-    sensor : str
-        Sensor name (``pansharp_iqa.get_sensor`` spelling).
-    ratio : int
-        PAN/MS resolution ratio.
-    bits : int
-        Radiometric bits; DN = value * (2**bits - 1) once normalised.
-    n, bands, size : int
-        Patch count, MS bands, patch size at PAN (= GT) scale in pixels.
-    data_scale : float
-        Divide the stored values by this to get [0, 1] data (1.0 for files written by
-        :func:`prepare`, 2**bits - 1 for PanCollection files stored in DN).
-    protocol : str
-        How the reduced-resolution data were made.
-    """
+    """What an NLRNet h5 file holds."""
 
     path: str
     sensor: str
@@ -79,23 +61,7 @@ class H5Meta:
 
 
 def degrade_scene(scene: Scene, sensor: str, ratio: int) -> dict[str, np.ndarray]:
-    """Reduced-resolution quadruple of one scene, in DN, (H, W, C) layout.
-
-    Parameters
-    ----------
-    scene : Scene
-        Full-resolution scene.
-    sensor : str
-        Sensor whose MTF degrades the MS.
-    ratio : int
-        Resolution ratio.
-
-    Returns
-    -------
-    dict
-        ``gt`` (h, w, B) = the native MS; ``ms`` (h/r, w/r, B); ``lms`` (h, w, B) =
-        interp23tap(ms); ``pan`` (h, w) = imresize(PAN, 1/r). float64, DN.
-    """
+    """Reduced-resolution quadruple of one scene, in DN, (H, W, C) layout."""
     import pansharp_iqa as core
 
     h, w = scene.ms.shape[:2]
@@ -109,23 +75,7 @@ def degrade_scene(scene: Scene, sensor: str, ratio: int) -> dict[str, np.ndarray
 
 def cut_patches(quad: dict[str, np.ndarray], patch: int, stride: int, ratio: int
                 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Cut aligned patches (N x C x H x W) from a reduced-resolution quadruple.
-
-    Parameters
-    ----------
-    quad : dict
-        Output of :func:`degrade_scene`.
-    patch, stride : int
-        Patch size and stride at GT scale, pixels; multiples of ``ratio``.
-    ratio : int
-
-    Returns
-    -------
-    patches : dict of ndarray
-        ``gt``, ``lms`` (N, B, patch, patch), ``ms`` (N, B, patch/r, patch/r), ``pan`` (N, 1, patch, patch).
-    origins : ndarray, shape (N, 2)
-        Top-left (row, col) of each patch at GT scale.
-    """
+    """Cut aligned patches (N x C x H x W) from a reduced-resolution quadruple."""
     if patch % ratio or stride % ratio or patch <= 0 or stride <= 0:
         raise ValueError(f"patch ({patch}) and stride ({stride}) must be positive multiples of ratio {ratio}")
     h, w = quad["gt"].shape[:2]
@@ -169,37 +119,7 @@ def _write(out: Path, parts: list[tuple[dict[str, np.ndarray], np.ndarray, int]]
 
 def validation_rows(height: int, *, val_fraction: float, val_patch: int, patch: int, ratio: int,
                     where: str) -> int:
-    """Rows (at GT scale) of the bottom validation strip: whole validation patches within the fraction.
-
-    Parameters
-    ----------
-    height : int
-        Scene height, MS pixels (= GT scale).
-    val_fraction : float
-        Requested fraction of rows (0 < f < 1).
-    val_patch, patch : int
-        Validation and training patch sizes, px.
-    ratio : int
-        PAN/MS ratio (patch sizes must be multiples of it).
-    where : str
-        Scene name, for messages.
-
-    Returns
-    -------
-    int
-        ``floor(height * f / val_patch) * val_patch``.
-
-    Raises
-    ------
-    ValueError
-        When that is no whole validation patch, or leaves fewer rows than one training patch;
-        the message says what is too small and which values would fit.
-
-    Examples
-    --------
-    >>> validation_rows(320, val_fraction=0.25, val_patch=80, patch=64, ratio=4, where="imgWV2.mat")
-    80
-    """
+    """Rows (at GT scale) of the bottom validation strip: whole validation patches within the fraction."""
     want = height * val_fraction
     rows = int(want / val_patch + 1e-9) * val_patch
     if rows == 0:
@@ -220,40 +140,7 @@ def prepare(scenes: Sequence[str | Path], out: str | Path, *, patch: int = 128,
             stride: int | None = None, sensor: str | None = None, ratio: int | None = None,
             bits: int | None = None, val_out: str | Path | None = None,
             val_fraction: float = 0.0, val_patch: int | None = None) -> list[H5Meta]:
-    """Build reduced-resolution patch sets from full-resolution scenes.
-
-    Parameters
-    ----------
-    scenes : sequence of str
-        ``FILE.mat`` or ``MS.tif,PAN.tif`` specs (see :func:`scenes.load_scene`).
-    out : path
-        Training h5 to write.
-    patch : int
-        Patch size at GT (= reduced PAN) scale, pixels; multiple of the ratio.
-    stride : int, optional
-        Patch stride, pixels (default: ``patch``, no overlap).
-    sensor, ratio, bits : optional
-        Used only where a scene does not state them (a contradiction raises).
-    val_out : path, optional
-        Also write a validation h5 from the bottom ``val_fraction`` of every scene (split before
-        degradation, so no pixel is shared; whole validation patches within the fraction, see
-        :func:`validation_rows`).
-    val_fraction : float
-        Fraction of each scene's rows for validation (0 <= f < 1).
-    val_patch : int, optional
-        Validation patch size (default: ``patch``; the reduced-resolution protocol needs >= 74 px),
-        cut without overlap.
-
-    Returns
-    -------
-    list of H5Meta
-        Metadata of the written file(s) (training first).
-
-    Raises
-    ------
-    MetadataError
-        Missing sensor/ratio/bits, or scenes that disagree (one file holds one sensor).
-    """
+    """Build reduced-resolution patch sets from full-resolution scenes."""
     stride = patch if stride is None else stride
     val_patch = patch if val_patch is None else val_patch
     if val_out is not None and not 0.0 < val_fraction < 1.0:
@@ -323,33 +210,7 @@ def check_h5_name(path: str | Path, *, flag: str) -> None:
 
 def read_meta(path: str | Path, *, sensor: str | None = None, ratio: int | None = None,
               bits: int | None = None) -> H5Meta:
-    """Read an NLRNet/PanCollection h5's metadata.
-
-    Files written by :func:`prepare` state sensor, ratio and bits (flags must agree). A plain
-    PanCollection file states nothing: ``sensor`` is then required, ratio and bits come from the
-    flags or the sensor registry, and its DN values are divided by 2**bits - 1 (a file whose
-    ``gt`` maximum is <= 1 is taken as already normalised; both cases are logged).
-
-    Parameters
-    ----------
-    path : path
-        ``.h5`` / ``.hdf5`` file.
-    sensor, ratio, bits : optional
-        Caller-supplied values (CLI flags).
-
-    Returns
-    -------
-    H5Meta
-
-    Raises
-    ------
-    ValueError
-        Another suffix, a missing dataset, non-square patches.
-    DataError
-        An unreadable file (one line).
-    MetadataError, MetadataConflictError
-        See :func:`scenes.resolve_metadata`.
-    """
+    """Read an NLRNet/PanCollection h5's metadata."""
     import h5py
 
     check_h5_name(path, flag="data file")

@@ -38,19 +38,7 @@ Predict = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def load_predictor(model: str | Path) -> tuple[Predict, dict, int | None]:
-    """``predict(lms, pan)`` from a network checkpoint (``.ckpt``) or a MindIR export (``.mindir``).
-
-    Parameters
-    ----------
-    model : path
-        Checkpoint written by training or ``convert``, or a ``.mindir`` with its JSON sidecar.
-
-    Returns
-    -------
-    (predict, meta, fixed_tile)
-        ``predict`` on float32 numpy arrays, the model's metadata, and the MindIR's static tile
-        size (``None`` for a checkpoint).
-    """
+    """``predict(lms, pan)`` from a network checkpoint (``.ckpt``) or a MindIR export (``.mindir``)."""
     if str(model).endswith(".mindir"):
         from .export import load_mindir
 
@@ -71,34 +59,7 @@ def load_predictor(model: str | Path) -> tuple[Predict, dict, int | None]:
 
 def resolve_tiling(meta: dict, fixed: int | None, *, tile: int | None, overlap: int | None,
                    whole_scene: bool, where: str) -> tuple[int | None, int]:
-    """Tile size and overlap for a model: explicit values, else the model's training patch size.
-
-    Parameters
-    ----------
-    meta : dict
-        Model metadata (``train_patch``: training patch size, px).
-    fixed : int or None
-        Static tile size of a MindIR export.
-    tile : int or None
-        Requested tile size (``--tile``).
-    overlap : int or None
-        Requested overlap (``--overlap``); default :func:`default_overlap`.
-    whole_scene : bool
-        Run every scene / patch at once (``--whole-scene``).
-    where : str
-        The model's name, for messages.
-
-    Returns
-    -------
-    (tile, overlap)
-        ``tile`` is ``None`` for whole-scene inference.
-
-    Raises
-    ------
-    ValueError
-        For contradicting options, a MindIR asked for another tile size, or a checkpoint that
-        does not record its training patch size when no ``--tile`` is given.
-    """
+    """Tile size and overlap for a model: explicit values, else the model's training patch size."""
     if whole_scene and tile is not None:
         raise ValueError("--whole-scene and --tile exclude each other")
     if fixed is not None:
@@ -124,26 +85,7 @@ def resolve_tiling(meta: dict, fixed: int | None, *, tile: int | None, overlap: 
 
 
 def range_report(fused_dn: np.ndarray, bits: int) -> dict:
-    """How much of an output lies outside the sensor's range ``[0, 2**bits - 1]`` DN.
-
-    Parameters
-    ----------
-    fused_dn : ndarray
-        Fused image(s) in DN.
-    bits : int
-        Radiometric bits.
-
-    Returns
-    -------
-    dict
-        ``below`` / ``above`` (fractions of values < 0 and > 2**bits - 1), ``fraction`` (their
-        sum), ``min`` / ``max`` (DN) and ``range`` ([0, 2**bits - 1]).
-
-    Examples
-    --------
-    >>> range_report(np.array([-1.0, 5.0, 3000.0, 10.0]), 11)["fraction"]
-    0.5
-    """
+    """How much of an output lies outside the sensor's range ``[0, 2**bits - 1]`` DN."""
     top = float(2 ** int(bits) - 1)
     n = max(int(fused_dn.size), 1)
     below = float(np.count_nonzero(fused_dn < 0.0)) / n
@@ -196,40 +138,7 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
              tile: int | None = None, overlap: int | None = None, whole_scene: bool = False,
              blend: str = DEFAULT_BLEND, clip: bool = False, sensor: str | None = None,
              ratio: int | None = None, bits: int | None = None) -> dict:
-    """Fuse every patch of a reduced-resolution h5 and score it against its ``gt``.
-
-    Patches larger than the tile (by default the model's training patch size) are fused tile
-    by tile, exactly as whole scenes are.
-
-    Parameters
-    ----------
-    model : path
-        ``.ckpt`` or ``.mindir``.
-    data : path
-        Test h5 (sensor/ratio/bits from its attributes, else the flags).
-    out : path
-        Method folder ``RESULTS/<method>``; receives ``<stem>.h5`` and ``metrics.json``.
-    batch : int
-        Patches (or tiles) per network call (a MindIR export fixes it).
-    tile, overlap, whole_scene, blend
-        See :func:`resolve_tiling` and :func:`tiling.tiled_predict`.
-    clip : bool
-        Clip the output to ``[0, 2**bits - 1]`` DN before writing and scoring (the fraction
-        outside is reported either way).
-    sensor, ratio, bits : optional
-        Only for files that do not state them.
-
-    Returns
-    -------
-    dict
-        The ``metrics.json`` document: ``mean`` and ``std`` (``ddof=1``) of each index over the
-        patches, ``scenes`` (each patch's values), the out-of-range fraction, the card, ...
-
-    Examples
-    --------
-    >>> doc = infer_h5("runs/wv2/best.ckpt", "test.h5", "RESULTS/nlrnet")        # doctest: +SKIP
-    >>> doc["mean"]["Q2n"], doc["out_of_range"]["fraction"]                      # doctest: +SKIP
-    """
+    """Fuse every patch of a reduced-resolution h5 and score it against its ``gt``."""
     import h5py
 
     from .dataset import H5PatchSource
@@ -294,38 +203,7 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
                  blend: str = DEFAULT_BLEND, batch: int = 1, reduced: bool = False,
                  clip: bool = False, sensor: str | None = None, ratio: int | None = None,
                  bits: int | None = None) -> dict:
-    """Fuse whole scenes (tiled, by default with the model's training patch size) and evaluate them.
-
-    Parameters
-    ----------
-    model : path
-        ``.ckpt`` or ``.mindir`` (a MindIR fixes ``tile`` and ``batch``).
-    scenes : sequence
-        ``FILE.mat`` or ``MS.tif,PAN.tif``.
-    out : path
-        Method folder; receives ``<scene>.mat`` (``I_F`` in DN) and ``metrics.json``.
-    tile, overlap, whole_scene, blend
-        See :func:`resolve_tiling` and :func:`tiling.tiled_predict`; by default tiles of the
-        training patch size overlapping by half a tile, linearly blended.
-    batch : int
-        Tiles per network call (memory: only these are in flight).
-    reduced : bool
-        Wald-degrade each scene first and score with ``evaluate_reduced`` against the native MS;
-        otherwise fuse at full resolution and score with ``evaluate_full``.
-    clip : bool
-        Clip the output to ``[0, 2**bits - 1]`` DN before writing and scoring.
-    sensor, ratio, bits : optional
-        Only for scenes that do not state them.
-
-    Returns
-    -------
-    dict
-        The ``metrics.json`` document.
-
-    Examples
-    --------
-    >>> infer_scenes("best.ckpt", ["imgWV2.mat"], "RESULTS/nlrnet", reduced=True)  # doctest: +SKIP
-    """
+    """Fuse whole scenes (tiled, by default with the model's training patch size) and evaluate them."""
     import scipy.io as sio
 
     import pansharp_iqa as core

@@ -22,32 +22,12 @@ __all__ = ["NLRNetLoss", "NetWithLoss", "band_difference", "pixel_cosine"]
 
 
 def band_difference(x: ms.Tensor) -> ms.Tensor:
-    """``x - roll(x)`` along the band axis: ``out[:, b] = x[:, b] - x[:, (b + 1) mod B]``.
-
-    Parameters
-    ----------
-    x : Tensor, shape (N, B, H, W)
-
-    Returns
-    -------
-    Tensor, shape (N, B, H, W)
-    """
+    """``x - roll(x)`` along the band axis: ``out[:, b] = x[:, b] - x[:, (b + 1) mod B]``."""
     return x - ops.concat((x[:, 1:], x[:, :1]), axis=1)
 
 
 def pixel_cosine(x: ms.Tensor, y: ms.Tensor, eps: float = 1e-8) -> ms.Tensor:
-    """Per-pixel cosine similarity over the band axis (dimensionless, in [-1, 1]).
-
-    Parameters
-    ----------
-    x, y : Tensor, shape (N, B, H, W)
-    eps : float
-        Guard: the denominator is ``sqrt(max(|x|^2 |y|^2, eps^2))``.
-
-    Returns
-    -------
-    Tensor, shape (N, H, W)
-    """
+    """Per-pixel cosine similarity over the band axis (dimensionless, in [-1, 1])."""
     dot = (x * y).sum(axis=1)
     nx = (x * x).sum(axis=1)
     ny = (y * y).sum(axis=1)
@@ -55,15 +35,7 @@ def pixel_cosine(x: ms.Tensor, y: ms.Tensor, eps: float = 1e-8) -> ms.Tensor:
 
 
 class NLRNetLoss(nn.Cell):
-    """Weighted L1 + spectral-angle + band-difference loss of the released NLRNet code.
-
-    Parameters
-    ----------
-    w_l1, w_cos, w_band : float
-        Term weights (85, 15, 15 in the released recipe).
-    eps : float
-        Cosine guard (1e-8).
-    """
+    """Weighted L1 + spectral-angle + band-difference loss of the released NLRNet code."""
 
     def __init__(self, w_l1: float = 85.0, w_cos: float = 15.0, w_band: float = 15.0,
                  eps: float = 1e-8) -> None:
@@ -84,15 +56,7 @@ class NLRNetLoss(nn.Cell):
 
 
 class NetWithLoss(nn.Cell):
-    """``(lms, pan, gt) -> loss`` wrapper for ``nn.TrainOneStepCell``.
-
-    Parameters
-    ----------
-    net : nn.Cell
-        The network, ``net(lms, pan) -> fused``.
-    loss : nn.Cell
-        ``loss(fused, gt) -> scalar``.
-    """
+    """``(lms, pan, gt) -> loss`` wrapper for ``nn.TrainOneStepCell``."""
 
     def __init__(self, net: nn.Cell, loss: nn.Cell) -> None:
         super().__init__(auto_prefix=False)

@@ -61,22 +61,7 @@ def _conv2d(c_in: int, c_out: int, k: int, *, bias: bool = False) -> nn.Conv2d:
 
 
 class LeakyReLU(nn.Cell):
-    """LeakyReLU with slope 0.2: ``nn.LeakyReLU`` in inference, ``relu(x) - 0.2 relu(-x)`` in training.
-
-    Both are ``max(x, 0) + 0.2 min(x, 0)``; the training form is faster to differentiate on CPU
-    (MindSpore 2.10) and the inference form is faster forward.
-
-    Parameters
-    ----------
-    slope : float
-        Negative slope (0.2 in NLRNet).
-
-    Examples
-    --------
-    >>> act = LeakyReLU(0.2)                                   # doctest: +SKIP
-    >>> act(ms.Tensor([-1.0, 2.0]))                            # doctest: +SKIP
-    Tensor(shape=[2], dtype=Float32, value= [-2.00000003e-01,  2.00000000e+00])
-    """
+    """LeakyReLU with slope 0.2: ``nn.LeakyReLU`` in inference, ``relu(x) - 0.2 relu(-x)`` in training."""
 
     def __init__(self, slope: float = _SLOPE) -> None:
         super().__init__()
@@ -97,19 +82,7 @@ def _instance_norm(c: int) -> nn.GroupNorm:
 
 
 class ENLA(nn.Cell):
-    """Efficient non-local attention (GCNet-style global context with a Conv1d channel mixer).
-
-    ``y = x + beta * conv1d(sum_p softmax_p(conv1x1(x)) * x[:, :, p])`` broadcast to all pixels;
-    ``beta`` starts at 0 (Lei et al., TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097, Sec. III).
-
-    Parameters
-    ----------
-    channels : int
-        Feature channels C.
-    released_unused : bool
-        Also build the released code's unused channel-add transform (C -> C/8 -> C, LayerNorm),
-        for the parameter count only.
-    """
+    """Efficient non-local attention (GCNet-style global context with a Conv1d channel mixer)."""
 
     def __init__(self, channels: int = FEATURES, released_unused: bool = True) -> None:
         super().__init__()
@@ -138,15 +111,7 @@ class ENLA(nn.Cell):
 
 
 class ResidualBlock(nn.Cell):
-    """ReZero residual block followed by ENLA (Lei et al., TGRS 60, 2022, Fig. 2).
-
-    Parameters
-    ----------
-    channels : int
-        Feature channels.
-    released_unused : bool
-        Forwarded to :class:`ENLA`.
-    """
+    """ReZero residual block followed by ENLA (Lei et al., TGRS 60, 2022, Fig. 2)."""
 
     def __init__(self, channels: int = FEATURES, released_unused: bool = True) -> None:
         super().__init__()
@@ -165,36 +130,7 @@ class ResidualBlock(nn.Cell):
 
 
 class NLRNet(nn.Cell):
-    """NLRNet (Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097).
-
-    Parameters
-    ----------
-    bands : int
-        Number of MS bands B (8 for WorldView-2/3, 4 for QuickBird/IKONOS/GF-2).
-    blocks : int
-        Number of residual blocks (8 in the released code).
-    variant : {"released", "paper"}
-        ``"released"``: the released code's aggregation (conv3x3 -> InstanceNorm, x skip, 1x1,
-        LeakyReLU, 1x1). ``"paper"``: the paper figure's aggregation, every conv followed by a
-        LeakyReLU(0.2) (conv3x3 -> LeakyReLU, x skip, 1x1 -> LeakyReLU, 1x1 -> LeakyReLU) and no
-        InstanceNorm there.
-    released_unused : bool
-        Build the released code's unused modules (parameter count 675,808 for B = 8, 8 blocks);
-        they never affect the output.
-    features : int
-        Feature channels (64 in the released code; a multiple of 8).
-
-    Notes
-    -----
-    ``construct(lms, pan)``: ``lms`` (N, B, H, W) EXP-upsampled MS and ``pan`` (N, 1, H, W), both
-    normalised to [0, 1] by 2**bits - 1; returns the fused (N, B, H, W) image in the same units.
-
-    Examples
-    --------
-    >>> net = NLRNet(bands=4, blocks=2)                                   # doctest: +SKIP
-    >>> net(ms.Tensor(lms), ms.Tensor(pan)).shape                         # doctest: +SKIP
-    (1, 4, 64, 64)
-    """
+    """NLRNet (Lei et al., IEEE TGRS 60, 2022, doi:10.1109/TGRS.2021.3067097)."""
 
     def __init__(self, bands: int = 8, blocks: int = 8,
                  variant: Literal["released", "paper"] = "released",
@@ -234,20 +170,7 @@ class NLRNet(nn.Cell):
 
 
 def count_parameters(net: nn.Cell, *, used_only: bool = False) -> int:
-    """Number of trainable scalars in ``net``.
-
-    Parameters
-    ----------
-    net : mindspore.nn.Cell
-        The network.
-    used_only : bool
-        Skip the released code's unused modules (names containing ``unused_``).
-
-    Returns
-    -------
-    int
-        Parameter count (675,808 for the default :class:`NLRNet`; 662,304 used).
-    """
+    """Number of trainable scalars in ``net``."""
     total = 0
     for p in net.trainable_params():
         if used_only and "unused_" in p.name:

@@ -27,30 +27,12 @@ _PAN_KEYS = ("I_PAN", "PAN", "pan")
 
 
 class MetadataError(SettingError):
-    """A sensor, ratio or bit depth stated nowhere (file, flag, registry).
-
-    A file and a flag that disagree raise :class:`pansharp_iqa.validation.MetadataConflictError`
-    (the package's one metadata rule); both are :class:`pansharp_iqa.InputError`.
-    """
+    """A sensor, ratio or bit depth stated nowhere (file, flag, registry)."""
 
 
 @dataclasses.dataclass
 class Scene:
-    """One full-resolution scene.
-
-    Attributes
-    ----------
-    name : str
-        Identifier (file stem).
-    ms : ndarray, shape (h, w, B)
-        MS at its native scale, DN.
-    pan : ndarray, shape (ratio*h, ratio*w)
-        PAN at its native scale, DN.
-    sensor, ratio, bits : str / int or None
-        Metadata stated by the file (``None`` when absent).
-    source : str
-        Path(s) read.
-    """
+    """One full-resolution scene."""
 
     name: str
     ms: np.ndarray
@@ -91,26 +73,12 @@ def _load_tif(ms_path: Path, pan_path: Path) -> Scene:
 
 
 def scene_name(spec: str | Path) -> str:
-    """The name of a scene (its results are ``<name>.mat``): the stem of the ``.mat`` or MS file.
-
-    Examples
-    --------
-    >>> scene_name("data/imgWV2.mat"), scene_name("a/ms_01.tif,a/pan_01.tif")
-    ('imgWV2', 'ms_01')
-    """
+    """The name of a scene (its results are ``<name>.mat``): the stem of the ``.mat`` or MS file."""
     return Path(str(spec).split(",", 1)[0]).stem
 
 
 def stated_metadata(spec: str | Path) -> tuple[str | None, int | None, int | None]:
-    """(sensor, ratio, bits) as a scene file records them (``None``: not recorded); no image is read.
-
-    ``.mat`` scenes record ``sensor``, ``ratio`` and ``L``; GeoTIFF pairs record nothing here.
-
-    Raises
-    ------
-    DataError
-        An unreadable ``.mat`` file.
-    """
+    """(sensor, ratio, bits) as a scene file records them (``None``: not recorded); no image is read."""
     text = str(spec)
     if "," in text:
         return None, None, None
@@ -162,18 +130,7 @@ def check_not_inputs(outputs: Sequence[str | Path], inputs: Sequence[str | Path]
 
 
 def load_scene(spec: str | Path) -> Scene:
-    """Load a scene from ``FILE.mat`` or ``MS.tif,PAN.tif``.
-
-    Parameters
-    ----------
-    spec : str or Path
-        A ``.mat`` path, or two TIFF paths joined by a comma (MS first).
-
-    Returns
-    -------
-    Scene
-        Arrays in DN as stored (not rescaled), with the metadata the file states.
-    """
+    """Load a scene from ``FILE.mat`` or ``MS.tif,PAN.tif``."""
     text = str(spec)
     if "," in text:
         ms_path, pan_path = (Path(p) for p in text.split(",", 1))
@@ -192,29 +149,7 @@ def _pick(name: str, stated: object, given: object, where: str) -> object:
 def resolve_metadata(stated_sensor: str | None, stated_ratio: int | None, stated_bits: int | None,
                      *, sensor: str | None, ratio: int | None, bits: int | None,
                      where: str) -> tuple[str, int, int]:
-    """Combine file metadata with user flags: file first, flag second, sensor registry third.
-
-    Parameters
-    ----------
-    stated_sensor, stated_ratio, stated_bits
-        Values stated by the data file (``None`` when absent).
-    sensor, ratio, bits
-        Values given by the caller (``None`` when absent).
-    where : str
-        Name of the data, for error messages.
-
-    Returns
-    -------
-    (sensor, ratio, bits) : (str, int, int)
-        Sensor name (registry spelling), PAN/MS ratio, radiometric bits.
-
-    Raises
-    ------
-    MetadataError
-        If a value is missing everywhere.
-    MetadataConflictError
-        If file and flag disagree.
-    """
+    """Combine file metadata with user flags: file first, flag second, sensor registry third."""
     from pansharp_iqa import get_sensor
 
     name = _pick("sensor", stated_sensor, sensor, where)

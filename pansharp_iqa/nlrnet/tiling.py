@@ -62,30 +62,7 @@ def default_overlap(tile: int) -> int:
 
 
 def tile_starts(length: int, tile: int, overlap: int) -> list[int]:
-    """Start offsets (px) of the tiles covering ``length`` px.
-
-    Parameters
-    ----------
-    length : int
-        Image extent, px.
-    tile : int
-        Tile extent, px.
-    overlap : int
-        Least overlap between neighbours, px (``0 <= overlap < tile``).
-
-    Returns
-    -------
-    list of int
-        ``n = ceil((length - overlap) / (tile - overlap))`` starts spread evenly over
-        ``[0, length - tile]`` (``[0]`` when ``length <= tile``).
-
-    Examples
-    --------
-    >>> tile_starts(100, 40, 8)
-    [0, 30, 60]
-    >>> tile_starts(30, 40, 8)
-    [0]
-    """
+    """Start offsets (px) of the tiles covering ``length`` px."""
     if tile <= 0 or not 0 <= overlap < tile:
         raise ValueError(f"need tile > 0 and an overlap in [0, tile); got tile={tile}, overlap={overlap}")
     if length <= tile:
@@ -95,23 +72,7 @@ def tile_starts(length: int, tile: int, overlap: int) -> list[int]:
 
 
 def axis_weights(starts: list[int], tile: int, blend: str) -> list[np.ndarray]:
-    """1-D blending weight of each tile along one axis (length ``tile`` each).
-
-    Parameters
-    ----------
-    starts : list of int
-        From :func:`tile_starts`.
-    tile : int
-        Tile extent, px.
-    blend : {"crop", "linear", "cosine"}
-        See the module notes. Image borders are never down-weighted.
-
-    Returns
-    -------
-    list of ndarray
-        float64 weights; over every pixel the weights of the tiles covering it sum to > 0 (to
-        exactly 1 for ``crop`` and, where only two tiles overlap, for ``linear``/``cosine``).
-    """
+    """1-D blending weight of each tile along one axis (length ``tile`` each)."""
     if blend not in BLENDS:
         raise ValueError(f"blend must be one of {BLENDS}, got {blend!r}")
     k = np.arange(tile) + 0.5
@@ -138,35 +99,7 @@ def axis_weights(starts: list[int], tile: int, blend: str) -> list[np.ndarray]:
 def tiled_predict(predict: Callable[[np.ndarray, np.ndarray], np.ndarray], lms: np.ndarray,
                   pan: np.ndarray, *, tile: int | None, overlap: int, batch: int = 1,
                   blend: str = DEFAULT_BLEND) -> np.ndarray:
-    """Fuse a whole scene tile by tile (or at once with ``tile=None``).
-
-    Parameters
-    ----------
-    predict : callable
-        ``predict(lms, pan) -> fused`` on float32 batches (n, B, T, T), (n, 1, T, T) ->
-        (n, B, T, T); it is never given more than ``batch`` tiles at a time.
-    lms : ndarray, shape (B, H, W)
-        EXP-upsampled MS at PAN scale, [0, 1].
-    pan : ndarray, shape (H, W) or (1, H, W)
-        PAN, [0, 1].
-    tile : int or None
-        Tile size, px (the size the network was trained on); ``None`` runs the whole scene in
-        one call (memory grows with the scene; NLRNet's statistics then differ from training).
-    overlap : int
-        Least overlap between neighbouring tiles, px.
-    batch : int
-        Tiles per ``predict`` call (the last call is padded to the same size).
-    blend : {"crop", "linear", "cosine"}
-        How overlapping outputs are combined (see the module notes).
-
-    Returns
-    -------
-    ndarray, shape (B, H, W), float32
-
-    Examples
-    --------
-    >>> fused = tiled_predict(predict, lms, pan, tile=64, overlap=32)            # doctest: +SKIP
-    """
+    """Fuse a whole scene tile by tile (or at once with ``tile=None``)."""
     lms = np.asarray(lms, dtype=np.float32)
     pan = np.asarray(pan, dtype=np.float32).reshape(1, *lms.shape[1:])
     bands, h, w = lms.shape

@@ -96,33 +96,7 @@ def _buffer(z: zipfile.ZipFile, prefix: str, storage: tuple, where: str) -> np.n
 
 
 def read_torch_state_dict(path: str | Path) -> dict[str, np.ndarray]:
-    """The tensors of a ``torch.save``'d state_dict, as numpy arrays, without importing torch.
-
-    Parameters
-    ----------
-    path : path
-        File written by ``torch.save(model.state_dict(), path)`` (zip format, PyTorch >= 1.6).
-
-    Returns
-    -------
-    dict of str to ndarray
-        Parameter name -> array (a copy, C-ordered, the stored dtype; bfloat16 as float32), in
-        the file's order.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``path`` does not exist.
-    TorchFormatError
-        Legacy (non-zip) files, big-endian archives, anything but a mapping of tensors, and any
-        pickle that names another global than the few a state_dict needs.
-
-    Examples
-    --------
-    >>> sd = read_torch_state_dict("net.model")                                  # doctest: +SKIP
-    >>> sd["conv_input.weight"].shape                                            # doctest: +SKIP
-    (64, 9, 7, 7)
-    """
+    """The tensors of a ``torch.save``'d state_dict, as numpy arrays, without importing torch."""
     path = Path(path)
     where = str(path)
     if not path.is_file():

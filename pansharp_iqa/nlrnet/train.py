@@ -46,20 +46,7 @@ log = logging.getLogger("pansharp_iqa.nlrnet")
 
 
 def distributed_context(enabled: bool) -> tuple[int, int]:
-    """Initialise data parallelism (under ``msrun``) and return ``(rank, world)``.
-
-    Collectives: ``mccl`` on CPU, ``nccl`` on GPU, ``hccl`` on Ascend (chosen by MindSpore from
-    the device target); gradients are averaged over workers (``gradients_mean=True``).
-
-    Parameters
-    ----------
-    enabled : bool
-        ``False`` returns ``(0, 1)`` without touching the communication layer.
-
-    Returns
-    -------
-    (rank, world) : (int, int)
-    """
+    """Initialise data parallelism (under ``msrun``) and return ``(rank, world)``."""
     if not enabled:
         return 0, 1
     import mindspore as ms
@@ -83,20 +70,7 @@ def build_network(bands: int, cfg: TrainConfig | dict):  # noqa: ANN201 - NLRNet
 
 
 def build_train_cell(net, cfg: TrainConfig):  # noqa: ANN001, ANN201 - mindspore cells
-    """Loss + Adam + (loss-scaled) one-step training cell for ``net``.
-
-    Parameters
-    ----------
-    net : NLRNet
-    cfg : TrainConfig
-        ``lr``, Adam betas/eps, loss weights, ``amp`` and ``loss_scale``.
-
-    Returns
-    -------
-    (train_cell, optimizer)
-        ``train_cell(lms, pan, gt)`` performs one optimisation step and returns the loss (or
-        ``(loss, overflow, scale)`` under O2/O3).
-    """
+    """Loss + Adam + (loss-scaled) one-step training cell for ``net``."""
     import mindspore as ms
     from mindspore import nn
 
@@ -136,18 +110,7 @@ class TrainingInterrupted(Exception):
 
 
 def recorded_files(out: str | Path) -> set[str]:
-    """Names of :data:`RUN_FILES` that a run of this tool recorded writing into ``out``.
-
-    Returns
-    -------
-    set of str
-        Empty when ``out`` has no :data:`MANIFEST` (e.g. a folder of an older version).
-
-    Raises
-    ------
-    ValueError
-        A :data:`MANIFEST` that this tool did not write.
-    """
+    """Names of :data:`RUN_FILES` that a run of this tool recorded writing into ``out``."""
     path = Path(out) / MANIFEST
     if not path.exists():
         return set()
@@ -167,33 +130,7 @@ def _same(a: Path, b: Path) -> bool:
 
 def check_run_folder(out: str | Path, *, resume: bool, force: bool,
                      writes: tuple[str, ...] = RUN_FILES, config: str | Path | None = None) -> list[Path]:
-    """Refuse a run folder that training would damage; nothing is written or deleted here.
-
-    Parameters
-    ----------
-    out : path
-        Run folder.
-    resume : bool
-        ``--resume``: the folder must hold a resumable state (``config.toml``, ``state.json``,
-        ``last.ckpt``).
-    force : bool
-        ``--force``: an existing, non-empty folder is accepted if the new run would delete or
-        overwrite only files a run recorded writing (:data:`MANIFEST`); other files are kept.
-    writes : tuple of str
-        The :data:`RUN_FILES` the new run may write.
-    config : path, optional
-        The ``--config`` file: never deleted nor overwritten.
-
-    Returns
-    -------
-    list of Path
-        The files ``force`` will delete (recorded run files and the manifest); empty otherwise.
-
-    Raises
-    ------
-    ValueError
-        Naming the folder, the file and the fix.
-    """
+    """Refuse a run folder that training would damage; nothing is written or deleted here."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"run folder {out} exists and is not a folder")
@@ -258,9 +195,8 @@ def _truncate_jsonl(path: Path, key: str, last: int) -> None:
 
 
 def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN202
-    """Validation predictor: the network's output tensor; patches larger than the training tile
-    are fused tile by tile, as ``infer`` does by default, so the validation scores are those of
-    inference (a numpy array then)."""
+    """Validation predictor: the network's output tensor; patches larger than the training tile are fused tile by tile,
+    as ``infer`` does by default, so the validation scores are those of inference (a numpy array then)."""
     import mindspore as ms
 
     from .tiling import default_overlap, tiled_predict
@@ -279,13 +215,8 @@ def _predictor(net, *, size: int, tile: int, batch: int):  # noqa: ANN001, ANN20
 
 
 class _StopFlag:
-    """SIGINT/SIGTERM handler for the training loop: the first signal asks to stop after the
-    current step; a second one interrupts at once (no state saved).
-
-    MindSpore 2.10 installs its own SIGINT handler whenever a cell runs and turns a Ctrl-C that
-    arrives during a step into a SIGTERM to the process (measured: the Python SIGINT handler is
-    never called, the SIGTERM one is). The two signals are therefore handled alike.
-    """
+    """SIGINT/SIGTERM handler for the training loop: the first signal asks to stop after the current step; a second one
+    interrupts at once (no state saved)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -339,46 +270,7 @@ def _check_inputs(cfg: TrainConfig, world: int) -> tuple[H5Meta, H5Meta | None]:
 
 def train(cfg: TrainConfig, *, resume: bool = False, max_steps: int | None = None,
           force: bool = False, config_path: str | Path | None = None) -> dict:
-    """Train NLRNet as configured.
-
-    Every argument, the data files and the run folder are checked before anything is written.
-    SIGINT (Ctrl-C) or SIGTERM stops after the current step, saves a resumable state
-    (``last.ckpt``, ``state.json`` with the position inside the epoch) and raises
-    :class:`TrainingInterrupted`; ``resume`` then continues exactly where it stopped.
-
-    Parameters
-    ----------
-    cfg : TrainConfig
-        Full configuration (``cfg.out`` is the run directory).
-    resume : bool
-        Continue from ``cfg.out/last.ckpt`` (the configuration is read from the run directory).
-    max_steps : int, optional
-        Stop after this many optimisation steps in this call (tests, smoke runs); the partial
-        epoch is not checkpointed.
-    force : bool
-        Start a new run in a non-empty folder, deleting only the :data:`RUN_FILES` a run recorded
-        writing there (:data:`MANIFEST`; see :func:`check_run_folder`).
-    config_path : path, optional
-        The file ``cfg`` was read from (``--config``): never deleted or overwritten.
-
-    Returns
-    -------
-    dict
-        ``losses`` (list of per-step losses of this call), ``epochs_done``, ``step``,
-        ``best_q2n``, ``last_metrics``.
-
-    Raises
-    ------
-    ValueError, FileNotFoundError
-        For a bad configuration, data or run folder (nothing written).
-    TrainingInterrupted
-        After a signal, once the resumable state is saved.
-
-    Examples
-    --------
-    >>> cfg = make_config({"data": "train.h5", "val": "val.h5", "out": "runs/wv2"})  # doctest: +SKIP
-    >>> train(cfg)["best_q2n"]                                                      # doctest: +SKIP
-    """
+    """Train NLRNet as configured."""
     from . import env
 
     out = Path(cfg.out)

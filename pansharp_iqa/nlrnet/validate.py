@@ -32,18 +32,8 @@ Predict = Callable[[np.ndarray, np.ndarray], Any]
 
 
 def reduced_quality(meta: H5Meta):  # noqa: ANN201 - ReducedQuality (MindSpore imported lazily)
-    """The validation metric of an h5's [0, 1] patches: the toolbox-2020 reduced-resolution
-    indexes (:data:`INDEXES`) at the file's ratio and bits, ``scale = 2**bits - 1``.
-
-    Parameters
-    ----------
-    meta : H5Meta
-
-    Returns
-    -------
-    pansharp_iqa.tensor.mindspore_adapter.ReducedQuality
-        ``update(fused, gt)`` on (N, B, H, W) batches (MindSpore tensors or numpy arrays).
-    """
+    """The validation metric of an h5's [0, 1] patches: the toolbox-2020 reduced-resolution indexes (:data:`INDEXES`) at
+    the file's ratio and bits, ``scale = 2**bits - 1``."""
     from ..tensor.mindspore_adapter import ReducedQuality
 
     return ReducedQuality(ratio=meta.ratio, bits=meta.bits, scale=meta.dn_scale)
@@ -51,25 +41,7 @@ def reduced_quality(meta: H5Meta):  # noqa: ANN201 - ReducedQuality (MindSpore i
 
 def iter_predictions(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: int
                      ) -> Iterator[tuple[slice, Any]]:
-    """Run ``predict`` over (N, B, H, W) inputs in batches of a fixed size.
-
-    The last batch is padded (by repeating its last item) so every call sees the same shape
-    (graph mode on Ascend/GPU compiles once); padded outputs are dropped.
-
-    Parameters
-    ----------
-    predict : callable
-        ``predict(lms, pan) -> fused`` on numpy float32 arrays; returns a MindSpore tensor or a
-        numpy array.
-    lms : ndarray, shape (N, B, H, W)
-    pan : ndarray, shape (N, 1, H, W)
-    batch : int
-
-    Yields
-    ------
-    (slice, fused)
-        The patches of the batch and their outputs (the network's type, without padding).
-    """
+    """Run ``predict`` over (N, B, H, W) inputs in batches of a fixed size."""
     n = lms.shape[0]
     for start in range(0, n, batch):
         idx = np.arange(start, start + batch).clip(max=n - 1)
@@ -79,14 +51,7 @@ def iter_predictions(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: 
 
 
 def predict_batches(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: int) -> np.ndarray:
-    """The outputs of :func:`iter_predictions` as one float32 (N, B, H, W) numpy array.
-
-    Examples
-    --------
-    >>> x = np.zeros((5, 2, 4, 4), np.float32)
-    >>> predict_batches(lambda lms, pan: lms + pan, x, x[:, :1], 2).shape
-    (5, 2, 4, 4)
-    """
+    """The outputs of :func:`iter_predictions` as one float32 (N, B, H, W) numpy array."""
     from ..foreign import to_numpy
 
     return np.concatenate([np.asarray(to_numpy("fused", out), dtype=np.float32)
@@ -94,34 +59,7 @@ def predict_batches(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: i
 
 
 def evaluate_h5(predict: Predict, meta: H5Meta, *, batch: int = 8, chunk: int = 64) -> dict:
-    """Score a model on every patch of an h5 file through :func:`reduced_quality`.
-
-    Parameters
-    ----------
-    predict : callable
-        ``predict(lms, pan) -> fused`` on [0, 1] float32 (N, C, H, W) arrays (returning a
-        MindSpore tensor or a numpy array).
-    meta : H5Meta
-        Validation file metadata (sensor, ratio, bits).
-    batch : int
-        Inference batch size.
-    chunk : int
-        Patches read from disk at a time.
-
-    Returns
-    -------
-    dict
-        Mean of each index over patches (``Q2n``, ``Q``, ``SAM`` in degrees, ``ERGAS``, ``SCC``),
-        ``std`` (their standard deviations over patches, ``ddof=1``), ``n_patches``, ``sensor``,
-        and the metric's protocol card (``protocol``; ``batch.images`` patches).
-
-    Raises
-    ------
-    ValueError
-        If the patches are smaller than the protocol can score (:data:`MIN_RR_SIZE` px).
-    InputError
-        An output the protocol refuses (e.g. NaN), naming its patch within the batch.
-    """
+    """Score a model on every patch of an h5 file through :func:`reduced_quality`."""
     if meta.size < MIN_RR_SIZE:
         raise ValueError(
             f"{meta.path}: validation patches are {meta.size} px; the reduced-resolution protocol "

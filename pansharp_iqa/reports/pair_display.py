@@ -189,29 +189,7 @@ def _squeeze(image: np.ndarray) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class SceneView:
-    """The comparison grid of one scene, assembled from its pairs' displays.
-
-    Attributes
-    ----------
-    scene : str
-    methods : list of str
-        Report order.
-    references : tuple of Panel
-        From the pair of the scene that made them (identical for every pair of the scene).
-    panels : dict
-        ``panels[method]`` = the method's :class:`Panel`, or the reason it has none.
-    residuals : dict
-        ``residuals[method]`` = ``(h, w)`` float32 residual map (DN), reduced resolution only.
-    residual_max : float
-        Top of the shared residual colour scale (DN): the median over methods of each residual's
-        99th percentile (a method much worse than the others saturates instead of darkening all
-        the others' maps).
-    full_shape, display_shape : (int, int)
-    crop : (int, int, int)
-        ``(row, col, side)`` in full-resolution pixels.
-    notes : list of str
-        Band choice and how the views were made.
-    """
+    """The comparison grid of one scene, assembled from its pairs' displays."""
 
     scene: str
     methods: list[str]

@@ -336,8 +336,7 @@ def paper_table(runs: Sequence[str | Path | Mapping[str, Any]]) -> PaperTable:
 
 
 def _merge_methods(group: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The records of every method in runs of one resolution; a method in two runs must have the
-    same values there."""
+    """The records of every method in runs of one resolution; a method in two runs must have the same values there."""
     seen: dict[str, tuple[str, list[dict[str, Any]]]] = {}
     records: list[dict[str, Any]] = []
     for doc in group:

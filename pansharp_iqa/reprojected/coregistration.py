@@ -29,8 +29,7 @@ __all__ = [
 ]
 
 class CorrelationNoiseWarning(UserWarning):
-    """The coregistration's correlations are dominated by rounding noise (see
-    :func:`shifts_from_correlations`)."""
+    """The coregistration's correlations are dominated by rounding noise (see :func:`shifts_from_correlations`)."""
 
 
 #: Side of the phase search window of the reference code (fixed, whatever the ratio).
@@ -62,25 +61,7 @@ def coregistration_half_width(ratio: int) -> int:
 
 
 def shifts_from_correlations(rho: np.ndarray) -> np.ndarray:
-    """Per-band phase of the largest mean correlation (first in row-major ``(i, j)`` order on ties).
-
-    Parameters
-    ----------
-    rho : ndarray, shape (S, S, B)
-        Mean correlations (:func:`phase_correlations`).
-
-    Returns
-    -------
-    ndarray, shape (B, 2), int64
-        ``[r_b, c_b]`` per band.
-
-    Warns
-    -----
-    CorrelationNoiseWarning
-        A mean correlation outside [-1, 1]: impossible in exact arithmetic, so rounding noise from
-        exactly constant windows (no-data fill, saturation) dominates and the shifts are arbitrary,
-        as in the reference code; mask or crop such areas.
-    """
+    """Per-band phase of the largest mean correlation (first in row-major ``(i, j)`` order on ties)."""
     worst = float(np.max(np.abs(rho))) if np.size(rho) else 0.0
     if not worst <= 1.0 + 1e-9:
         bands = sorted({int(b) for b in np.nonzero(~(np.abs(rho) <= 1.0 + 1e-9))[2]})

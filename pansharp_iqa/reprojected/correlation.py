@@ -127,21 +127,7 @@ def box_sum(planes: np.ndarray, half_width: int, *, integral: IntegralMethod = "
 def centre_and_energy(
     planes: np.ndarray, half_width: int, *, integral: IntegralMethod = "ordered"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Centre each pixel by its own window mean and take the windowed energy.
-
-    Parameters
-    ----------
-    planes : ndarray, shape (N, H, W)
-    half_width : int
-    integral : {"ordered", "opencv"}
-
-    Returns
-    -------
-    centred : ndarray, shape (N, H, W)
-        ``X - S(X)/(4 w^2)`` (zero padding counts in the ``4 w^2``).
-    energy : ndarray, shape (N, H, W)
-        ``S(centred^2)``, not clipped.
-    """
+    """Centre each pixel by its own window mean and take the windowed energy."""
     w = int(half_width)
     area = float(4 * w * w)
     centred = planes - box_sum(planes, w, integral=integral) / area
@@ -150,20 +136,7 @@ def centre_and_energy(
 
 
 def clip_sums(energy: np.ndarray, top: float | np.ndarray) -> np.ndarray:
-    """``np.clip(energy, 1e-20, top)`` in place (``top`` = the array's own maximum in the reference).
-
-    Parameters
-    ----------
-    energy : ndarray
-        Windowed sums of squares.
-    top : float or ndarray (broadcastable)
-        Upper bound (a no-op unless it is below 1e-20).
-
-    Returns
-    -------
-    ndarray
-        ``energy``, clipped in place.
-    """
+    """``np.clip(energy, 1e-20, top)`` in place (``top`` = the array's own maximum in the reference)."""
     np.maximum(energy, SXX_FLOOR, out=energy)
     np.minimum(energy, top, out=energy)
     return energy
@@ -236,11 +209,7 @@ def field_parts(
     integral: IntegralMethod = "ordered",
     workers: int | None = None,
 ) -> FieldParts:
-    """Clipped ``Syy`` and, per band chunk, ``(Sxy, Sxx)`` for bands ``xs`` (B, H, W) against ``y``.
-
-    Bands are processed in parallel threads; the upper clip of ``Sxx`` uses the maximum over all
-    bands, that of ``Syy`` the maximum of ``Syy``, as the reference does.
-    """
+    """Clipped ``Syy`` and, per band chunk, ``(Sxy, Sxx)`` for bands ``xs`` (B, H, W) against ``y``."""
     yc, syy = centre_and_energy(y[None], w, integral=integral)
     clip_sums(syy, syy.max())
     workers = n_workers() if workers is None else workers
@@ -269,28 +238,7 @@ def mean_one_minus_rho(
     workers: int | None = None,
     planes: np.ndarray | None = None,
 ) -> float:
-    """Mean over pixels and bands of ``1 - clip(rho, -1, 1)`` (the D_rho value), memory-lean.
-
-    Same arithmetic as :func:`local_cross_correlation` band by band, with per-thread buffers reused
-    across bands (no full-size stacks). The upper clip of ``Sxx`` by the all-band maximum is a no-op
-    for a band whose own maximum is >= 1e-20; other bands are finished once that maximum is known.
-
-    Parameters
-    ----------
-    fused : ndarray, shape (H, W, B), float64
-    pan : ndarray, shape (H, W), float64
-    w : int
-        Half width.
-    integral : {"ordered", "opencv"}
-    workers : int, optional
-        Threads (default: usable CPUs, max 8).
-    planes : ndarray, shape (B, H, W), optional
-        ``fused`` as contiguous band planes, if already available.
-
-    Returns
-    -------
-    float
-    """
+    """Mean over pixels and bands of ``1 - clip(rho, -1, 1)`` (the D_rho value), memory-lean."""
     _check_method(integral)
     h, wd, n_bands = fused.shape
     area = float(4 * w * w)
@@ -334,23 +282,7 @@ def mean_one_minus_rho(
 
 
 def one_minus_rho_sum(sxy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, top: float | None) -> float:
-    """Sum of ``1 - clip(Sxy / (sqrt(clip(Sxx, 1e-20, top) Syy) + 1e-20), -1, 1)`` (D_rho's chunk sum).
-
-    Computed in place: ``sxy`` and ``sxx`` are overwritten.
-
-    Parameters
-    ----------
-    sxy, sxx : ndarray
-        Windowed sums of one band's chunk.
-    syy : ndarray
-        Clipped windowed energy of the PAN (same shape).
-    top : float or None
-        Upper clip of ``sxx`` (the all-band maximum) when it is not a no-op.
-
-    Returns
-    -------
-    float
-    """
+    """Sum of ``1 - clip(Sxy / (sqrt(clip(Sxx, 1e-20, top) Syy) + 1e-20), -1, 1)`` (D_rho's chunk sum)."""
     np.maximum(sxx, SXX_FLOOR, out=sxx)
     if top is not None:
         np.minimum(sxx, top, out=sxx)

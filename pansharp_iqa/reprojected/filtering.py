@@ -25,17 +25,7 @@ __all__ = ["filter_replicate", "filter_replicate_direct", "reproject"]
 
 
 def filter_replicate_direct(plane: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    """Slow direct-sum version of :func:`filter_replicate` (reference for accuracy checks).
-
-    Parameters
-    ----------
-    plane : ndarray, shape (H, W)
-    kernel : ndarray, shape (k, k), k odd
-
-    Returns
-    -------
-    ndarray, shape (H, W), float64
-    """
+    """Slow direct-sum version of :func:`filter_replicate` (reference for accuracy checks)."""
     src = np.asarray(plane, dtype=np.float64)
     ker = np.asarray(kernel, dtype=np.float64)
     r = ker.shape[0] // 2

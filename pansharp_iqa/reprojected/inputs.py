@@ -37,20 +37,7 @@ REFERENCE = (
 
 
 class ResolvedInputs:
-    """Validated float64 inputs of the protocol.
-
-    Attributes
-    ----------
-    fused : ndarray, shape (H, W, B)
-    ms : ndarray, shape (h, w, B)
-    pan : ndarray, shape (H, W), or None
-    ratio : int
-    gnyq : tuple of float
-        One MS GNyq per band.
-    sensor_obj : Sensor
-    sensor : str
-        Its name.
-    """
+    """Validated float64 inputs of the protocol."""
 
     def __init__(self, fused: np.ndarray, ms: np.ndarray, pan: np.ndarray | None, ratio: int,
                  gnyq: tuple[float, ...], sensor_obj: Sensor) -> None:
@@ -65,16 +52,7 @@ class ResolvedInputs:
 
 def resolve_inputs(fused: Any, ms: Any, pan: Any, *, sensor: Any, ratio: Any = None,
                    need_pan: bool = True) -> ResolvedInputs:
-    """Validate (fused, ms, pan), resolve the sensor, the ratio and the per-band GNyq.
-
-    Ratio: the ``ratio`` argument, else the sensor's nominal ratio, else the PAN/MS size ratio
-    (an integer >= 2; no EXP is involved, so powers of two are not required).
-
-    Raises
-    ------
-    InputError
-        The package's rules (:mod:`pansharp_iqa.validation`), naming the argument and the fix.
-    """
+    """Validate (fused, ms, pan), resolve the sensor, the ratio and the per-band GNyq."""
     if sensor is None:
         raise SettingError(
             "sensor is required (the protocol's MTF kernels need one GNyq per MS band): pass a name "

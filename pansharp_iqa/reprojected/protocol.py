@@ -51,11 +51,7 @@ def reprojection_details(
     d_rho_half_width: int,
     integral: str,
 ) -> dict[str, Any]:
-    """The ``details`` dict of :func:`evaluate_reprojected` (without timings).
-
-    Shared with the tile-wise evaluation (:mod:`pansharp_iqa.tiled.reprojected`), so both paths
-    record the same settings under the same keys.
-    """
+    """The ``details`` dict of :func:`evaluate_reprojected` (without timings)."""
     shifts = np.asarray(shifts, dtype=np.int64).reshape(-1, 2)
     return {
         "protocol": PROTOCOL_NAME,
@@ -133,22 +129,7 @@ def evaluate_reprojected(
 
 
 def evaluate_resolved(inp: ResolvedInputs, *, started: float | None = None) -> dict[str, Any]:
-    """:func:`evaluate_reprojected` on inputs already validated and resolved (with the PAN).
-
-    Parameters
-    ----------
-    inp : ResolvedInputs
-        Float64 ``(H, W, B)`` fused image, MS and PAN (read, never modified), ratio, per-band GNyq
-        and sensor, e.g. from :func:`~pansharp_iqa.reprojected.inputs.resolve_inputs` or from
-        :func:`pansharp_iqa.evaluate_full`'s checks.
-    started : float, optional
-        ``time.perf_counter()`` at the start of the validation, for ``timings_s``.
-
-    Returns
-    -------
-    dict
-        As :func:`evaluate_reprojected`.
-    """
+    """:func:`evaluate_reprojected` on inputs already validated and resolved (with the PAN)."""
     integral: IntegralMethod = "ordered"
     timings: dict[str, float] = {}
     t0 = time.perf_counter() if started is None else started

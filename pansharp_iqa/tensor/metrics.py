@@ -104,21 +104,7 @@ class _Accumulator:
         return len(self._values[self.indexes[0]])
 
     def compute(self) -> dict[str, Any]:
-        """The table over every image seen since the last reset.
-
-        Returns
-        -------
-        dict
-            Each index's mean under its name (``"Q2n"``, ...), ``"std"`` (index -> standard
-            deviation, ``ddof=1``), ``"per_image"`` (index -> values in update order) and
-            ``"protocol"`` (the card, with ``batch.images`` the number of images and
-            ``image_shapes``).
-
-        Raises
-        ------
-        SettingError
-            Nothing was updated since the last reset.
-        """
+        """The table over every image seen since the last reset."""
         if self._card is None:
             raise SettingError("compute() before any update(): no image to average")
         means, stds = summarize(self._values)

@@ -93,22 +93,7 @@ class _Quality(Metric):
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
-        """Evaluate one batch and keep its per-image values.
-
-        Parameters
-        ----------
-        *inputs : MindSpore tensors, numpy arrays or lists of images
-            The batch in the metric's layout, in the order of the metric (see the class); select
-            them among more outputs of an eval network with ``set_indexes``.
-
-        Raises
-        ------
-        TypeError
-            Another number of inputs.
-        InputError
-            Any rule of :mod:`pansharp_iqa.validation` (``image i of the batch: ...``), batches
-            of different sizes, a list of images mixing sizes.
-        """
+        """Evaluate one batch and keep its per-image values."""
         if len(inputs) != len(self._inputs):
             raise TypeError(f"{type(self).__name__}.update takes ({', '.join(self._inputs)}), got {len(inputs)} "
                             f"inputs: return them from the eval network, or choose them with "
@@ -116,34 +101,14 @@ class _Quality(Metric):
         self.metrics.update(*inputs)
 
     def compute(self) -> dict[str, Any]:
-        """The whole table over every image seen since :meth:`clear`.
-
-        Returns
-        -------
-        dict
-            Each index's mean under its name, ``"std"`` (``ddof=1``), ``"per_image"`` (values in
-            update order) and ``"protocol"`` (the card, with ``batch.images``); see
-            :meth:`pansharp_iqa.ReducedMetrics.compute`.
-
-        Raises
-        ------
-        SettingError
-            Nothing was updated since the last :meth:`clear`.
-        """
+        """The whole table over every image seen since :meth:`clear`."""
         if self.n_images == 0:
             raise SettingError(f"{type(self).__name__}: no image was updated since clear() (an empty "
                                "validation dataset?)")
         return self.metrics.compute()
 
     def eval(self) -> dict[str, float] | float:
-        """Each index's mean over the images seen (or the :attr:`monitor` index's mean).
-
-        Returns
-        -------
-        dict or float
-            Index name -> mean (NaN values left out, as :meth:`compute`); a float with
-            ``monitor``.
-        """
+        """Each index's mean over the images seen (or the :attr:`monitor` index's mean)."""
         table = self.compute()
         if self.monitor is not None:
             return table[self.monitor]

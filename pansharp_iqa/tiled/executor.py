@@ -100,9 +100,8 @@ Event = tuple[int, int, "Partial | BaseException"]
 
 
 def _serial(jobs: Sequence[TiledJob]) -> Iterator[Event]:
-    """Tiles here, one after the other, OpenCV single-threaded as in the workers: its box filter's
-    running sums depend on how rows are split among threads, and the numbers must not depend on
-    the executor."""
+    """Tiles here, one after the other, OpenCV single-threaded as in the workers: its box filter's running sums depend
+    on how rows are split among threads, and the numbers must not depend on the executor."""
     import cv2
 
     before = cv2.getNumThreads()

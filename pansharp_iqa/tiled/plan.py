@@ -80,25 +80,7 @@ class PathChoice:
 
 
 def estimate_in_memory_bytes(resolution: str, height: int, width: int, bands: int) -> int:
-    """Estimated peak memory of evaluating one scene in memory (bytes).
-
-    Parameters
-    ----------
-    resolution : {"reduced", "full"}
-    height, width : int
-        Size of the fused image (pixels, PAN scale).
-    bands : int
-
-    Returns
-    -------
-    int
-        ``IN_MEMORY_BASE_BYTES + IN_MEMORY_BYTES_PER_SAMPLE[resolution] * height * width * bands``.
-
-    Examples
-    --------
-    >>> round(estimate_in_memory_bytes("full", 4096, 4096, 8) / 2**30, 1)
-    5.6
-    """
+    """Estimated peak memory of evaluating one scene in memory (bytes)."""
     return IN_MEMORY_BASE_BYTES + IN_MEMORY_BYTES_PER_SAMPLE[resolution] * int(height) * int(width) * int(bands)
 
 
