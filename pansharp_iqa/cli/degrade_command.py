@@ -112,7 +112,7 @@ def reduced_toml(settings: DatasetSettings, *, source: str) -> str:
         'resolution = "reduced"',
         f"sensor = {_toml_value(settings.sensor)}",
         f"ratio = {int(settings.ratio)}",
-        f"bits = {int(settings.bits)}",
+        f"bits = {int(settings.bits or 0)}",  # degrade refuses a dataset without bits first
         'scale = "dn"',
     ]
     if settings.band_names is not None:
