@@ -172,7 +172,25 @@ def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:
 
 
 def connect(scheduler: str, *, timeout: float = 30.0) -> Any:
-    """Client of a running Dask scheduler."""
+    """Client of a running Dask scheduler.
+
+    Parameters
+    ----------
+    scheduler : str
+        Address, e.g. ``"tcp://10.0.0.5:8786"`` (printed by ``dask scheduler``).
+    timeout : float
+        Seconds to wait for the connection.
+
+    Returns
+    -------
+    distributed.Client
+        Close it when done (``client.close()``), or use it as a context manager.
+
+    Raises
+    ------
+    OSError
+        The scheduler cannot be reached (message names the address).
+    """
     import distributed
 
     try:

@@ -8,7 +8,7 @@ peak ``2**bits - 1`` (1023 for GF2), and at full resolution D_lambda_K, D_s and 
 the scripts pass (``IKONOS`` for QB and GF2) and the file's ``lms`` as upsampled MS. Use
 ``evaluate_reduced(sr, gt, **preset.reduced_kwargs())``, ``evaluate_full(sr, ms, pan, ms_exp=lms,
 **preset.full_kwargs())`` or ``ReducedMetrics(**preset.reduced_kwargs())``;
-:meth:`Preset.check_data` tells the published test set (SHA-256) from other data, which is refused
+:meth:`pansharp_iqa.Preset.check_data` tells the published test set (SHA-256) from other data, which is refused
 unless forced and then marked in the card. Every value and its source line: ``docs/benchmark.md``.
 """
 
@@ -39,7 +39,21 @@ PUBLISHED_SHA256: dict[str, str] = {
 
 @dataclasses.dataclass(frozen=True)
 class PresetData:
-    """What :meth:`Preset.check_data` found about a file (recorded in cards under ``"preset"``)."""
+    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``).
+
+    Parameters
+    ----------
+    file : str
+        The file's name.
+    resolution : {"reduced", "full"}
+        From its keys (``gt`` present: reduced).
+    sha256 : str
+        Its SHA-256.
+    published : bool or None
+        Whether the hash is the published file's; None where no published hash is recorded.
+    reasons : tuple of str
+        Why the file is not the published test set (forced presets only).
+    """
 
     file: str
     resolution: str

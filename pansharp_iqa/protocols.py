@@ -33,7 +33,7 @@ _PANCOLLECTION = (
     "Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package (github.com/294coder/Efficient-MIF, commit daa5afa): "
     "analysis_ref_batched_images.m, analysis_unref_batched_images.m, quality_assess.m",
     "DLPan-Toolbox 02-Test-toolbox-for-traditional-and-DL(Matlab) (github.com/liangjiandeng/DLPan-Toolbox, "
-    "commit a34f884): Tools/indexes_evaluation*.m, Quality_Indices/*.m, Tools/genMTF.m",
+    "commit a34f884): Tools/indexes_evaluation*.m, Quality_Indices/ (every .m), Tools/genMTF.m",
     "Deng et al., IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3187652 (PanCollection benchmark)",
 )
 
@@ -219,9 +219,9 @@ _PROTOCOLS: dict[str, Protocol] = {
         Protocol(
             name="pancollection",
             description=(
-                "PanCollection / DLPan-Toolbox MATLAB evaluation (the pancollection-* presets): toolbox 2020 "
+                "PanCollection / DLPan-Toolbox MATLAB evaluation (the pancollection-<sensor> presets): toolbox 2020 "
                 "definitions with no border cut (flag_cut_bounds = 0); RR: Q2n, Q_avg, SAM, ERGAS, SCC, MPSNR "
-                "and SSIM (band means, peak 2**bits - 1); FR: D_s, D_lambda_K and HQNR (flagQNR = 0), 32-pixel "
+                "and SSIM (band means, peak 2^bits - 1); FR: D_s, D_lambda_K and HQNR (flagQNR = 0), 32-pixel "
                 "blocks, the file's lms as the upsampled MS."
             ),
             sources=_PANCOLLECTION,

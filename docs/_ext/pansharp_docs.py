@@ -34,6 +34,7 @@ API_MODULES = (
     ("pansharp_iqa.indexes.catalog", "The index catalogue: every index and statistic declared once"),
     ("pansharp_iqa.no_reference", "The full-resolution (no-reference) indexes"),
     ("pansharp_iqa.protocols", "The protocol registry and its named conventions"),
+    ("pansharp_iqa.presets", "Benchmark presets: the PanCollection test sets' settings"),
     ("pansharp_iqa.sensors", "The sensor MTF registry"),
     ("pansharp_iqa.validation", "Input rules and the InputError family"),
     ("pansharp_iqa.reprojected", "The reprojected full-resolution protocol (Scarpa & Ciotola 2022)"),

@@ -124,7 +124,7 @@ class DatasetSettings:
         ``"PSNR"``, ``"CC"``), as given; None: the protocol's table. Checked against the protocol
         before anything runs.
     preset : mapping or None
-        The preset's card entry (:meth:`pansharp_iqa.presets.Preset.card`: its name, what it fixes,
+        The preset's card entry (:meth:`pansharp_iqa.Preset.card`: its name, what it fixes,
         the data's SHA-256 and whether it is the published test set); None without a preset.
     """
 

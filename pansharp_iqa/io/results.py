@@ -68,7 +68,7 @@ def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path,
 
     Looked for in ``METHOD/`` and ``METHOD/results/``: ``<scene>.<ext>``; for item ``i`` of a
     PanCollection ``.h5`` (scene ``<stem>_<i>``) also ``output_mulExm_<i>.<ext>`` as networks write it
-    (``i`` from 0: :func:`.discovery.network_result_index`), and else a stacked result
+    (``i`` from 0: ``io.discovery.network_result_index``), and else a stacked result
     (N x C x H x W, ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file.
 
     Parameters
@@ -178,7 +178,7 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     Returns
     -------
     numpy.ndarray
-        float64, the file's declared scale/offset applied (:mod:`.declared`), not yet multiplied
+        float64, the file's declared scale/offset applied (``io.declared``), not yet multiplied
         by the result scale.
 
     Raises

@@ -89,7 +89,7 @@ def load_scene(
     Returns
     -------
     dict of str to numpy.ndarray
-        float64 arrays in digital numbers: the values the file declares (:mod:`.declared`: GeoTIFF
+        float64 arrays in digital numbers: the values the file declares (``io.declared``: GeoTIFF
         scale/offset, HDF5 ``scale_factor``/``add_offset``) times the input scale.
 
     Raises

@@ -58,7 +58,7 @@ class PaperTable:
     """A merged table: build it with :func:`paper_table`, write it with ``to_markdown``,
     ``to_latex``, ``to_csv`` or ``to_html``.
 
-    Attributes
+    Parameters
     ----------
     methods : list of str
         Row order (first appearance across the runs, reduced resolution first).
@@ -91,7 +91,18 @@ class PaperTable:
     settings: dict[str, Any]
 
     def label(self, method: str) -> str:
-        """The method's name, with what it misses when incomplete."""
+        """The method's name, with what it misses when incomplete.
+
+        Parameters
+        ----------
+        method : str
+            A method of the table.
+
+        Returns
+        -------
+        str
+            ``method``, or ``"method (incomplete RR k/N, ...)"``.
+        """
         if self.complete[method]:
             return method
         parts = [f"{_SHORT[r]} {k}/{n}" for r, (k, n) in self.counts[method].items()]
@@ -128,7 +139,18 @@ class PaperTable:
         return "\n".join(lines) + "\n"
 
     def to_latex(self, label: str = "tab:pansharp-eval") -> str:
-        """A booktabs ``table`` (needs ``\\usepackage{booktabs}``) with a one-line caption."""
+        """A booktabs ``table`` (needs ``\\usepackage{booktabs}``) with a one-line caption.
+
+        Parameters
+        ----------
+        label : str
+            The table's ``\\label``.
+
+        Returns
+        -------
+        str
+            The LaTeX source.
+        """
         groups = [(r, [i for rr, i in self.columns if rr == r]) for r in _RESOLUTIONS]
         groups = [(r, idx) for r, idx in groups if idx]
         top, rules, col = ["", *(f"\\multicolumn{{{len(idx)}}}{{c}}{{{r.capitalize()} resolution}}"

@@ -72,18 +72,51 @@ class Summary:
     ranks: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     def incomplete(self, method: str) -> str | None:
-        """``"k/N"`` (scenes evaluated / compared) for an incomplete method, else ``None``."""
+        """``"k/N"`` (scenes evaluated / compared) for an incomplete method, else ``None``.
+
+        Parameters
+        ----------
+        method : str
+            A method of the run.
+
+        Returns
+        -------
+        str or None
+            ``"k/N"``, or ``None`` for a complete method.
+        """
         if method in self.complete:
             return None
         return f"{self.counts[method]['ok']}/{self.n_scenes}"
 
     def label(self, method: str) -> str:
-        """The method's name, with ``(incomplete k/N)`` for an incomplete one."""
+        """The method's name, with ``(incomplete k/N)`` for an incomplete one.
+
+        Parameters
+        ----------
+        method : str
+            A method of the run.
+
+        Returns
+        -------
+        str
+            The label of its row.
+        """
         k = self.incomplete(method)
         return method if k is None else f"{method} (incomplete {k})"
 
     def untested_reason(self, n_scenes: int) -> str:
-        """Why the run has no statistics across scenes."""
+        """Why the run has no statistics across scenes.
+
+        Parameters
+        ----------
+        n_scenes : int
+            Scenes compared.
+
+        Returns
+        -------
+        str
+            The reason, for the reports.
+        """
         from .stats import no_statistics_reason
 
         if n_scenes >= 2 and len(self.complete) < 2 <= len(self.methods):
