@@ -52,7 +52,7 @@ def pancollection(tmp_path_factory):
     lms_fr = [pi.interp23tap(m, 4) for m in ms_fr]
     full = _write(out / "test_wv2_OrigScale_multiExm1.h5", ms=ms_fr, lms=lms_fr, pan=pan_fr)
     return {
-        "reduced": reduced, "full": full,
+        "reduced": reduced, "full": full, "write": _write,
         "gt": gt, "ms_rr": ms_rr, "pan_rr": pan_rr,
         "sr_rr": [gsa(m, p, ratio=4) for m, p in zip(ms_rr, pan_rr, strict=True)],
         "ms_fr": ms_fr, "pan_fr": pan_fr, "lms_fr": lms_fr,

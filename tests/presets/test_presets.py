@@ -170,8 +170,7 @@ def test_other_data_is_refused_unless_forced_and_the_card_says_so(pancollection,
 def test_a_preset_forced_on_other_bands(pancollection, tmp_path):
     """The GF2 preset on 4 bands of the WV2 scene halved to 10 bits: refused, then forced; its full
     resolution numbers use the IKONOS MTF, its card says the data is not the published test set."""
-    from tests.presets.conftest import _write
-
+    _write = pancollection["write"]  # the fixture's writer (tests/ is no package: nothing to import it from)
     ms4 = [m // 2 for m in pancollection["ms4"]]
     pan = [p // 2 for p in pancollection["pan_fr"]]
     lms4 = [pi.interp23tap(m, 4) for m in ms4]
