@@ -59,10 +59,10 @@ def _load_mat(path: Path) -> Scene:
 
 
 def _load_tif(ms_path: Path, pan_path: Path) -> Scene:
-    import tifffile
+    from pansharp_iqa.io.geotiff import read_geotiff  # the values the files declare (scale/offset, nodata, mask)
 
-    ms = np.asarray(tifffile.imread(str(ms_path)))
-    pan = np.asarray(tifffile.imread(str(pan_path)))
+    ms = read_geotiff(ms_path)
+    pan = read_geotiff(pan_path)
     if ms.ndim == 2:
         ms = ms[:, :, None]
     elif ms.ndim == 3 and ms.shape[0] < min(ms.shape[1:]):

@@ -216,6 +216,7 @@ def test_public_functions_have_a_doctest_example(module):
 NLRNET_MAY_IMPORT = {
     "pansharp_iqa",
     "pansharp_iqa.io.arrays",
+    "pansharp_iqa.io.geotiff",
     "pansharp_iqa.io.metadata",
     "pansharp_iqa.foreign",
     "pansharp_iqa.tensor.mindspore_adapter",
