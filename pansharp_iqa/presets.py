@@ -15,11 +15,11 @@ unless forced and then marked in the card. Every value and its source line: ``do
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .hashing import sha256_file
 from .protocols import Protocol, get_protocol
 from .validation import InputError, SettingError
 
@@ -201,11 +201,7 @@ class Preset:
             raise InputError(f"preset {self.name}: a PanCollection file has 'ms' and 'pan' (and 'gt' at reduced "
                              f"resolution, 'lms'); {path.name} has {sorted(keys)}")
         resolution = "reduced" if "gt" in keys else "full"  # the file's keys decide
-        sha = hashlib.sha256()  # (not io.hashing: io reads presets, see io.dataset_config)
-        with path.open("rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                sha.update(chunk)
-        digest = sha.hexdigest()
+        digest = sha256_file(path)
         reasons = []
         expected_name = self.files[0 if resolution == "reduced" else 1]
         expected = known.get(expected_name)

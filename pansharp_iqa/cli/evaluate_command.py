@@ -18,10 +18,10 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pansharp_iqa.hashing import sha256_file
 from pansharp_iqa.io.dataset_config import METHOD_FILE, DatasetSettings, load_settings, method_settings
 from pansharp_iqa.io.discovery import NETWORK_RESULT_PATTERN, SceneSource, discover_scenes, network_result_index
 from pansharp_iqa.io.errors import DataError, DatasetConfigError
-from pansharp_iqa.io.hashing import sha256_file
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file, method_result_files
 from pansharp_iqa.settings import requested_indexes
 from pansharp_iqa.validation import InputError

@@ -11,16 +11,16 @@
 * ``scenes`` -- loading one scene's MS, PAN and GT in digital numbers;
 * ``results`` -- locating and loading a method's fused image for a scene;
 * ``scale`` -- value-range checks against the declared scale;
-* ``hashing`` -- SHA-256 of input files;
+* ``sha256_file`` -- SHA-256 of input files (from ``pansharp_iqa.hashing``);
 * ``windows`` -- ``.npy``/HDF5/GeoTIFF files read window by window (headers only until then),
   for tile-wise evaluation of scenes of any size (imported on demand, not here);
 * ``memory`` -- memory available to the process (``MemAvailable``, cgroup limits).
 """
 
+from ..hashing import sha256_file
 from .dataset_config import DatasetSettings, load_settings, parse_scale
 from .discovery import SceneSource, discover_scenes
 from .errors import DataError, DatasetConfigError
-from .hashing import sha256_file
 from .results import find_result_file, load_result
 from .scenes import load_scene
 

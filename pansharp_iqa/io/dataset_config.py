@@ -243,18 +243,17 @@ def settings_file_for(dataset: Path) -> Path:
     return (dataset if dataset.is_dir() else dataset.parent) / "dataset.toml"
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, known: set[str] = _KNOWN) -> dict[str, Any]:
+    """A settings file's keys (``{}`` without the file); unreadable files and unknown keys refused."""
     if not path.is_file():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise DatasetConfigError(f"cannot read {path}: {exc}") from None
-    unknown = sorted(set(data) - _KNOWN)
+    unknown = sorted(set(data) - known)
     if unknown:
-        raise DatasetConfigError(
-            f"{path}: unknown key(s) {unknown}; known keys: {sorted(_KNOWN)}"
-        )
+        raise DatasetConfigError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(known)}")
     return data
 
 
@@ -450,15 +449,7 @@ def method_settings(settings: DatasetSettings, method_dir: str | Path) -> Datase
     (2047.0, 'PNN/method.toml')
     """
     path = Path(method_dir) / METHOD_FILE
-    if not path.is_file():
-        return settings
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DatasetConfigError(f"cannot read {path}: {exc}") from None
-    unknown = sorted(set(data) - _METHOD_KEYS)
-    if unknown:
-        raise DatasetConfigError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(_METHOD_KEYS)}")
+    data = _read_toml(path, _METHOD_KEYS)
     source = f"{Path(method_dir).resolve().name}/{METHOD_FILE}"
     if "scale_mismatch" in data:
         try:

@@ -1,4 +1,4 @@
-"""SHA-256 of input files, recorded in every result for reproducibility."""
+"""SHA-256 of files (bottom floor): the inputs recorded in every result, a preset's published test files."""
 
 from __future__ import annotations
 
