@@ -63,7 +63,7 @@ def main(source: Path, demo_out: Path) -> None:
 
     # numbers: the docstring examples of the entry points and baselines run on the demo scene and
     # print the values their docstrings show (evaluate_reduced, evaluate_full, sensor_sensitivity)
-    for name in ("pansharp_iqa.evaluate", "pansharp_iqa.baselines"):
+    for name in ("pansharp_iqa.evaluation", "pansharp_iqa.baselines"):
         module = importlib.import_module(name)
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         check(result.failed == 0 and result.attempted > 0,

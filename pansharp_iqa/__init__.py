@@ -10,13 +10,14 @@ from typing import Any
 
 from ._version import __version__
 from .degradation import decimate, wald_degrade
-from .evaluate import evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
+from .evaluation import evaluate, evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
 from .indexes import ConstantBlockError, cc, ergas, psnr, q2n, q_index, sam, scc
 from .indexes.catalog import Index, get_index, index_names
 from .mtf import mtf_filter, mtf_filter_sensor, mtf_kernel
 from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .protocols import Protocol, get_protocol, list_protocols
 from .resample import imresize, interp23tap
+from .rules import Declarations, rule_table
 from .sensors import Sensor, UnknownSensorError, get_sensor, list_sensors, resolve_sensor
 from .settings import full_settings, reduced_settings
 from .validation import InputError
@@ -50,7 +51,8 @@ __all__ = [
     "interp23tap", "imresize", "wald_degrade", "decimate",
     "q2n", "q_index", "sam", "ergas", "scc", "psnr", "cc",
     "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr",
-    "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "reduced_settings", "full_settings",
+    "evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "reduced_settings",
+    "full_settings", "Declarations", "rule_table",
     "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",
     *_REPROJECTED, *_TENSOR, *_PRESETS,

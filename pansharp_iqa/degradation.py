@@ -13,8 +13,9 @@ import numpy as np
 
 from .mtf import mtf_filter
 from .resample import imresize
+from .rules import Evidence, apply_rules
 from .sensors import Sensor, resolve_sensor
-from .validation import ShapeError, as_image, as_pan, check_ratio, check_sensor_bands, check_values, image_facts
+from .validation import ShapeError, as_image, as_pan, check_ratio, check_sensor_bands, image_facts
 
 __all__ = ["wald_degrade", "decimate"]
 
@@ -86,6 +87,7 @@ def wald_degrade(
             f"and pan to {h * ratio}x{w * ratio}"
         )
     gnyq = check_sensor_bands(s, ms_arr.shape[2])
-    check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr), pan_scale=False)
+    apply_rules(Evidence({"reference": image_facts("ms", ms_arr), "pan": image_facts("pan", pan_arr)},
+                         reads=frozenset({"reference"})))  # resampling: the PAN's gain changes nothing
     ms_lp = mtf_filter(ms_arr, gnyq, ratio)
     return decimate(ms_lp, ratio), imresize(pan_arr, 1.0 / ratio)

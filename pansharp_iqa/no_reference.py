@@ -37,6 +37,7 @@ from .indexes.strips import StripImage
 from .mtf import mtf_filter
 from .protocols import Protocol, get_protocol
 from .resample import imresize, interp23tap
+from .rules import Evidence, apply_rules
 from .sensors import Sensor, resolve_sensor
 from .validation import (
     SensorMismatchError,
@@ -46,16 +47,12 @@ from .validation import (
     check_multiple_of,
     check_pan_ratio,
     check_ratio,
-    check_values,
     image_array,
     image_facts,
     pan_array,
 )
 
 __all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr"]
-
-_DN_WHAT = "D_lambda_K (Q2n)"
-
 
 def pan_low_pass(pan: np.ndarray, ratio: int, protocol: Protocol, sensor: Sensor | None) -> np.ndarray:
     """D_s's low-pass PAN by ``protocol.d_s_low_pass``: ``"exp-imresize"`` interp23tap(imresize(PAN, 1/ratio), ratio),
@@ -113,8 +110,8 @@ class _Case:
         check_pan_ratio(fus, ms_arr, fus if pan_arr is None else pan_arr, ratio,
                         pan_name="fused" if pan_arr is None else "pan")
         check_multiple_of("fused", fus.shape, block_size, why="the toolbox's block-wise indexes require it")
-        check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_arr),
-                     pan=None if pan_arr is None else image_facts("pan", pan_arr), dn_what=_DN_WHAT if dn else None)
+        facts = {"fused": image_facts("fused", fus), "reference": image_facts("ms", ms_arr)}
+        apply_rules(Evidence({**facts, "pan": image_facts("pan", pan_arr)} if pan_arr is not None else facts, casts=dn))
         fus = np.asarray(fus, dtype=np.float64)
         ms_arr = np.asarray(ms_arr, dtype=np.float64)
         pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)

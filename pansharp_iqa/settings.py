@@ -1,11 +1,13 @@
-"""Evaluation settings as validated, frozen objects, and the provenance card built from them.
+"""The one settings value of an evaluation, validated and frozen, and the provenance card built from it.
 
-:func:`reduced_settings` and :func:`full_settings` turn the user's arguments into a
-:class:`ReducedSettings` / :class:`FullSettings` through the rules of :mod:`pansharp_iqa.validation`
-(once, before any work); the in-memory, tile-wise and command-line paths all take these objects,
-check their data against them with :meth:`ReducedSettings.check_values` /
-:meth:`FullSettings.check_values`, and record them with ``card()``. This module sits below
-:mod:`pansharp_iqa.evaluate` and :mod:`pansharp_iqa.tiled`, so both build results the same way.
+:func:`reduced_settings` and :func:`full_settings` (dispatched by :func:`settings_of`) turn protocol settings
+and the declarations about the inputs (:class:`~pansharp_iqa.rules.Declarations`: each role's scale, the bit
+depth, a producer's DN, with their sources) into a :class:`ReducedSettings` / :class:`FullSettings`, once,
+before any work. The library's keywords, ``pansharp-eval`` (dataset.toml, method.toml and flags), the presets
+(:meth:`pansharp_iqa.Preset.settings`), the tensor classes and NLRNet all build this value and nothing else; the
+in-memory, tile-wise and device engines apply each role's declared scale (:meth:`EvaluationSettings.scale_of`),
+check their data with :meth:`EvaluationSettings.check` (the rules of :mod:`pansharp_iqa.rules`, once) and record
+the value with ``card()``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .indexes.catalog import get_index, resolve_indexes
+from .indexes.catalog import closure, get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
+from .rules import LIBRARY, OVERRIDE_CARD, SCALE_MISMATCH_POLICIES, Declarations, Evidence, Wording, apply_rules
 from .sensors import Sensor, resolve_sensor
 from .validation import (
-    OVERRIDE_CARD,
-    SCALE_MISMATCH_POLICIES,
     ImageFacts,
     SettingError,
     ShapeError,
@@ -32,23 +33,21 @@ from .validation import (
     check_ratio,
     check_scale,
     check_sensor_bands,
-    check_values,
     layout_hint,
 )
 
 __all__ = [
     "EvaluationSettings", "ReducedSettings", "FullSettings", "reduced_settings", "full_settings", "protocol_card",
-    "NAN_POLICIES", "Q2N_CAST", "requested_indexes", "settings_of", "Settings",
+    "NAN_POLICIES", "Q2N_CAST", "UPSAMPLED", "requested_indexes", "settings_of", "Settings",
 ]
 
 #: Treatments of constant blocks (UIQI 0/0) in D_lambda/D_s.
 NAN_POLICIES = ("raise", "omit", "propagate")
 #: How the toolbox's Q2n turns DN into integers (recorded in cards).
 Q2N_CAST = "uint16 (MATLAB: round half away from zero, saturate to [0, 65535]) before Q2n"
-_DN_WHAT = "this protocol (Q2n and D_lambda_K)"
-#: How to score a fused image whose scale factor is real, named in the refusals.
-_OVERRIDE = ("pass scale_mismatch='warn' (pansharp-eval --scale-mismatch warn) to score it with a warning "
-             "recorded in the card")
+#: Where the upsampled MS of the full-resolution indexes comes from: computed, or given (a file's ``lms``).
+UPSAMPLED = {"interp23tap": "interp23tap(ms, ratio), computed",
+             "given": "given (ms_exp: e.g. a PanCollection file's lms)"}
 
 
 def protocol_card(protocol: Protocol, **settings: Any) -> dict[str, Any]:
@@ -96,8 +95,6 @@ class EvaluationSettings:
     bits : int or None
         Radiometric resolution (threshold and range rule); None at full resolution without
         ``threshold`` where the sensor has no nominal bit depth.
-    scale : float
-        Multiplier to DN applied to every input.
     threshold : bool
         Clip the fused image to [0, 2^bits] first.
     requested : tuple of str or None
@@ -105,22 +102,42 @@ class EvaluationSettings:
         protocol's table.
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than its reference (e.g. a bit-depth factor of 2): refused, or
-        scored with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning` (recorded in the card).
+        scored with a :class:`~pansharp_iqa.rules.ScaleMismatchWarning` (recorded in the card).
+    declared : Declarations
+        What was declared about each role's values (its scale, the bit depth, a producer's DN), with the
+        sources; each role's ``scale`` is applied by the engines (:meth:`scale_of`).
+    wording : Wording
+        The audience's words in refusals (library, ``pansharp-eval``, ``pansharp-nlrnet``).
     """
 
     protocol: Protocol
     ratio: int
     bits: int | None
-    scale: float = 1.0
     threshold: bool = False
     scale_mismatch: str = "raise"
     requested: tuple[str, ...] | None = None
+    declared: Declarations = Declarations()
+    wording: Wording = LIBRARY
+
+    def scale_of(self, role: str) -> float:
+        """The declared multiplier to DN of one role (1 when none is declared)."""
+        d = self.declared.get(role, "scale")
+        return 1.0 if d is None else float(d.value)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The inputs of an evaluation at this resolution (:data:`pansharp_iqa.evaluation.ROLES`)."""
+        raise NotImplementedError
 
     def override_card(self) -> dict[str, Any]:
-        """The card entry of the scale-mismatch override (none when scale mismatches are refused)."""
-        if self.scale_mismatch == "raise":
-            return {}
-        return {"scale_mismatch": OVERRIDE_CARD[self.scale_mismatch]}
+        """The card entries of the declarations and of the scale-mismatch override."""
+        scales = {r: self.scale_of(r) for r in self.roles}
+        out: dict[str, Any] = {"scale": next(iter(scales.values())) if len(set(scales.values())) == 1 else scales}
+        if self.declared.items:
+            out["declared"] = self.declared.card()
+        if self.scale_mismatch != "raise":
+            out["scale_mismatch"] = OVERRIDE_CARD[self.scale_mismatch]
+        return out
 
     @property
     def clip_max(self) -> float | None:
@@ -141,6 +158,32 @@ class EvaluationSettings:
         """``"reduced"`` or ``"full"``."""
         raise NotImplementedError
 
+    @property
+    def indexes(self) -> tuple[str, ...]:
+        """Keys of the result: the requested indexes, else the protocol's table at this resolution."""
+        return self.requested if self.requested is not None else self.protocol.indexes(self.resolution)
+
+    def check(self, facts: dict[str, ImageFacts]) -> None:
+        """The input rules (:func:`pansharp_iqa.rules.apply_rules`), once, on the value summaries of the roles.
+
+        Only the roles a requested index reads are tested; the reference must lie within ``bits`` at
+        reduced resolution, and the MS at full resolution only under ``threshold``.
+
+        Parameters
+        ----------
+        facts : dict of str to ImageFacts
+            Role (``"fused"``, ``"reference"`` or ``"ms"``, ``"pan"``) to its summary, in DN (after
+            :meth:`scale_of`); ``"fused"`` may be left out (the inputs alone).
+        """
+        specs = closure(self.indexes)
+        alias = {"ms": "reference"}
+        items = {alias.get(r, r): v for r, v in self.declared.items.items()}
+        ev = Evidence({alias.get(r, r): f for r, f in facts.items()}, Declarations(items), self.bits,
+                      frozenset(alias.get(r, r) for spec in specs for r in spec.roles),
+                      any(spec.casts for spec in specs), self.resolution == "reduced" or self.threshold,
+                      self.scale_mismatch, self.wording)
+        apply_rules(ev)
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ReducedSettings(EvaluationSettings):
@@ -153,9 +196,9 @@ class ReducedSettings(EvaluationSettings):
         return "reduced"
 
     @property
-    def indexes(self) -> tuple[str, ...]:
-        """Keys of the result: the requested indexes, else the protocol's reduced-resolution table."""
-        return self.requested if self.requested is not None else self.protocol.reduced_indexes
+    def roles(self) -> tuple[str, ...]:
+        """``("fused", "reference")``."""
+        return ("fused", "reference")
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``."""
@@ -170,14 +213,6 @@ class ReducedSettings(EvaluationSettings):
             )
         return lead, trail
 
-    def check_values(self, fused: ImageFacts, reference: ImageFacts) -> None:
-        """The value rules (:func:`pansharp_iqa.validation.check_values`) on the two images.
-
-        The reference (an original product) must lie within ``bits``; Q2n casts both to uint16.
-        """
-        check_values(test=fused, reference=reference, bits=self.bits, dn_what=_DN_WHAT, scale=self.scale,
-                     scale_mismatch=self.scale_mismatch, override=_OVERRIDE)
-
     def card(self, *, image_shape: list[int], evaluated_shape: list[int], **extra: Any) -> dict[str, Any]:
         """Provenance card of a result computed with these settings."""
         return protocol_card(
@@ -185,7 +220,6 @@ class ReducedSettings(EvaluationSettings):
             resolution="reduced",
             ratio=self.ratio,
             bits=self.bits,
-            scale=self.scale,
             threshold=bool(self.threshold),
             shift=self.protocol.block_size,
             q2n_cast=Q2N_CAST,
@@ -201,8 +235,8 @@ class ReducedSettings(EvaluationSettings):
 
 def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object, bits: object,
                      scale: object = 1.0, threshold: bool = False,
-                     indexes: Sequence[str] | str | None = None,
-                     scale_mismatch: str = "raise") -> ReducedSettings:
+                     indexes: Sequence[str] | str | None = None, scale_mismatch: str = "raise",
+                     declared: Declarations | None = None, wording: Wording = LIBRARY) -> ReducedSettings:
     """Validate the settings of a reduced-resolution evaluation.
 
     Parameters
@@ -214,7 +248,7 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     bits : int
         Required, 1..16.
     scale : float
-        Positive multiplier to DN.
+        Positive multiplier to DN of every input (declared as the ``scale= argument``).
     threshold : bool
         Clip the fused image to [0, 2^bits] first.
     indexes : sequence of str or str, optional
@@ -222,7 +256,12 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
         (``"PSNR"``, ``"CC"``); ``"default"`` stands for the protocol's table. None: the table.
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than its reference: refused, or scored with a
-        :class:`~pansharp_iqa.validation.ScaleMismatchWarning` recorded in the card.
+        :class:`~pansharp_iqa.rules.ScaleMismatchWarning` recorded in the card.
+    declared : Declarations, optional
+        What files and settings declare about each role (its scale per role, the bit depth, a
+        producer's DN), with their sources; a declaration that contradicts ``scale`` or ``bits`` is refused.
+    wording : Wording
+        The audience's words in refusals.
 
     Returns
     -------
@@ -236,6 +275,8 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     --------
     >>> reduced_settings(ratio=4, bits=11).protocol.name
     'toolbox2020'
+    >>> reduced_settings(ratio=4, bits=11, scale=2047).scale_of("fused")
+    2047.0
     """
     proto = get_protocol(protocol)
     if not proto.reduced_indexes:
@@ -243,10 +284,27 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
             f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
             "reduced resolution, or evaluate_full for this protocol"
         )
-    return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=check_bits(bits),
-                           scale=check_scale(scale), threshold=bool(threshold),
+    b = check_bits(bits)
+    return ReducedSettings(protocol=proto, ratio=check_ratio(ratio, exp=False), bits=b, threshold=bool(threshold),
                            scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
-                           requested=requested_indexes(indexes, proto, "reduced"))
+                           requested=requested_indexes(indexes, proto, "reduced"),
+                           declared=_declarations(declared, ("fused", "reference"), scale, b, "bits= argument"),
+                           wording=wording)
+
+
+def _declarations(declared: Declarations | None, roles: Sequence[str], scale: object, bits: int | None,
+                  bits_from: str) -> Declarations:
+    """The declarations with the library's ``scale=`` (every role) and ``bits`` added; each scale checked."""
+    d = declared if declared is not None else Declarations()
+    sc = check_scale(scale)
+    for role in roles:
+        if sc != 1.0:
+            d = d.with_value(role, "scale", sc, "scale= argument")
+        if (given := d.get(role, "scale")) is not None:
+            check_scale(given.value)
+    if bits is not None:
+        d = d.with_value("all", "bits", bits, bits_from)
+    return d
 
 
 def requested_indexes(indexes: Sequence[str] | str | None, proto: Protocol, resolution: str) -> tuple[str, ...] | None:
@@ -293,13 +351,20 @@ class FullSettings(EvaluationSettings):
     Attributes
     ----------
     sensor : Sensor
-        Its MTF drives D_lambda_K (and D_s under ``d_s_low_pass="pan-mtf"``).
+        The MTF used: it drives D_lambda_K (and D_s under ``d_s_low_pass="pan-mtf"``).
+    satellite : Sensor
+        The data's sensor (the same as ``sensor`` unless a protocol's scripts use another MTF, e.g. the
+        PanCollection scripts use IKONOS's for QuickBird data).
     nan_policy : {"raise", "omit", "propagate"}
         Treatment of constant blocks.
+    upsampled : {"interp23tap", "given"}
+        Where the upsampled MS comes from (:data:`UPSAMPLED`); ``"given"``: the input ``ms_exp``.
     """
 
     sensor: Sensor
+    satellite: Sensor
     nan_policy: str = "raise"
+    upsampled: str = "interp23tap"
 
     @property
     def resolution(self) -> str:
@@ -307,9 +372,9 @@ class FullSettings(EvaluationSettings):
         return "full"
 
     @property
-    def indexes(self) -> tuple[str, ...]:
-        """Keys of the result: the requested indexes, else the protocol's full-resolution table."""
-        return self.requested if self.requested is not None else self.protocol.full_indexes
+    def roles(self) -> tuple[str, ...]:
+        """``("fused", "ms", "pan")``, and ``"ms_exp"`` when the upsampled MS is given."""
+        return ("fused", "ms", "pan", "ms_exp") if self.upsampled == "given" else ("fused", "ms", "pan")
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
         """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied)."""
@@ -319,27 +384,18 @@ class FullSettings(EvaluationSettings):
         """The sensor's PAN GNyq under this protocol."""
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
 
-    def check_values(self, fused: ImageFacts | None, ms: ImageFacts, pan: ImageFacts) -> None:
-        """The value rules on the three images (fused vs MS per band, PAN vs MS, unit-scale data, offset data).
-
-        No full-resolution index depends on ``bits`` unless ``threshold`` clips the fused image at
-        ``2**bits``: only then must the MS lie within it (a resampled PAN, e.g. the library's own
-        Wald degradation, overshoots it legitimately). ``fused`` may be None (the inputs alone).
-        """
-        check_values(test=fused, reference=ms, pan=pan, bits=self.bits, dn_what=_DN_WHAT, scale=self.scale,
-                     bits_range=self.threshold, scale_mismatch=self.scale_mismatch, override=_OVERRIDE)
-
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""
         return dict(
             resolution="full",
             sensor=self.sensor.to_dict(),
+            **({"satellite": self.satellite.name} if self.satellite.name != self.sensor.name else {}),
             ms_gnyq=list(ms_gnyq),
             ratio=self.ratio,
             bits=self.bits,
-            scale=self.scale,
             threshold=bool(self.threshold),
             image_shape=list(image_shape),
+            upsampled_ms=UPSAMPLED[self.upsampled],
             **self.override_card(),
         )
 
@@ -363,20 +419,22 @@ class FullSettings(EvaluationSettings):
 def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
                   protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
                   nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
-                  scale_mismatch: str = "raise") -> FullSettings:
+                  scale_mismatch: str = "raise", satellite: str | Sensor | None = None,
+                  upsampled: str = "interp23tap", declared: Declarations | None = None,
+                  wording: Wording = LIBRARY) -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
     Parameters
     ----------
     sensor : str or Sensor
-        Required (registry name, or ``"none"`` for the generic MTF).
+        Required: the MTF used (registry name, or ``"none"`` for the generic MTF).
     ratio, bits : int, optional
         Default to the sensor's nominal values. The generic sensor needs ``ratio``; ``bits`` only
         with ``threshold`` (no full-resolution index depends on it otherwise: None is recorded).
     protocol : str or Protocol
         A protocol (:func:`~pansharp_iqa.list_protocols`).
     scale : float
-        Positive multiplier to DN.
+        Positive multiplier to DN of every input (declared as the ``scale= argument``).
     threshold : bool
         Clip the fused image to [0, 2^bits] first (needs ``bits``).
     nan_policy : {"raise", "omit", "propagate"}
@@ -385,7 +443,15 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         Which of the protocol's full-resolution indexes to compute (``"default"``: its table).
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than its reference: refused, or scored with a
-        :class:`~pansharp_iqa.validation.ScaleMismatchWarning` recorded in the card.
+        :class:`~pansharp_iqa.rules.ScaleMismatchWarning` recorded in the card.
+    satellite : str or Sensor, optional
+        The data's sensor, where a protocol's scripts use another sensor's MTF (default: ``sensor``).
+    upsampled : {"interp23tap", "given"}
+        Where the upsampled MS comes from: computed, or given as the input ``ms_exp``.
+    declared : Declarations, optional
+        What files and settings declare about each role, with their sources.
+    wording : Wording
+        The audience's words in refusals.
 
     Returns
     -------
@@ -402,6 +468,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     (4, 11, 'toolbox2020')
     >>> full_settings(sensor="none", ratio=4).bits is None
     True
+    >>> full_settings(sensor="IKONOS", satellite="QB").satellite.name
+    'QB'
     """
     proto = get_protocol(protocol)
     if not proto.full_indexes:  # pragma: no cover - every registered protocol has FR indexes
@@ -410,16 +478,22 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     ratio = ratio if ratio is not None else s.ratio
     if ratio is None:
         raise SettingError(f"ratio is required: sensor {s.name!r} has no nominal ratio")
+    given_bits = bits
     bits = bits if bits is not None else s.bits
     if bits is None and threshold:
         raise SettingError(f"bits is required with threshold=True (the fused image is clipped at 2**bits): sensor "
                            f"{s.name!r} has no nominal bit depth")
-    return FullSettings(protocol=proto, sensor=s, ratio=check_ratio(ratio, exp=proto.uses_exp),
-                        bits=None if bits is None else check_bits(bits), scale=check_scale(scale),
-                        threshold=bool(threshold),
+    b = None if bits is None else check_bits(bits)
+    up = check_choice("upsampled", upsampled, tuple(UPSAMPLED))
+    roles = ("fused", "ms", "pan", "ms_exp") if up == "given" else ("fused", "ms", "pan")
+    return FullSettings(protocol=proto, sensor=s, satellite=s if satellite is None else resolve_sensor(satellite),
+                        ratio=check_ratio(ratio, exp=proto.uses_exp), bits=b, threshold=bool(threshold),
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
                         scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
-                        requested=requested_indexes(indexes, proto, "full"))
+                        requested=requested_indexes(indexes, proto, "full"), upsampled=up,
+                        declared=_declarations(declared, roles, scale, b, "bits= argument" if given_bits is not None
+                                               else f"sensor registry ({s.name})"),
+                        wording=wording)
 
 
 #: The settings value of either resolution.

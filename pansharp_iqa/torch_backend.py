@@ -174,11 +174,12 @@ def device_facts(name: str, x: torch.Tensor, dtype: str, scale: float) -> list[I
     count = float(grid[0].numel())
     # per band too: the gate's per-band rules (a band on another scale) decide on the same evidence
     per_band = torch.stack([grid.sum(dim=(2, 3)), (grid * grid).sum(dim=(2, 3)), grid.amin(dim=(2, 3)),
-                            grid.amax(dim=(2, 3))], dim=1).cpu().numpy()  # (N, 4, C)
+                            grid.amax(dim=(2, 3)), (grid != torch.round(grid)).sum(dim=(2, 3)).to(grid.dtype)],
+                           dim=1).cpu().numpy()  # (N, 5, C)
     stats = torch.stack([bad.to(torch.float64), lo, hi], dim=1).cpu().numpy()
     return [facts_from_sums(name, (h, w, c), dtype, lo=s[1], hi=s[2], n=count, total=float(b[0].sum()),
                             total_sq=float(b[1].sum()), non_finite=int(s[0]), band_total=b[0], band_total_sq=b[1],
-                            band_lo=b[2], band_hi=b[3]) for s, b in zip(stats, per_band, strict=True)]
+                            band_lo=b[2], band_hi=b[3], band_nonint=b[4]) for s, b in zip(stats, per_band, strict=True)]
 
 
 # --------------------------------------------------------------------------- statistics
@@ -305,12 +306,12 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
     check_image_shape("fused", _shape(fus_t))
     check_same_shape("reference", types.SimpleNamespace(shape=shape), "fused",
                      types.SimpleNamespace(shape=_shape(fus_t)))
-    sc, proto = settings.scale, settings.protocol
+    proto = settings.protocol
     n = _check_batches(t)
-    facts = {k: device_facts(k, _float(v), dtypes[k], sc) for k, v in t.items()}
+    facts = {k: device_facts(k, _float(v), dtypes[k], settings.scale_of(k)) for k, v in t.items()}
     for i in range(n):
         with image_of_batch(i):
-            settings.check_values(facts["fused"][i], facts["reference"][i])
+            settings.check({k: f[i] for k, f in facts.items()})
     lead, trail = settings.cut_bounds(shape)
     h, w, nb = shape
     names = settings.indexes
@@ -323,8 +324,8 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
     card = settings.card(image_shape=list(shape), evaluated_shape=[h - lead - trail, w - lead - trail, nb])
     out: list[dict[str, Any]] = []
     for part in _chunks(n, 12.0 * nb * h * w * 8):
-        ref = _float(ref_t[part, :, lead : h - trail, lead : w - trail]) * sc
-        fus = _float(fus_t[part, :, lead : h - trail, lead : w - trail]) * sc
+        ref = _float(ref_t[part, :, lead : h - trail, lead : w - trail]) * settings.scale_of("reference")
+        fus = _float(fus_t[part, :, lead : h - trail, lead : w - trail]) * settings.scale_of("fused")
         if settings.threshold:
             fus = torch.clip(fus, 0.0, settings.clip_max)
         per_stat = {s.name: fn(ref, fus, ctx) for s in stats if (fn := device_statistic(s)) is not None}
@@ -391,12 +392,12 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
     check_pan_ratio(types.SimpleNamespace(shape=fshape), types.SimpleNamespace(shape=mshape),
                     types.SimpleNamespace(shape=pshape), settings.ratio)
     ms_gnyq = settings.ms_gnyq(fshape[2])
-    sc, proto = settings.scale, settings.protocol
+    proto = settings.protocol
     n = _check_batches(t)
-    facts = {k: device_facts(k, _float(v), dtypes[k], sc) for k, v in t.items()}
+    facts = {k: device_facts(k, _float(v), dtypes[k], settings.scale_of(k)) for k, v in t.items()}
     for i in range(n):
         with image_of_batch(i):
-            settings.check_values(facts["fused"][i], facts["ms"][i], facts["pan"][i])
+            settings.check({k: f[i] for k, f in facts.items()})
     check_multiple_of("fused", fshape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
     names = settings.indexes
     stats = statistics_for(names)
@@ -409,10 +410,10 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
     h, w, nb = fshape
     out: list[dict[str, Any]] = []
     for part in _chunks(n, 16.0 * (nb + 1) * h * w * 8):
-        fus = _float(fus_t[part]) * sc
+        fus = _float(fus_t[part]) * settings.scale_of("fused")
         if settings.threshold:
             fus = torch.clip(fus, 0.0, settings.clip_max)
-        ms, pan = _float(ms_t[part]) * sc, _float(pan_t[part]) * sc
+        ms, pan = _float(ms_t[part]) * settings.scale_of("ms"), _float(pan_t[part]) * settings.scale_of("pan")
         derived = {d: _derived(d, fus, ms, pan, settings, ms_gnyq) for d in derived_names}
         per_stat = {s.name: device_statistic(s)(fus, ms, pan, derived, settings) for s in stats}  # type: ignore[misc]
         for i in range(fus.shape[0]):

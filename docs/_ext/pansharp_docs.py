@@ -10,7 +10,7 @@
 
 Files are rewritten only when their text changes (Sphinx then rebuilds only what changed).
 
-A cross-reference to an object's home module (``pansharp_iqa.evaluate.evaluate_full``,
+A cross-reference to an object's home module (``pansharp_iqa.evaluation.evaluate_full``,
 ``pansharp_iqa.io.errors.DataError``, or relative to the docstring's module, ``exp.exp`` in
 :mod:`pansharp_iqa.baselines`, or relative to the module the docstring was written in,
 ``Statistic`` in the docstring of ``pansharp_iqa.Index``) resolves to the page of the public name
@@ -29,7 +29,7 @@ from pathlib import Path
 #: Public modules documented in the API reference, in page order.
 API_MODULES = (
     ("pansharp_iqa", "Top level: indexes, filters, protocols, sensors and the evaluation entry points"),
-    ("pansharp_iqa.evaluate", "The one evaluation path: evaluate(inputs, settings)"),
+    ("pansharp_iqa.evaluation", "The one evaluation path: evaluate(inputs, settings)"),
     ("pansharp_iqa.indexes", "The quality indexes, one formula each"),
     ("pansharp_iqa.indexes.catalog", "The index catalogue: every index and statistic declared once"),
     ("pansharp_iqa.no_reference", "The full-resolution (no-reference) indexes"),

@@ -18,13 +18,13 @@ import numpy as np
 
 from ..borders import consecutive_runs
 from ..io.windows import is_lazy_input, open_source
+from ..rules import Evidence, apply_rules
 from ..validation import (
     ImageFacts,
     InputError,
     ShapeError,
     check_image_shape,
     check_ratio,
-    check_values,
     facts_from_sums,
     grid_band_sums,
     image_array,
@@ -80,7 +80,7 @@ def check_pair(ms: np.ndarray, pan: np.ndarray, ratio: int) -> tuple[np.ndarray,
     ms_arr = image_array("ms", ms, allow_2d=True)
     pan_arr = pan_array("pan", pan)
     _check_sizes(ms_arr.shape, pan_arr.shape, ratio)
-    check_values(reference=image_facts("ms", ms_arr), pan=image_facts("pan", pan_arr))  # NaN/Inf included
+    apply_rules(Evidence({"reference": image_facts("ms", ms_arr), "pan": image_facts("pan", pan_arr)}))  # NaN/Inf too
     return np.asarray(ms_arr, dtype=np.float64), np.asarray(pan_arr, dtype=np.float64), ratio
 
 
@@ -123,7 +123,7 @@ def _lazy_facts(name: str, source: Any) -> ImageFacts:
     rows = max(1, READ_BYTES // max(1, w * b * 8))
     step = sample_step(h, w)
     lo, hi, bad, count = np.inf, -np.inf, 0, 0
-    b_sum, b_sq, b_lo, b_hi = np.zeros(b), np.zeros(b), np.full(b, np.inf), np.full(b, -np.inf)
+    b_sum, b_sq, b_lo, b_hi, b_nonint = np.zeros(b), np.zeros(b), np.full(b, np.inf), np.full(b, -np.inf), np.zeros(b)
     for r0 in range(0, h, rows):
         strip = np.asarray(source.read(r0, min(h, r0 + rows), 0, w), dtype=np.float64)
         finite = np.isfinite(strip)
@@ -132,13 +132,13 @@ def _lazy_facts(name: str, source: Any) -> ImageFacts:
         values = strip[finite] if n_bad else strip
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
-        n, s1, s2, lo_b, hi_b = grid_band_sums(strip[(-r0) % step :: step, ::step])
-        count, b_sum, b_sq = count + n, b_sum + s1, b_sq + s2
+        n, s1, s2, lo_b, hi_b, nonint = grid_band_sums(strip[(-r0) % step :: step, ::step])
+        count, b_sum, b_sq, b_nonint = count + n, b_sum + s1, b_sq + s2, b_nonint + nonint
         b_lo, b_hi = np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
         del strip, finite, values  # free this strip before the next is read
     return facts_from_sums(name, (h, w, b), source.dtype, lo=lo, hi=hi, n=count * b, total=float(b_sum.sum()),
                            total_sq=float(b_sq.sum()), non_finite=bad, band_total=b_sum, band_total_sq=b_sq,
-                           band_lo=b_lo, band_hi=b_hi)
+                           band_lo=b_lo, band_hi=b_hi, band_nonint=b_nonint)
 
 
 def _check_dtype(name: str, dtype: Any) -> None:
@@ -155,7 +155,7 @@ def _open_lazy(ms: Any, pan: Any, ratio: int) -> Pair:
     _check_dtype("ms", ms_src.dtype)
     _check_dtype("pan", pan_src.dtype)
     _check_sizes(ms_shape, pan_src.shape, ratio)
-    check_values(reference=_lazy_facts("ms", ms_src), pan=_lazy_facts("pan", pan_src))
+    apply_rules(Evidence({"reference": _lazy_facts("ms", ms_src), "pan": _lazy_facts("pan", pan_src)}))
     return Pair(ms_src, pan_src, ratio, ms_shape, tuple(pan_src.shape[:2]))  # type: ignore[arg-type]
 
 

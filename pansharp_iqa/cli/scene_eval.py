@@ -1,7 +1,7 @@
 """Evaluation of one (scene, method) pair: the unit of work of ``pansharp-eval``.
 
 :func:`evaluate_scene` reads the scene's inputs and the method's result, checks them, and calls
-the core's one path, :func:`pansharp_iqa.evaluate.evaluate`, with the run's settings value
+the core's one path, :func:`pansharp_iqa.evaluation.evaluate`, with the run's settings value
 (:func:`core_settings`): on the arrays in digital numbers, or, for scenes too big for the memory
 available (or big enough that it is faster), tile by tile on windows read from the files (same
 numbers, bounded memory; the library's rule :func:`pansharp_iqa.tiled.plan.choose_path` decides).
@@ -92,9 +92,12 @@ def _roles(fused: Any, inputs: dict[str, Any], settings: DatasetSettings) -> dic
 
 def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
     """Call the core in memory on arrays already in digital numbers (``inputs["lms"]``: the upsampled MS)."""
-    from pansharp_iqa.evaluate import evaluate
+    from pansharp_iqa.evaluation import evaluate
 
-    return evaluate(_roles(fused, inputs, settings), core_settings(settings), tiled="never", ms_exp=inputs.get("lms"))
+    core, roles = core_settings(settings), _roles(fused, inputs, settings)
+    if "lms" in inputs:  # the file's upsampled MS (a preset's .h5)
+        core, roles = dataclasses.replace(core, upsampled="given"), {**roles, "ms_exp": inputs["lms"]}  # type: ignore[arg-type]
+    return evaluate(roles, core, tiled="never")
 
 
 def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -190,7 +193,7 @@ def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSe
 
 def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings, method: str) -> dict[str, Any]:
     """The core's tile engine on the scene's windows (after the value checks of one streamed pass)."""
-    from pansharp_iqa.evaluate import evaluate
+    from pansharp_iqa.evaluation import evaluate
 
     _check_windowed_values(images, settings, method)
     result = evaluate(_roles(images["fused"], images, settings), core_settings(settings), tiled="always",

@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from ..validation import InputError, SettingError, checked_pair
+from ..rules import checked_pair
+from ..validation import InputError, SettingError
 from .ergas import ergas_sums
 from .strips import StripImage, map_strips
 

@@ -56,7 +56,7 @@ from .uiqi import q_from_sums, q_window_sums
 __all__ = [
     "Index", "Statistic", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS", "DERIVED",
     "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names", "resolve_indexes",
-    "statistics_for", "derived_images", "finalize", "direction", "tex_label",
+    "statistics_for", "derived_images", "finalize", "direction", "tex_label", "closure",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
@@ -249,6 +249,11 @@ class Index:
     compute : callable or None
         ``compute(sums, values, ctx) -> float``: ``sums`` maps statistic names to merged fields,
         ``values`` the indexes computed before it, ``ctx`` a :class:`FinalizeContext`.
+    reads : tuple of str or None
+        The roles whose values the number depends on beyond a gain (None: every role of its
+        resolution); the input rules fire only for roles a requested index reads.
+    casts : bool
+        It rounds the images to integer DN (the toolbox's uint16 cast).
     """
 
     name: str
@@ -264,6 +269,15 @@ class Index:
     statistics: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     compute: Callable[[Mapping[str, Any], Mapping[str, float], FinalizeContext], float] | None = None
+    reads: tuple[str, ...] | None = None
+    casts: bool = False
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles it reads (:attr:`reads`, else every role of its resolution)."""
+        if self.reads is not None:
+            return self.reads
+        return ("fused", "reference") if self.resolution == "reduced" else ("fused", "ms", "pan")
 
     @property
     def direction(self) -> int:
@@ -369,8 +383,11 @@ _KHAN = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009, doi:10.1109/TGRS.200
 _REPRO = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
 
 
-def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str) -> Index:
-    return Index(name, "full", higher, unit, tex, definition, (_REPRO,), ("reprojected2022",), engine="reprojected")
+def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str,
+                 reads: tuple[str, ...] = ("fused", "ms"), casts: bool = False) -> Index:
+    """A reprojected index (the PAN enters only through gain-invariant correlations)."""
+    return Index(name, "full", higher, unit, tex, definition, (_REPRO,), ("reprojected2022",), engine="reprojected",
+                 reads=reads, casts=casts)
 
 
 #: Every index, in report order (a protocol's table keeps this order).
@@ -378,7 +395,7 @@ INDEXES: tuple[Index, ...] = (
     Index("Q2n", "reduced", True, "", "Q2\\textsuperscript{n}",
           "mean hypercomplex quality of 32x32 blocks after the uint16 cast",
           ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _PC_RR,
-          statistics=("q2n_blocks",),
+          statistics=("q2n_blocks",), casts=True,
           compute=lambda s, v, c: within_unit(float(s["q2n_blocks"]["sum"] / s["q2n_blocks"]["count"]))),
     Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
           ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _PC_RR,
@@ -431,7 +448,7 @@ INDEXES: tuple[Index, ...] = (
           compute=lambda s, v, c: float(np.mean(s["ssim_windows"]["sums"] / s["ssim_windows"]["count"]))),
     Index("D_lambda", "full", False, "", "$D_\\lambda$",
           "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
-          statistics=("block_uiqi",), compute=_d_lambda),
+          statistics=("block_uiqi",), compute=_d_lambda, reads=("fused", "ms")),
     Index("D_s", "full", False, "", "$D_S$",
           "mean |Q(F_b, PAN) - Q(L_b, low-pass PAN)| of block UIQIs over bands", (_QNR, _TB2020), _PC_RR,
           statistics=("block_uiqi",), compute=_d_s),
@@ -439,16 +456,17 @@ INDEXES: tuple[Index, ...] = (
           needs=("D_lambda", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_s"])),
     Index("D_lambda_K", "full", False, "", "$D_\\lambda^{(K)}$",
           "1 - Q2n(EXP, MTF(fused)) at PAN scale", (_KHAN, _TB2020), ("toolbox2020", "qnr-paper", "pancollection"),
-          statistics=("khan_q2n",),
+          statistics=("khan_q2n",), reads=("fused", "ms"), casts=True,
           compute=lambda s, v, c: d_lambda_k_from_sums(s["khan_q2n"]["sum"], s["khan_q2n"]["count"])),
     Index("HQNR", "full", True, "", "HQNR", "(1 - D_lambda_K)(1 - D_s)",
           ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020), ("toolbox2020", "qnr-paper", "pancollection"),
           needs=("D_lambda_K", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda_K"]) * (1.0 - v["D_s"])),
-    _reprojected("R-Q2n", True, "", "R-Q2n", "Q2n of the reprojected fused image against the MS"),
+    _reprojected("R-Q2n", True, "", "R-Q2n", "Q2n of the reprojected fused image against the MS (int16 cast where "
+                 "padded)", casts=True),
     _reprojected("R-Q", True, "", "R-Q", "Q of the reprojected fused image against the MS (edge-extended windows)"),
     _reprojected("R-SAM", False, "degrees", "R-SAM", "SAM of the reprojected fused image against the MS"),
     _reprojected("R-ERGAS", False, "", "R-ERGAS", "ERGAS of the reprojected fused image against the MS"),
-    _reprojected("D_rho", False, "", "D\\_rho", "mean 1 - local correlation of fused bands with the PAN"),
+    _reprojected("D_rho", False, "", "D\\_rho", "mean 1 - local correlation of fused bands with the PAN", ("fused",)),
 )
 
 _BY_NAME = {i.name: i for i in INDEXES}
@@ -625,13 +643,26 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
     >>> [s.name for s in statistics_for(["QNR"])]
     ['block_uiqi']
     """
+    wanted = {s for spec in closure(names) for s in spec.statistics}
+    return tuple(s for s in STATISTICS.values() if s.name in wanted)
+
+
+def closure(names: Sequence[str]) -> tuple[Index, ...]:
+    """The named indexes and every index their finalize reads (``needs``), in catalogue order.
+
+    Examples
+    --------
+    >>> [i.name for i in closure(["HQNR"])]
+    ['D_s', 'D_lambda_K', 'HQNR']
+    """
     wanted: set[str] = set()
     todo = list(names)
     while todo:
         spec = get_index(todo.pop())
-        wanted.update(spec.statistics)
-        todo.extend(spec.needs)
-    return tuple(s for s in STATISTICS.values() if s.name in wanted)
+        if spec.name not in wanted:
+            wanted.add(spec.name)
+            todo.extend(spec.needs)
+    return tuple(i for i in INDEXES if i.name in wanted)
 
 
 def derived_images(names: Sequence[str], low_res_terms: str = "exp") -> frozenset[str]:
@@ -690,19 +721,11 @@ def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext
     >>> finalize(["Q2n"], {"q2n_blocks": {"sum": 9.0, "count": 10}}, FinalizeContext())
     {'Q2n': 0.9}
     """
-    needed: set[str] = set()
-    todo = list(names)
-    while todo:
-        n = todo.pop()
-        if n not in needed:
-            needed.add(n)
-            todo.extend(get_index(n).needs)
     values: dict[str, float] = {}
-    for spec in INDEXES:
-        if spec.name in needed:
-            if spec.compute is None:
-                raise SettingError(f"{spec.name} is computed by the {spec.engine} engine, not from chunk sums")
-            values[spec.name] = float(spec.compute(sums, values, ctx))
+    for spec in closure(names):
+        if spec.compute is None:
+            raise SettingError(f"{spec.name} is computed by the {spec.engine} engine, not from chunk sums")
+        values[spec.name] = float(spec.compute(sums, values, ctx))
     return {n: values[n] for n in names}
 
 

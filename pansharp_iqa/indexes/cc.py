@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..foreign import Layout, batched
-from ..validation import InputError, checked_pair
+from ..rules import checked_pair
+from ..validation import InputError
 from .strips import StripImage, map_strips, within_unit
 
 __all__ = ["cc", "band_moment_sums", "cc_from_sums"]

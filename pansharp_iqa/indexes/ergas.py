@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..foreign import Layout, batched
-from ..validation import InputError, check_ratio, checked_pair
+from ..rules import checked_pair
+from ..validation import InputError, check_ratio
 from .strips import StripImage, map_strips
 
 __all__ = ["ergas", "ergas_sums", "ergas_from_sums"]

@@ -2,7 +2,7 @@
 D_s and Khan's D_lambda_K (QNR and HQNR are built from them in :mod:`.catalog`).
 
 The formulas' home, split as chunk statistics and finalize steps that the in-memory entry points
-(:mod:`pansharp_iqa.evaluate`, :mod:`.no_reference`) and the tile engine
+(:mod:`pansharp_iqa.evaluation`, :mod:`.no_reference`) and the tile engine
 (:mod:`pansharp_iqa.tiled.full`) share:
 
 * :func:`fr_block_uiqi`: block UIQIs of a region (band pairs for D_lambda, band vs PAN for D_s);

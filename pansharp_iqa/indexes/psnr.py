@@ -25,7 +25,8 @@ import math
 import numpy as np
 
 from ..foreign import Layout, batched
-from ..validation import InputError, checked_pair
+from ..rules import checked_pair
+from ..validation import InputError
 from .ergas import ergas_sums
 from .strips import StripImage, map_strips
 

@@ -23,7 +23,8 @@ import numpy as np
 from ..borders import border_index
 from ..foreign import Layout, batched
 from ..hypercomplex import block_q_values
-from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
+from ..rules import checked_pair
+from ..validation import ShapeError, check_block_size, check_choice, check_min_size
 from .strips import StripImage, check_block_fits, map_strips, within_unit
 
 __all__ = [
@@ -350,7 +351,7 @@ def q2n(
     shift = check_block_size(shift, name="shift", minimum=1)
     check_choice("cast", cast, ("uint16", "int16-truncated"))
     check_choice("padding", padding, ("symmetric", "reflect"))
-    ref, fus = checked_pair(reference, fused, dn_what="Q2n")
+    ref, fus = checked_pair(reference, fused, casts=True)
     if padding == "symmetric":
         check_min_size("reference", ref.shape, block_size)
     floor = std_floor if std_floor is not None else (

@@ -17,7 +17,8 @@ from typing import Literal
 import numpy as np
 
 from ..foreign import Layout, batched
-from ..validation import check_choice, checked_pair
+from ..rules import checked_pair
+from ..validation import check_choice
 from .strips import StripImage, map_strips
 
 __all__ = ["sam", "sam_sums", "sam_from_sums"]

@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 
 from ..foreign import Layout, batched
-from ..validation import InputError, ShapeError, check_choice, checked_pair
+from ..rules import checked_pair
+from ..validation import InputError, ShapeError, check_choice
 from .strips import StripImage, map_strips, within_unit
 
 __all__ = [

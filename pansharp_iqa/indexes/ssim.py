@@ -25,7 +25,8 @@ import math
 
 import numpy as np
 
-from ..validation import InputError, checked_pair
+from ..rules import checked_pair
+from ..validation import InputError
 
 __all__ = ["ssim", "ssim_window_sums", "SSIM_WINDOW", "SSIM_SIGMA", "SSIM_K"]
 

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..foreign import Layout, batched
 from ..parallel import parallel_map
-from ..validation import ShapeError, check_block_size, check_choice, check_min_size, checked_pair
+from ..rules import checked_pair
+from ..validation import ShapeError, check_block_size, check_choice, check_min_size
 from .strips import StripImage, check_block_fits, map_strips, within_unit
 
 __all__ = [

@@ -53,8 +53,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..rules import SCALE_MISMATCH_POLICIES
 from ..validation import (
-    SCALE_MISMATCH_POLICIES,
     InputError,
     check_band_names,
     check_bits,
@@ -118,7 +118,7 @@ class DatasetSettings:
     sources : dict
         For each setting, where it came from (``"dataset.toml"``, ``"flag"`` or ``"default"``).
     scale_mismatch : str
-        ``"raise"`` or ``"warn"`` (see :func:`pansharp_iqa.evaluate.evaluate_reduced`).
+        ``"raise"`` or ``"warn"`` (see :func:`pansharp_iqa.evaluation.evaluate_reduced`).
     indexes : tuple of str or None
         The indexes to report (``"default"`` for the protocol's table, and extras such as
         ``"PSNR"``, ``"CC"``), as given; None: the protocol's table. Checked against the protocol

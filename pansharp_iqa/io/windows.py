@@ -615,7 +615,7 @@ def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> Wind
         grid = np.asarray(strip[(-r0) % step :: step, ::step], dtype=np.float64) * m
         if np.isfinite(grid).all():
             g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
-            _, s1, s2, lo_b, hi_b = grid_band_sums(grid)
+            _, s1, s2, lo_b, hi_b, _ = grid_band_sums(grid)
             b_sum, b_sq, b_lo, b_hi = b_sum + s1, b_sq + s2, np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
         finite = np.isfinite(strip) if floating else None
         n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0

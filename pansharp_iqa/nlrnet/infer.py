@@ -29,6 +29,9 @@ import numpy as np
 
 from .tiling import DEFAULT_BLEND, default_overlap
 
+#: Who declares the fused image's scale (DN, on its inputs' scale): the network's output is this command's own.
+PRODUCER = "pansharp-nlrnet infer (the network's output, written in DN by the command itself)"
+
 __all__ = ["load_predictor", "infer_h5", "infer_scenes", "resolve_tiling", "range_report"]
 
 log = logging.getLogger("pansharp_iqa.nlrnet")
@@ -179,7 +182,7 @@ def infer_h5(model: str | Path, data: str | Path, out: str | Path, *, batch: int
                         "ratio": meta.ratio, "model": str(model), "clipped": bool(clip)})
     # the [0, 1] output itself, scored as validation scores it (one metric): float32 x
     # (2**bits - 1) is exact in float64, so these are the numbers fused_dn would give, bit for bit
-    metric = reduced_quality(meta)
+    metric = reduced_quality(meta, producer=PRODUCER)
     metric.update(fused, gt)
     table = metric.compute()
     names = metric.index_names
@@ -251,12 +254,14 @@ def infer_scenes(model: str | Path, scenes: Sequence[str | Path], out: str | Pat
         if clip:
             np.clip(fused_dn, 0.0, scale, out=fused_dn)
         sio.savemat(out / f"{scene.name}.mat", {"I_F": fused_dn})
+        declared = core.Declarations().with_value("fused", "dn", True, PRODUCER)
         if reduced:
-            res = core.evaluate_reduced(fused_dn, quad["gt"], ratio=r, bits=b, scale_mismatch="declared")
+            res = core.evaluate({"fused": fused_dn, "reference": quad["gt"]},
+                                core.reduced_settings(ratio=r, bits=b, declared=declared))
         else:
-            res = core.evaluate_full(fused_dn, np.asarray(scene.ms, np.float64),
-                                     np.asarray(scene.pan, np.float64), sensor=s_name, ratio=r, bits=b,
-                                     scale_mismatch="declared")
+            res = core.evaluate({"fused": fused_dn, "ms": np.asarray(scene.ms, np.float64),
+                                 "pan": np.asarray(scene.pan, np.float64)},
+                                core.full_settings(sensor=s_name, ratio=r, bits=b, declared=declared))
         res = {k: (float(v) if isinstance(v, (int, float, np.floating)) else v) for k, v in res.items()}
         doc["scenes"][scene.name] = {"sensor": s_name, "ratio": r, "bits": b, **res,
                                      "out_of_range": report}

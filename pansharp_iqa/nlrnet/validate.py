@@ -31,12 +31,14 @@ INDEXES = ("Q2n", "Q", "SAM", "ERGAS", "SCC")
 Predict = Callable[[np.ndarray, np.ndarray], Any]
 
 
-def reduced_quality(meta: H5Meta):  # noqa: ANN201 - ReducedQuality (MindSpore imported lazily)
+def reduced_quality(meta: H5Meta, *, producer: str | None = None):  # noqa: ANN201 - ReducedQuality (lazy MindSpore)
     """The validation metric of an h5's [0, 1] patches: the toolbox-2020 reduced-resolution indexes (:data:`INDEXES`) at
-    the file's ratio and bits, ``scale = 2**bits - 1``."""
+    the file's ratio and bits, ``scale = 2**bits - 1``; ``producer`` declares the predictions DN (its name)."""
+    from .. import Declarations, reduced_settings
     from ..tensor.mindspore_adapter import ReducedQuality
 
-    return ReducedQuality(ratio=meta.ratio, bits=meta.bits, scale=meta.dn_scale)
+    declared = None if producer is None else Declarations().with_value("fused", "dn", True, producer)
+    return ReducedQuality(reduced_settings(ratio=meta.ratio, bits=meta.bits, scale=meta.dn_scale, declared=declared))
 
 
 def iter_predictions(predict: Predict, lms: np.ndarray, pan: np.ndarray, batch: int

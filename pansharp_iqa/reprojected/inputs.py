@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..rules import Evidence, apply_rules
 from ..sensors import Sensor, resolve_sensor
 from ..validation import (
     SettingError,
@@ -20,7 +21,6 @@ from ..validation import (
     as_pan,
     check_ratio,
     check_sensor_bands,
-    check_values,
     image_facts,
 )
 
@@ -98,8 +98,10 @@ def resolve_inputs(fused: Any, ms: Any, pan: Any, *, sensor: Any, ratio: Any = N
             "ratio=..."
         )
     gnyq = check_sensor_bands(sensor_obj, ms_a.shape[2], protocol=PROTOCOL_NAME)
-    check_values(test=image_facts("fused", fus), reference=image_facts("ms", ms_a),  # gain-invariant in the PAN
-                 pan=None if pan_a is None else image_facts("pan", pan_a), pan_scale=False)
+    facts = {"fused": image_facts("fused", fus), "reference": image_facts("ms", ms_a)}
+    if pan_a is not None:
+        facts["pan"] = image_facts("pan", pan_a)
+    apply_rules(Evidence(facts, reads=frozenset({"fused", "reference"})))  # gain-invariant in the PAN
     return ResolvedInputs(fus, ms_a, pan_a, r, gnyq, sensor_obj)
 
 

@@ -1,4 +1,4 @@
-"""Training loops, the top floor: metric classes over :func:`pansharp_iqa.evaluate.evaluate`.
+"""Training loops, the top floor: metric classes over :func:`pansharp_iqa.evaluation.evaluate`.
 
 * ``metrics``: :class:`ReducedMetrics` / :class:`FullMetrics`, streaming accumulators for
   validation loops;

@@ -2,7 +2,7 @@
 
 :class:`ReducedMetrics` (against a reference, the Wald protocol) and :class:`FullMetrics` (no
 reference) take their settings value once (or its keywords), evaluate every image of each batch with
-the core's exact definitions (:func:`pansharp_iqa.evaluate.evaluate` with ``layout=``), and keep
+the core's exact definitions (:func:`pansharp_iqa.evaluation.evaluate` with ``layout=``), and keep
 one value per image and index. :meth:`~ReducedMetrics.compute` returns what papers report: each
 index's mean over the images seen, their standard deviation (``ddof=1``, as ``pansharp-eval``),
 the per-image values in update order, and the provenance card. Means and deviations are computed
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluate import BACKENDS, evaluate
+from ..evaluation import BACKENDS, evaluate
 from ..foreign import check_layout
 from ..indexes.catalog import get_index
 from ..settings import Settings, settings_of

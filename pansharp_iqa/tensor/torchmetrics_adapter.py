@@ -32,7 +32,7 @@ import torch
 from torchmetrics import Metric
 from torchmetrics.utilities import dim_zero_cat
 
-from ..evaluate import evaluate
+from ..evaluation import evaluate
 from ..foreign import check_layout
 from ..indexes.catalog import get_index
 from ..settings import Settings, full_settings, reduced_settings, settings_of

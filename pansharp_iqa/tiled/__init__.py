@@ -1,6 +1,6 @@
 """Whole satellite scenes: tile-wise evaluation in bounded memory, locally or on a Dask cluster.
 
-``pansharp_iqa.evaluate.evaluate`` runs this engine for file paths, rasterio datasets, lazy
+``pansharp_iqa.evaluation.evaluate`` runs this engine for file paths, rasterio datasets, lazy
 array-likes and arrays its rule (:func:`choose_path`) sends here (:func:`evaluate_tiled`); the
 same dict as in memory (equal to 1e-9 relative or better), reading GeoTIFF windows (rasterio),
 ``.npy``/memmap files or array-likes tile by tile with the halos each index needs, and accumulating

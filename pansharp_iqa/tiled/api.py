@@ -77,7 +77,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
     nb = ref.shape[2]
 
     def finalize(total: Partial) -> dict[str, Any]:
-        settings.check_values(facts_of(total, "fused", fus), facts_of(total, "reference", ref))
+        settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("reference", ref))})
         values = catalog.finalize(settings.indexes, reduced_sums_of(total, ctx.statistics),
                                   catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb))
         card = settings.card(
@@ -121,8 +121,7 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
     sources = [fus, ms_src, pan_src]
 
     def finalize(total: Partial) -> dict[str, Any]:
-        settings.check_values(facts_of(total, "fused", fus), facts_of(total, "ms", ms_src),
-                              facts_of(total, "pan", pan_src))
+        settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("ms", ms_src), ("pan", pan_src))})
         values = full_values(total, nb, settings)
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
@@ -148,7 +147,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
 
     def finalize_coreg(total: Partial, ctx: rp.ReprojectedContext = ctx) -> TiledJob:
         ms_facts, pan_facts = facts_of(total, "ms", ms_src), facts_of(total, "pan", pan_src)
-        settings.check_values(None, ms_facts, pan_facts)
+        settings.check({"ms": ms_facts, "pan": pan_facts})
         tops = rp.coreg_tops_needed(total, ctx.search_window)
         if tops is not None and ctx.coreg_tops is None:  # degenerate (all-zero) data: global upper clip
             again = dataclasses.replace(ctx, coreg_tops=tops)
@@ -160,7 +159,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
 
     def finalize_indexes(total: Partial, ctx2: rp.ReprojectedContext, rho: np.ndarray, shifts: np.ndarray,
                          ms_facts: Any, pan_facts: Any) -> dict[str, Any] | TiledJob:
-        settings.check_values(facts_of(total, "fused", fus), ms_facts, pan_facts)
+        settings.check({"fused": facts_of(total, "fused", fus), "ms": ms_facts, "pan": pan_facts})
         tops = rp.drho_tops_needed(total)
         if tops is not None and ctx2.drho_tops is None:
             again = dataclasses.replace(ctx2, drho_tops=tops)
@@ -220,7 +219,7 @@ def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, til
 def evaluate_tiled(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *,
                    tile_size: int = DEFAULT_TILE_SIZE, jobs: int = 1, scheduler: Any = None,
                    progress: bool = False) -> dict[str, Any]:
-    """The tile engine's result of one evaluation (what :func:`pansharp_iqa.evaluate.evaluate` runs tile-wise).
+    """The tile engine's result of one evaluation (what :func:`pansharp_iqa.evaluation.evaluate` runs tile-wise).
 
     Parameters
     ----------
@@ -236,7 +235,7 @@ def evaluate_tiled(inputs: dict[str, Any], settings: ReducedSettings | FullSetti
     Returns
     -------
     dict
-        As :func:`pansharp_iqa.evaluate.evaluate`, with ``card["tiling"]``.
+        As :func:`pansharp_iqa.evaluation.evaluate`, with ``card["tiling"]``.
     """
     return run_jobs([job(inputs, settings, tile_size=tile_size)], workers=jobs, scheduler=scheduler,
                     progress=progress)[0].unwrap()
@@ -247,7 +246,7 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, tile_size: int = DEFAU
     """Reduced-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
-    :func:`pansharp_iqa.evaluate.evaluate_reduced`, plus ``card["tiling"]``.
+    :func:`pansharp_iqa.evaluation.evaluate_reduced`, plus ``card["tiling"]``.
 
     Parameters
     ----------
@@ -265,7 +264,7 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, tile_size: int = DEFAU
     **settings
         The keywords of :func:`~pansharp_iqa.settings.reduced_settings` (``ratio``, ``bits``,
         ``protocol``, ``scale``, ``threshold``, ``indexes``, ``scale_mismatch``), as for
-        :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
+        :func:`~pansharp_iqa.evaluation.evaluate_reduced`.
 
     Returns
     -------
@@ -276,7 +275,7 @@ def evaluate_reduced_tiled(fused: Any, reference: Any, *, tile_size: int = DEFAU
     Raises
     ------
     InputError
-        As :func:`~pansharp_iqa.evaluate.evaluate_reduced`.
+        As :func:`~pansharp_iqa.evaluation.evaluate_reduced`.
     SceneReadError
         A file is corrupt, truncated or unreadable.
 
@@ -305,7 +304,7 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, tile_size: int = DEFAU
     """Full-resolution indexes of a scene of any size, tile by tile, in bounded memory.
 
     Same numbers (to 1e-9 relative or better) and card as
-    :func:`pansharp_iqa.evaluate.evaluate_full`, plus ``card["tiling"]``. ``reprojected2022``
+    :func:`pansharp_iqa.evaluation.evaluate_full`, plus ``card["tiling"]``. ``reprojected2022``
     runs two passes over the tiles (coregistration sums, then the indexes with the chosen shifts;
     see ``pansharp_iqa.tiled.reprojected``).
 
@@ -330,7 +329,7 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, tile_size: int = DEFAU
         The keywords of :func:`~pansharp_iqa.settings.full_settings` (``sensor``, required,
         ``ratio``, ``bits``, ``protocol`` among ``toolbox2020``, ``toolbox2015``, ``qnr-paper`` and
         ``reprojected2022``, ``scale``, ``threshold``, ``nan_policy``, ``indexes``,
-        ``scale_mismatch``), as for :func:`~pansharp_iqa.evaluate.evaluate_full`.
+        ``scale_mismatch``), as for :func:`~pansharp_iqa.evaluation.evaluate_full`.
 
     Returns
     -------
@@ -340,7 +339,7 @@ def evaluate_full_tiled(fused: Any, ms: Any, pan: Any, *, tile_size: int = DEFAU
     Raises
     ------
     InputError, ConstantBlockError
-        As :func:`~pansharp_iqa.evaluate.evaluate_full`.
+        As :func:`~pansharp_iqa.evaluation.evaluate_full`.
     SceneReadError
         A file is corrupt, truncated or unreadable.
 

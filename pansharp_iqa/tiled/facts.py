@@ -30,10 +30,10 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
     c = np.asarray(cols)[np.asarray(cols) % step == 0]
     bands = int(source.shape[2])
     if r.size and c.size:
-        count, total, total_sq, lo, hi = grid_band_sums(patch.take(r, c))
+        count, total, total_sq, lo, hi, nonint = grid_band_sums(patch.take(r, c))
     else:
-        count, total, total_sq, lo, hi = grid_band_sums(np.zeros((0, 0, bands)))
-    out.add(name + "_grid", np.concatenate([[count], total, total_sq]))
+        count, total, total_sq, lo, hi, nonint = grid_band_sums(np.zeros((0, 0, bands)))
+    out.add(name + "_grid", np.concatenate([[count], total, total_sq, nonint]))
     for b in range(bands):
         out.maximum(f"{name}_gridmax{b}", hi[b])
         out.maximum(f"{name}_gridnegmin{b}", -lo[b])
@@ -44,9 +44,10 @@ def facts_of(total: Partial, name: str, source: Source) -> ImageFacts:
     sums = total.sums[name + "_grid"]
     bands = int(source.shape[2])
     count, band_total, band_sq = sums[0], sums[1 : 1 + bands], sums[1 + bands : 1 + 2 * bands]
+    nonint = sums[1 + 2 * bands : 1 + 3 * bands]
     hi = [total.maxima[f"{name}_gridmax{b}"] for b in range(bands)]
     lo = [-total.maxima[f"{name}_gridnegmin{b}"] for b in range(bands)]
     return facts_from_sums(name, source.shape, source.dtype, lo=-total.maxima[name + "_negmin"],
                            hi=total.maxima[name + "_max"], n=count * bands, total=float(np.sum(band_total)),
                            total_sq=float(np.sum(band_sq)), band_total=band_total, band_total_sq=band_sq,
-                           band_lo=lo, band_hi=hi)
+                           band_lo=lo, band_hi=hi, band_nonint=nonint)

@@ -112,10 +112,10 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
         m_rows.append(exp_support(*rows_lr, h_lr))
         m_cols.append(exp_support(*cols_lr, w_lr))
 
-    scale = ctx.settings.scale
-    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=scale)
-    pan_p, p_stats = fetch(ctx.pan, p_rows, p_cols, scale=scale)
-    ms_p, m_stats = fetch(ctx.ms, m_rows, m_cols, scale=scale)
+    sc = ctx.settings.scale_of
+    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=sc("fused"))
+    pan_p, p_stats = fetch(ctx.pan, p_rows, p_cols, scale=sc("pan"))
+    ms_p, m_stats = fetch(ctx.ms, m_rows, m_cols, scale=sc("ms"))
     out = Partial(pixels=tile.pixels)
     add_facts(out, "fused", ctx.fused, fus_p, f_stats, own_r, own_c)
     add_facts(out, "pan", ctx.pan, pan_p, p_stats, own_r, own_c)

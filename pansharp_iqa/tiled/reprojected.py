@@ -70,7 +70,7 @@ class ReprojectedContext:
     pan: Source
     ratio: int
     bits: int
-    scale: float
+    scales: tuple[float, ...]  # fused, ms, pan: each role's declared multiplier to DN
     threshold: bool
     kernels: np.ndarray
     shape: tuple[int, int]
@@ -117,9 +117,9 @@ def coreg_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     ka, kb = max(0, a - 2 * hw), min(h, b + 2 * hw)
     la, lb = max(0, c - 2 * hw), min(w, d + 2 * hw)
     rows_k, cols_l = np.arange(ka, kb), np.arange(la, lb)
-    ms_p, m_stats = fetch(ctx.ms, [rows_k], [cols_l], scale=ctx.scale)
+    ms_p, m_stats = fetch(ctx.ms, [rows_k], [cols_l], scale=ctx.scales[1])
     prow, pcol = kernel_support(ka, kb, r, big_h), kernel_support(la, lb, r, big_w)
-    pan_p, p_stats = fetch(ctx.pan, [prow], [pcol], scale=ctx.scale)
+    pan_p, p_stats = fetch(ctx.pan, [prow], [pcol], scale=ctx.scales[2])
     out = Partial(pixels=tile.pixels)
     add_facts(out, "ms", ctx.ms, ms_p, m_stats, np.arange(a, b), np.arange(c, d))
     add_facts(out, "pan", ctx.pan, pan_p, p_stats, np.arange(a * r, b * r), np.arange(c * r, d * r))
@@ -284,9 +284,9 @@ def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     f_rows = [kernel_support(a, b, r, big_h) for a, b in consecutive_runs(rows)] + [d_rows]
     f_cols = [kernel_support(a, b, r, big_w) for a, b in consecutive_runs(cols)] + [d_cols]
 
-    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=ctx.scale)
-    ms_p, _ = fetch(ctx.ms, [rows], [cols], scale=ctx.scale)
-    pan_p, _ = fetch(ctx.pan, [d_rows], [d_cols], scale=ctx.scale)
+    fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=ctx.scales[0])
+    ms_p, _ = fetch(ctx.ms, [rows], [cols], scale=ctx.scales[1])
+    pan_p, _ = fetch(ctx.pan, [d_rows], [d_cols], scale=ctx.scales[2])
     out = Partial(pixels=tile.pixels)
     add_facts(out, "fused", ctx.fused, fus_p, f_stats, np.arange(r0, r1), np.arange(c0, c1))
     if ctx.threshold:
@@ -356,7 +356,8 @@ def context_for(fused: Source, ms: Source, pan: Source, *, settings: FullSetting
 
     ratio = settings.ratio
     return ReprojectedContext(
-        fused, ms, pan, int(ratio), int(settings.bits or 0), float(settings.scale), bool(settings.threshold),
+        fused, ms, pan, int(ratio), int(settings.bits or 0),
+        tuple(settings.scale_of(r) for r in ("fused", "ms", "pan")), bool(settings.threshold),
         np.ascontiguousarray(reprojection_kernels(gnyq, ratio)), tuple(fused.shape[:2]),  # type: ignore[arg-type]
         search_window_for(ratio), coregistration_half_width(ratio), d_rho_half_width(ratio), int(block_size),
     )

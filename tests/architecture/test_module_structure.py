@@ -138,10 +138,10 @@ def test_no_import_circle_between_subpackages():
 
 def test_the_package_graph_sees_a_circle_through_a_subpackage():
     graph = {"pansharp_iqa.indexes.q2n": {"pansharp_iqa.tensor.inputs"},
-             "pansharp_iqa.tensor.inputs": set(), "pansharp_iqa.tensor.metrics": {"pansharp_iqa.evaluate"},
-             "pansharp_iqa.evaluate": {"pansharp_iqa.indexes.catalog"}, "pansharp_iqa.indexes.catalog": set()}
+             "pansharp_iqa.tensor.inputs": set(), "pansharp_iqa.tensor.metrics": {"pansharp_iqa.evaluation"},
+             "pansharp_iqa.evaluation": {"pansharp_iqa.indexes.catalog"}, "pansharp_iqa.indexes.catalog": set()}
     assert _cycles(graph) == []  # no circle between modules ...
-    assert _cycles(_package_graph(graph)) == [["pansharp_iqa.evaluate", "pansharp_iqa.indexes",
+    assert _cycles(_package_graph(graph)) == [["pansharp_iqa.evaluation", "pansharp_iqa.indexes",
                                                "pansharp_iqa.tensor"]]  # ... but between floors
 
 
@@ -186,7 +186,7 @@ def test_protocol_names_are_compared_only_in_the_registry():
 
 CORE_PUBLIC = [
     "pansharp_iqa.validation", "pansharp_iqa.settings", "pansharp_iqa.protocols", "pansharp_iqa.borders",
-    "pansharp_iqa.evaluate", "pansharp_iqa.indexes.q2n", "pansharp_iqa.indexes.uiqi", "pansharp_iqa.indexes.sam",
+    "pansharp_iqa.evaluation", "pansharp_iqa.indexes.q2n", "pansharp_iqa.indexes.uiqi", "pansharp_iqa.indexes.sam",
     "pansharp_iqa.indexes.ergas", "pansharp_iqa.indexes.scc", "pansharp_iqa.indexes.full_resolution",
     "pansharp_iqa.indexes.strips", "pansharp_iqa.indexes.catalog", "pansharp_iqa.indexes.psnr",
     "pansharp_iqa.indexes.cc", "pansharp_iqa.no_reference",

@@ -199,7 +199,7 @@ def test_readme_sensor_sensitivity_example_runs_with_mixed_band_counts(capsys):
 
 @pytest.mark.parametrize("protocol", ["toolbox2020", "reprojected2022"])
 def test_inputs_are_checked_once_per_call_not_per_sensor_or_engine(monkeypatch, protocol):
-    import pansharp_iqa.evaluate as ev
+    import pansharp_iqa.evaluation as ev
     import pansharp_iqa.reprojected.protocol as rp
 
     rng = np.random.default_rng(21)

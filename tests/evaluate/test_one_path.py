@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import pansharp_iqa as pi
-import pansharp_iqa.evaluate as ev
-from pansharp_iqa.evaluate import evaluate
+import pansharp_iqa.evaluation as ev
+from pansharp_iqa.evaluation import evaluate
 from pansharp_iqa.settings import settings_of
 from pansharp_iqa.tensor.metrics import FullMetrics, ReducedMetrics
 

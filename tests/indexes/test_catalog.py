@@ -249,7 +249,7 @@ def test_derived_images_follow_the_declarations(names, low_res_terms, want):
 
 def test_the_engines_compute_the_exp_only_where_declared(demo, monkeypatch):
     """qnr-paper compares with the MS itself: its QNR needs no EXP; its HQNR does."""
-    import pansharp_iqa.evaluate as ev
+    import pansharp_iqa.evaluation as ev
 
     calls = []
     real = ev.expanded_ms

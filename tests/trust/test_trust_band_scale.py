@@ -65,15 +65,29 @@ def test_a_dead_band_refuses_only_ergas_and_says_indexes_without_it_work(tiled):
 
 
 @settings(max_examples=8, **HYPOTHESIS)
-@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 255]))
-def test_one_band_on_another_scale_in_both_images_is_not_told_from_a_dark_band(band, factor):
-    # issue 27 (a deliberate change from issue 20): the bands of one image are not held against each
-    # other (a dark NIR band over water looks the same); fused and reference agree band by band, so the
-    # numbers are those of the data as given, in memory and tile-wise alike
+@given(band=st.integers(0, 3), factor=st.sampled_from([1 / 2047, 1 / 255]), tiled=st.sampled_from(["never", "always"]))
+def test_one_band_in_another_unit_in_both_images_is_refused(band, factor, tiled):
+    # issue 31 (reverses issue 27): integer-ness is evidence. The demo GT holds integer DN; one band
+    # divided by 2047 (or 255) in both images holds fractions among integer bands: another unit, which
+    # moves Q2n, SAM and D_lambda. Refused in memory and tile-wise, naming the band
     d = demo()
     gt, fused = d["gt"].copy(), d["rr"].copy()
+    assert np.all(gt == np.round(gt))  # the premise: DN stored as integer values
     gt[..., band] *= factor
     fused[..., band] *= factor
+    with pytest.raises(pi.InputError, match=rf"reference band {band + 1} \(of 4\): fractions .* another unit"):
+        rr(fused, gt, tiled=tiled)
+
+
+@settings(max_examples=8, **HYPOTHESIS)
+@given(band=st.integers(0, 3), level=st.integers(1, 4), tiled=st.sampled_from(["never", "always"]))
+def test_a_dark_band_of_integer_dn_is_scored(band, level, tiled):
+    # its legitimate neighbour: a band of very dark DN (0..4, integers, as float) is DN, not another unit
+    d = demo()
+    gt, fused = d["gt"].copy(), d["rr"].copy()
+    rng = np.random.default_rng(band)
+    gt[..., band] = rng.integers(1, level + 1, gt.shape[:2])
+    fused[..., band] = gt[..., band] + rng.normal(0, 0.3, gt.shape[:2])
     a, b = rr(fused, gt), rr(fused, gt, tiled="always")
     assert a["SAM"] == pytest.approx(b["SAM"], rel=1e-9) and a["Q"] == pytest.approx(b["Q"], rel=1e-9)
 

@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pansharp_iqa as pi
+from pansharp_iqa.rules import Evidence, ScaleMismatchWarning, apply_rules
 from pansharp_iqa.tiled import evaluate_reduced_tiled
-from pansharp_iqa.validation import ScaleError, ScaleMismatchWarning, check_values, facts_from_sums
+from pansharp_iqa.validation import ScaleError, facts_from_sums
 from trust_helpers import HYPOTHESIS, demo, fr, rr, rr_dataset, run_eval, values
 
 DEPTHS = (8, 10, 11, 12, 14, 16)
@@ -30,7 +31,8 @@ def _band(name, mean, spread):
 
 def _refused(factor):
     try:
-        check_values(test=_band("fused", 900 * factor, 400 * factor), reference=_band("reference", 900, 400))
+        apply_rules(Evidence({"fused": _band("fused", 900 * factor, 400 * factor),
+                              "reference": _band("reference", 900, 400)}))
     except ScaleError:
         return True
     return False

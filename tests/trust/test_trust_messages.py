@@ -131,7 +131,7 @@ def test_a_fractional_ratio_is_one_usage_error_line(tmp_path, capsys, where):
 def test_docs_state_the_code_s_limits():
     from pathlib import Path
 
-    from pansharp_iqa.validation import RULES, rule_table
+    from pansharp_iqa.rules import RULES, rule_table
 
     root = Path(__file__).resolve().parents[2]
     table = (root / "docs" / "validation.md").read_text(encoding="utf-8")

@@ -47,7 +47,7 @@ def test_batch_messages_say_how_images_and_bands_are_counted(pair):
 def test_standardised_data_are_named_as_such_with_a_fix_that_helps(pair):
     fused, gt = pair
     z = (fused - gt.mean()) / gt.std()
-    with pytest.raises(ScaleError, match="standardised or offset data") as err:
+    with pytest.raises(ScaleError, match="standardised or mean-subtracted data") as err:
         pi.evaluate_reduced(z, gt, ratio=4, bits=11)
     assert "scale=" not in str(err.value)  # no scale setting turns standardised data into DN
     with pytest.raises(ScaleError, match="standardised or offset data"):

@@ -11,10 +11,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pansharp_iqa.validation import RULES, ScaleError, ScaleMismatchWarning, check_values, facts_from_sums
+from pansharp_iqa.rules import RULES, Declarations, Evidence, ScaleMismatchWarning, apply_rules
+from pansharp_iqa.validation import ScaleError, facts_from_sums
 
 HYP = dict(deadline=None, derandomize=True, max_examples=60)
 POWERS = st.sampled_from([k for k in range(-11, 12) if k])
+
+
+def check_values(*, test=None, reference, pan=None, bits=None, dn_what=None, bits_range=True, scale_mismatch="raise",
+                 producer=False):
+    """The rules on these summaries (``producer``: the fused image's producer declared DN)."""
+    facts = {"reference": reference, **({"fused": test} if test is not None else {}),
+             **({"pan": pan} if pan is not None else {})}
+    declared = Declarations().with_value("fused", "dn", True, "its producer") if producer else Declarations()
+    apply_rules(Evidence(facts, declared, bits, frozenset(facts), dn_what is not None,
+                         bits_range and bits is not None, scale_mismatch))
 
 
 def band(name, mean, spread, *, lo=None, hi=None, dtype="float64", bands=1):
@@ -36,7 +47,8 @@ def refused(**kw):
 
 
 def test_the_table_is_short_and_every_entry_is_complete():
-    assert [r.name for r in RULES] == ["band_scale", "bit_depth", "pan_scale", "unit_scale", "offset", "wrapped"]
+    assert [r.name for r in RULES] == ["offset", "standardised", "wrapped", "pan_scale", "band_scale", "bit_depth",
+                                       "unit_scale", "band_unit"]
     assert all(r.compares and r.threshold and r.mistake and r.override for r in RULES)
 
 
@@ -96,12 +108,12 @@ def test_pan_scale_scores_pans_darker_or_brighter_than_their_ms(ms_mean, ratio):
     assert refused(reference=band("ms", ms_mean, 100), pan=band("pan", ms_mean * ratio, 120)) is None
 
 
-def test_pan_scale_override_warns_and_declared_does_not_skip_it():
+def test_pan_scale_override_warns_and_a_producers_dn_does_not_skip_it():
     ms, pan = band("ms", 400, 100), band("pan", 800, 200)
     with pytest.warns(ScaleMismatchWarning, match="pan is on another scale"):
         check_values(reference=ms, pan=pan, scale_mismatch="warn")
     with pytest.raises(ScaleError):
-        check_values(reference=ms, pan=pan, scale_mismatch="declared")
+        check_values(reference=ms, pan=pan, producer=True)
 
 
 # ------------------------------------------------------------------ unit_scale and offset
@@ -130,7 +142,7 @@ def test_unit_scale_scores_dn_and_integer_images(peak, bits):
 def test_standardised_data_are_named_as_such_not_as_a_unit_scale(spread):
     z = band("fused", 0.0, spread, lo=-3 * spread, hi=3 * spread)
     msg = refused(test=z, reference=band("reference", 900, 300), dn_what="Q2n")
-    assert msg and "standardised or offset data" in msg and "scale=" not in msg
+    assert msg and "standardised or mean-subtracted data" in msg and "scale=" not in msg
     msg = refused(test=band("fused", 900, 300), reference=z, dn_what="Q2n")
     assert msg and "standardised" in msg
 
@@ -146,11 +158,10 @@ def test_offset_refuses_negatives_beyond_resampling_undershoot(hi, under, over):
 # ------------------------------------------------------------------ the declared override
 
 
-def test_declared_skips_the_fused_images_scale_rules_and_records_it():
+def test_a_producers_declared_dn_skips_the_fused_images_scale_rules():
     ref = band("reference", 900, 300)
     fused = band("fused", 900 * 3.3, 300 * 3.3)
     assert refused(test=fused, reference=ref)
-    check_values(test=fused, reference=ref, scale_mismatch="declared")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_values(test=fused, reference=ref, scale_mismatch="declared")  # skipped, not warned
+        check_values(test=fused, reference=ref, producer=True)  # skipped, not warned

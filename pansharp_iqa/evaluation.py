@@ -80,7 +80,8 @@ __all__ = ["evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity"
 
 #: ``backend=`` choices.
 BACKENDS = ("auto", "host", "torch")
-#: The images of each resolution (the keys of ``inputs``), in order.
+#: The images of each resolution (the keys of ``inputs``), in order; full resolution takes ``"ms_exp"`` too
+#: under settings whose upsampled MS is given (``full_settings(upsampled="given")``).
 ROLES = {"reduced": ("fused", "reference"), "full": ("fused", "ms", "pan")}
 _TILED_CHOICES = ("auto", "always", "never")
 
@@ -92,7 +93,6 @@ def evaluate(
     tiled: str = "auto",
     layout: str | None = None,
     backend: str = "auto",
-    ms_exp: np.ndarray | None = None,
     tile_size: int = DEFAULT_TILE_SIZE,
     jobs: int = 1,
     scheduler: Any = None,
@@ -104,7 +104,8 @@ def evaluate(
     ----------
     inputs : dict
         The images by role: ``{"fused", "reference"}`` for reduced-resolution settings,
-        ``{"fused", "ms", "pan"}`` for full-resolution ones (:data:`ROLES`). Each is a numpy array,
+        ``{"fused", "ms", "pan"}`` for full-resolution ones (:data:`ROLES`; and ``"ms_exp"``, the
+        upsampled MS in DN, under ``upsampled="given"``). Each is a numpy array,
         a framework tensor (PyTorch, MindSpore, CuPy, DLPack), a file path (GeoTIFF, ``.npy``), a
         rasterio dataset or a lazy array-like, in DN (or multiplied to DN by the settings' ``scale``);
         shapes as for :func:`evaluate_reduced` / :func:`evaluate_full`.
@@ -125,8 +126,6 @@ def evaluate(
         Where batches and tensors are computed: ``"host"`` the numpy core (the reference),
         ``"torch"`` the PyTorch backend on the tensor's device in float64 (equal to the host within
         1e-12 relative), ``"auto"`` the device for tensors on an accelerator, the host otherwise.
-    ms_exp : ndarray, optional
-        Full resolution, one in-memory image: precomputed ``interp23tap(ms, ratio)`` in DN.
     tile_size : int, default 512
         Tile side in pixels (rounded up to the block grid), tile-wise only.
     jobs : int, default 1
@@ -161,15 +160,16 @@ def evaluate(
     images = _roles(inputs, settings)
     check_choice("backend", backend, BACKENDS)
     check_choice("tiled", tiled, _TILED_CHOICES)
+    given = "ms_exp" in images
     if layout is not None or backend == "torch" or any(is_tensor_like(v) for v in images.values()):
-        if ms_exp is not None:
+        if given:
             raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
         return _batch(images, settings, layout=layout, backend=backend)
-    if _tile_wise(tiled, images, settings, pinned=ms_exp is not None):
-        if ms_exp is not None:
+    if _tile_wise(tiled, images, settings, pinned=given):
+        if given:
             raise SettingError("ms_exp cannot be combined with tile-wise evaluation (file/lazy inputs, tiled='always')")
         return evaluate_tiled(images, settings, tile_size=tile_size, jobs=jobs, scheduler=scheduler, progress=progress)
-    return _in_memory(images, settings, ms_exp=ms_exp)
+    return _in_memory(images, settings)
 
 
 def _roles(inputs: Mapping[str, object], settings: Settings) -> dict[str, object]:
@@ -177,11 +177,12 @@ def _roles(inputs: Mapping[str, object], settings: Settings) -> dict[str, object
     if not isinstance(settings, (ReducedSettings, FullSettings)):
         raise SettingError(f"settings: build them with reduced_settings(...) or full_settings(...), got "
                            f"{type(settings).__name__}")
-    roles = ROLES[settings.resolution]
+    roles = settings.roles
     if not isinstance(inputs, Mapping) or set(inputs) != set(roles):
         got = sorted(inputs) if isinstance(inputs, Mapping) else type(inputs).__name__
+        why = " (an upsampled MS ms_exp needs settings built with upsampled='given')" if "ms_exp" in got else ""
         raise SettingError(f"inputs: {settings.resolution}-resolution settings take a dict of the images "
-                           f"{', '.join(roles)}; got {got}")
+                           f"{', '.join(roles)}; got {got}{why}")
     return {r: inputs[r] for r in roles}
 
 
@@ -202,13 +203,14 @@ def _tile_wise(tiled: str, images: Mapping[str, object], settings: Settings, *, 
                        available=available_memory()).path == "tile-wise"
 
 
-def _in_memory(images: Mapping[str, object], settings: Settings, *, ms_exp: object = None,
+def _in_memory(images: Mapping[str, object], settings: Settings, *,
                shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """One in-memory image of either resolution."""
     if isinstance(settings, ReducedSettings):
         return _reduced_in_memory(images["fused"], images["reference"], settings)
     assert isinstance(settings, FullSettings)
-    return _full_in_memory(images["fused"], images["ms"], images["pan"], settings, ms_exp=ms_exp, shared=shared)
+    return _full_in_memory(images["fused"], images["ms"], images["pan"], settings, ms_exp=images.get("ms_exp"),
+                           shared=shared)
 
 
 def _torch_available() -> bool:
@@ -373,8 +375,7 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
     fus = image_array("fused", fused)
     ref = image_array("reference", reference)
     check_same_shape("reference", ref, "fused", fus)
-    settings.check_values(image_facts("fused", fus, scale=settings.scale),
-                          image_facts("reference", ref, scale=settings.scale))
+    settings.check({r: image_facts(r, a, scale=settings.scale_of(r)) for r, a in (("fused", fus), ("reference", ref))})
     lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
     ref_c = ref[lead : h - trail, lead : w - trail]  # views: strips are converted in the pass
@@ -383,8 +384,8 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
     names = settings.indexes
     gradient = check_gradient(proto.scc_gradient, ref_c.shape) if "SCC" in names else proto.scc_gradient
     sums = reduced_sums(
-        StripImage(ref_c, settings.scale),
-        StripImage(fus_c, settings.scale, clip_max=settings.clip_max),
+        StripImage(ref_c, settings.scale_of("reference")),
+        StripImage(fus_c, settings.scale_of("fused"), clip_max=settings.clip_max),
         statistics=statistics_for(names),
         ctx=ChunkContext(block_size=proto.block_size, gradient=gradient,
                          peak=None if settings.bits is None else 2.0**settings.bits - 1),
@@ -441,7 +442,9 @@ def evaluate_full(
     nan_policy : {"raise", "omit", "propagate"}
         Treatment of constant blocks (UIQI 0/0); see :func:`pansharp_iqa.d_lambda`.
     ms_exp : ndarray, optional
-        Precomputed ``interp23tap(ms, ratio)`` in DN (after scaling); in-memory evaluation only.
+        The upsampled MS to use instead of ``interp23tap(ms, ratio)`` (e.g. a PanCollection file's
+        ``lms``), in the units of ``ms`` (``scale`` applies to it too); in-memory evaluation only.
+        Recorded in the card (``upsampled_ms``).
     tiled : {"auto", "always", "never"}
         ``"auto"``: lazy inputs, and numpy arrays that the one rule of :func:`evaluate` sends there
         (:func:`pansharp_iqa.tiled.plan.choose_path`: from 2^23 pixels x bands, or above half the
@@ -492,9 +495,9 @@ def evaluate_full(
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                              threshold=threshold, nan_policy=nan_policy, indexes=indexes,
-                             scale_mismatch=scale_mismatch)
-    return evaluate({"fused": fused, "ms": ms, "pan": pan}, settings, tiled=tiled, layout=layout, backend=backend,
-                    ms_exp=ms_exp)
+                             scale_mismatch=scale_mismatch, upsampled="interp23tap" if ms_exp is None else "given")
+    images = {"fused": fused, "ms": ms, "pan": pan, **({} if ms_exp is None else {"ms_exp": ms_exp})}
+    return evaluate(images, settings, tiled=tiled, layout=layout, backend=backend)
 
 
 def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
@@ -511,15 +514,16 @@ def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettin
         pan_a = pan_array("pan", pan)
         check_pan_ratio(fus, ms_a, pan_a, settings.ratio)
         ms_gnyq = settings.ms_gnyq(fus.shape[2])
-        sc = settings.scale
-        settings.check_values(image_facts("fused", fus, scale=sc), image_facts("ms", ms_a, scale=sc),
-                              image_facts("pan", pan_a, scale=sc))
-        if sc != 1.0 or settings.threshold or fus.dtype != np.float64:
-            fus = np.multiply(fus, sc, dtype=np.float64)  # a scaled float64 copy; read-only otherwise
+        sc = {r: settings.scale_of(r) for r in settings.roles}
+        settings.check({r: image_facts(r, a, scale=sc[r]) for r, a in (("fused", fus), ("ms", ms_a), ("pan", pan_a))})
+        if sc["fused"] != 1.0 or settings.threshold or fus.dtype != np.float64:
+            fus = np.multiply(fus, sc["fused"], dtype=np.float64)  # a scaled float64 copy; read-only otherwise
             if settings.threshold:
                 np.clip(fus, 0.0, settings.clip_max, out=fus)
-        ms_a = np.multiply(ms_a, sc, dtype=np.float64)
-        pan_a = np.multiply(pan_a, sc, dtype=np.float64)
+        ms_a = np.multiply(ms_a, sc["ms"], dtype=np.float64)
+        pan_a = np.multiply(pan_a, sc["pan"], dtype=np.float64)
+        if ms_exp is not None and sc.get("ms_exp", 1.0) != 1.0:
+            ms_exp = np.multiply(image_array("ms_exp", ms_exp), sc["ms_exp"], dtype=np.float64)
         shared["inputs"] = (fus, ms_a, pan_a)
     engine = _FULL_ENGINES[settings.protocol.full_engine]
     return engine(fus, ms_a, pan_a, settings, ms_gnyq, ms_exp, shared)
