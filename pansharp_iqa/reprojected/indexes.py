@@ -87,7 +87,7 @@ def reprojected_values(ms: np.ndarray, x: np.ndarray, ratio: int, *, indexes: Se
     if "R-Q" in indexes:
         out["R-Q"] = edge_extended_q(ms, x, block_size, name="ms")[0]
     if "R-SAM" in indexes:
-        out["R-SAM"] = sam_from_sums(*sam_sums(mp, xp), zero_norm="count")
+        out["R-SAM"] = sam_from_sums(*sam_sums(mp, xp), zero_norm="zero")
     if "R-ERGAS" in indexes:
         se, tot = ergas_sums(mp, xp)
         out["R-ERGAS"] = ergas_from_sums(se, tot, ms.shape[0] * ms.shape[1], float(ratio))
@@ -135,7 +135,7 @@ def uiqi_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = 32
 
 def sam_index(reference: np.ndarray, fused: np.ndarray, *,
               return_map: bool = False) -> float | tuple[float, np.ndarray]:
-    """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="count")``.
+    """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="zero")``.
 
     Parameters
     ----------
@@ -144,8 +144,8 @@ def sam_index(reference: np.ndarray, fused: np.ndarray, *,
     return_map : bool
         Also return the angle map (degrees).
     """
-    _deprecated("sam_index", "pansharp_iqa.sam(..., zero_norm='count')")
-    return sam(reference, fused, zero_norm="count", return_map=return_map)
+    _deprecated("sam_index", "pansharp_iqa.sam(..., zero_norm='zero')")
+    return sam(reference, fused, zero_norm="zero", return_map=return_map)
 
 
 def ergas_index(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
