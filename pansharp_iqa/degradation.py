@@ -65,8 +65,10 @@ def decimate(image: np.ndarray, ratio: int, *, start: int | None = None) -> np.n
 
     Examples
     --------
-    >>> decimate(np.arange(36.0).reshape(6, 6), 6).tolist(), decimate(np.arange(16.0).reshape(4, 4), 2, start=1).tolist()
-    ([[21.0]], [[5.0, 7.0], [13.0, 15.0]])
+    >>> decimate(np.arange(36.0).reshape(6, 6), 6).tolist()
+    [[21.0]]
+    >>> decimate(np.arange(16.0).reshape(4, 4), 2, start=1).tolist()
+    [[5.0, 7.0], [13.0, 15.0]]
     """
     r = int(ratio)
     off = r // 2 if start is None else int(start)

@@ -16,6 +16,7 @@ Q2n conventions).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -100,8 +101,10 @@ def _no_cast(a: np.ndarray) -> np.ndarray:
     return a
 
 
-_CASTERS = {"uint16": to_uint16_matlab, "int16-truncated": to_int16_truncated, "round-half-even": _round_half_even,
-            "none": _no_cast}
+_CASTERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "uint16": to_uint16_matlab, "int16-truncated": to_int16_truncated, "round-half-even": _round_half_even,
+    "none": _no_cast,
+}
 
 
 def blocks_at(planes: np.ndarray, starts_y: np.ndarray, starts_x: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -240,7 +243,7 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
         pad = est1 != 0 or est2 != 0
         pad_r, pad_c = (est1, est2) if padding == "symmetric" else (est2, est1)
         if pad_r > h or pad_c > w:
-            how = "" if padding == "symmetric" else " (symmetric-swapped: rows by the columns' shortfall and vice versa)"
+            how = "" if padding == "symmetric" else " (symmetric-swapped: rows by the columns' shortfall and back)"
             raise ShapeError(f"{name}: image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel "
                              f"blocks{how}")
         rows = border_index(np.arange(h + max(pad_r, 0)), h, "symmetric") if pad else np.arange(h)

@@ -152,7 +152,9 @@ def test_ratio6_properties(piq, rng):
     assert np.array_equal(up[3::6, 3::6], low)  # LR pixel i lands on fine 6i + 3, untouched
     # a band-limited signal is interpolated (interior: away from the mirrored / wrapped borders)
     yy, xx = np.mgrid[0:48, 0:48]
-    f = lambda y, x: 1000 + 300 * np.cos(2 * np.pi * 0.07 * y + 0.3) * np.sin(2 * np.pi * 0.05 * x + 1.0)
+    def f(y, x):
+        return 1000 + 300 * np.cos(2 * np.pi * 0.07 * y + 0.3) * np.sin(2 * np.pi * 0.05 * x + 1.0)
+
     fine = piq.interp23tap(f(yy, xx), 6)
     py, px = np.mgrid[0:288, 0:288]
     truth = f((py - 3) / 6.0, (px - 3) / 6.0)
