@@ -94,15 +94,19 @@ def to_int16_truncated(a: np.ndarray) -> np.ndarray:
 
 
 def _round_half_even(a: np.ndarray) -> np.ndarray:
-    return np.round(a)
+    return np.round(a, out=a)  # a fresh copy of the image (in place: no second one)
 
 
 def _no_cast(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _uint16_in_place(a: np.ndarray) -> np.ndarray:
+    return to_uint16_matlab(a, out=a)
+
+
 _CASTERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "uint16": to_uint16_matlab, "int16-truncated": to_int16_truncated, "round-half-even": _round_half_even,
+    "uint16": _uint16_in_place, "int16-truncated": to_int16_truncated, "round-half-even": _round_half_even,
     "none": _no_cast,
 }
 
