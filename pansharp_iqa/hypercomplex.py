@@ -8,19 +8,29 @@ The product follows the closed form of the reference toolbox (Vivone et al., IEE
 ``(a, b)(c, d) = (a c - conj(d) b, d a + b conj(c))``, conjugation negating every component but the
 first. Because the product is bilinear, the block mean of ``z1 * z2`` is computed from the
 B x B cross-moment matrix of the block with the algebra's structure constants (one batched matrix
-product instead of a per-pixel recursion).
+product instead of a per-pixel recursion). In a Cayley-Dickson algebra ``e_i e_j = s_ij e_(i xor j)``
+with ``s_ij = +-1`` (:func:`product_signs`), so from 32 components on (hyperspectral cubes: 64-256)
+the contraction gathers the ``C^2`` signed terms instead of multiplying by the dense ``C^3`` table.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Literal
 
 import numpy as np
+
+#: Precision of the block values: float64, or each hypercomplex component and the modulus rounded
+#: to float32 (the hyperspectral/Sentinel-2 code stores the block values in a float32 tensor).
+BlockPrecision = Literal["float64", "float32"]
+#: From this many components on, the product's contraction uses the sign table (memory C^2, not C^3).
+SIGN_TABLE_FROM = 32
 
 __all__ = [
     "conjugate",
     "multiply",
     "structure_constants",
+    "product_signs",
     "block_q_values",
     "block_q_from_band_moments",
     "sums_exact",
@@ -63,6 +73,42 @@ def structure_constants(n_components: int) -> np.ndarray:
     return table
 
 
+@functools.lru_cache(maxsize=16)
+def product_signs(n_components: int) -> np.ndarray:
+    """Signs ``s[i, j]`` of the basis products ``e_i e_j = s[i, j] e_(i xor j)`` of the 2**k-component algebra.
+
+    With ``(a, b)(c, d) = (a c - conj(d) b, d a + b conj(c))`` and ``c_j = +1`` for ``j = 0``, ``-1``
+    otherwise (conjugation), the half-size table ``S`` gives the blocks ``[[S, S^T], [S c, -S^T c]]``
+    (``c`` scaling the columns).
+
+    Examples
+    --------
+    >>> product_signs(4).astype(int).tolist()
+    [[1, 1, 1, 1], [1, -1, 1, -1], [1, -1, -1, 1], [1, 1, -1, -1]]
+    """
+    n = int(n_components)
+    if n < 1 or n & (n - 1):
+        raise ValueError(f"component count must be a power of two, got {n}")
+    if n == 1:
+        table = np.ones((1, 1))
+    else:
+        h = n // 2
+        half = product_signs(h)
+        conj = np.ones(h)
+        conj[1:] = -1.0
+        table = np.block([[half, half.T], [half * conj[None, :], -(half.T * conj[None, :])]])
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=16)
+def _xor_gather(n_components: int) -> tuple[np.ndarray, np.ndarray]:
+    """(column index ``i xor k``, sign ``s[i, i xor k]``) tables, both (i, k)."""
+    idx = np.arange(n_components)
+    col = idx[:, None] ^ idx[None, :]
+    return col, product_signs(n_components)[idx[:, None], col]
+
+
 def block_q_values(
     reference_blocks: np.ndarray,
     fused_blocks: np.ndarray,
@@ -71,6 +117,7 @@ def block_q_values(
     std_floor: float = float(np.finfo(np.float64).eps),
     integer_valued: bool = False,
     value_bound: float | None = None,
+    precision: BlockPrecision = "float64",
 ) -> np.ndarray:
     """Modulus of the hypercomplex quality index on each block (Q2n's block value)."""
     ref = np.asarray(reference_blocks, dtype=np.float64)
@@ -101,12 +148,13 @@ def block_q_values(
         var_f = np.einsum("bcp,bcp->bc", fc, fc) / n_pix
         cross = np.matmul(rc, fc.transpose(0, 2, 1)) / n_pix  # (nb, C, C) biased cross-covariance
         moments = (mean_r, mean_f, var_r, var_f, cross)
-    return block_q_from_band_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
+    return block_q_from_band_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor, precision=precision)
 
 
 def block_q_from_band_moments(
     mean_r: np.ndarray, mean_f: np.ndarray, var_r: np.ndarray, var_f: np.ndarray, cross: np.ndarray, *,
     n_pix: int, n_norm: int | None = None, std_floor: float = float(np.finfo(np.float64).eps),
+    precision: BlockPrecision = "float64",
 ) -> np.ndarray:
     """``|q|`` per block from the moments of any band count (zero-padded to a power of two, as the
     toolbox pads the images), the last step of :func:`block_q_values`; the device backend feeds it
@@ -116,7 +164,7 @@ def block_q_from_band_moments(
     ----------
     mean_r, mean_f, var_r, var_f : ndarray, shape (n_blocks, C)
     cross : ndarray, shape (n_blocks, C, C)
-    n_pix, n_norm, std_floor
+    n_pix, n_norm, std_floor, precision
         As :func:`block_q_from_moments`.
 
     Returns
@@ -135,7 +183,7 @@ def block_q_from_band_moments(
     if n_comp != c:  # zero bands: zero moments
         pad = n_comp - c
         moments = tuple(np.pad(m, [(0, 0)] + [(0, pad)] * (m.ndim - 1)) for m in moments)
-    return block_q_from_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor)
+    return block_q_from_moments(*moments, n_pix=n_pix, n_norm=n_norm, std_floor=std_floor, precision=precision)
 
 
 def sums_exact(n_pix: int, top: float) -> bool:
@@ -172,8 +220,10 @@ def block_q_from_moments(
     n_pix: int,
     n_norm: int | None = None,
     std_floor: float = float(np.finfo(np.float64).eps),
+    precision: BlockPrecision = "float64",
 ) -> np.ndarray:
-    """``|q|`` per block (see :func:`block_q_values`) from the blocks' first and second moments."""
+    """``|q|`` per block (see :func:`block_q_values`) from the blocks' first and second moments;
+    ``precision="float32"`` rounds each component of ``q`` and the modulus to float32."""
     n_comp = mean_r.shape[1]
     if n_comp & (n_comp - 1):
         raise ValueError(f"component count must be a power of two, got {n_comp}")
@@ -198,8 +248,17 @@ def block_q_from_moments(
 
     # mean(z1_i z2_j) - m1_i m2_j = a_i a'_j sign_j C_ij
     scaled = cross * a_r[:, :, None] * (a_f * sign)[:, None, :]
-    qv = k * np.einsum("kij,bij->bk", structure_constants(n_comp), scaled)
+    if n_comp < SIGN_TABLE_FROM:
+        qv = k * np.einsum("kij,bij->bk", structure_constants(n_comp), scaled)
+    else:  # (e_i e_j)_k = s_ij where j = i xor k: C^2 signed terms per block
+        col, sgn = _xor_gather(n_comp)
+        qv = k * np.einsum("bik,ik->bk", scaled[:, np.arange(n_comp)[:, None], col], sgn)
     with np.errstate(invalid="ignore", divide="ignore"):
         q = qv * (mean_bias * 2.0 / term3)[:, None]
+    if precision == "float32":  # the code's float32 tensor of block values: components, then |q|
+        q = np.where((term3 == 0)[:, None], 0.0, q)
+        q[:, -1] = np.where(term3 == 0, mean_bias, q[:, -1])
+        q32 = q.astype(np.float32).astype(np.float64)
+        return np.sqrt(np.einsum("bk,bk->b", q32, q32)).astype(np.float32).astype(np.float64)
     modulus = np.sqrt(np.einsum("bk,bk->b", q, q))
     return np.where(term3 == 0, np.abs(mean_bias), modulus)

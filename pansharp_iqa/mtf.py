@@ -3,7 +3,11 @@
 The filter of each band is a Gaussian frequency response whose gain at the MS Nyquist frequency
 equals the sensor's GNyq, turned into a 41x41 FIR kernel by MATLAB's ``fwind1`` (frequency
 sampling ``fsamp2`` times a circularly symmetric window built from a 1-D Kaiser window, beta 0.5).
-The kernel is not renormalised (sum about 0.998-0.999), as in the toolbox.
+The kernel is not renormalised (sum about 0.998-0.999), as in the toolbox. The hyperspectral and
+Sentinel-2 toolboxes (Ciotola et al. 2024, 2025) design the same kernel and differ only in its
+post-processing, which are named options here: negative taps clipped and the kernel renormalised to
+sum 1 (Sentinel-2, except at ratio 6: a protocol setting, :class:`MtfKernelSettings`) and the taps
+rounded to float32 (both: their code casts the kernel to a float32 convolution weight).
 
 References
 ----------
@@ -11,10 +15,14 @@ Aiazzi et al., "MTF-tailored multiscale fusion of high-resolution MS and Pan ima
 2006. Vivone et al., "A New Benchmark Based on Recent Advances in Multispectral Pansharpening",
 IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315 (toolbox 2020, ``genMTF``/``MTF``).
 Vivone et al., IEEE TGRS 53(5), 2015, doi:10.1109/TGRS.2014.2361734 (2015 sigma form).
+Ciotola et al., "Hyperspectral Pansharpening: Critical Review, Tools and Future Perspectives", arXiv
+2407.01355, 2024 (HS code ``Utils/spectral_tools.py``). Ciotola et al., Remote Sensing 17(12):1983,
+2025, doi:10.3390/rs17121983 (Sentinel-2 code, same file).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Literal
@@ -26,9 +34,17 @@ from .parallel import map_bands
 from .sensors import Sensor, resolve_sensor
 from .validation import SettingError, ShapeError, check_choice, check_gnyq, check_kernel_size, check_ratio
 
-__all__ = ["mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate", "filter_planes"]
+__all__ = [
+    "mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate", "filter_planes", "MtfKernelSettings",
+    "TOOLBOX_KERNEL", "HS_KERNEL", "S2_KERNEL",
+]
 
 SigmaForm = Literal["2020", "2015"]
+#: Post-processing of the windowed kernel: none (toolbox, hyperspectral code) or negative taps set to
+#: 0 and the kernel divided by its sum (Sentinel-2 code at ratios other than 6, FR-FUSE).
+Normalise = Literal["none", "clip-renormalise"]
+#: Precision of the taps: float64 (toolbox) or rounded to float32 (the HS/S2 code's conv weights).
+TapPrecision = Literal["float64", "float32"]
 
 
 def _fspecial_gaussian(n: int, sigma: float) -> np.ndarray:
@@ -67,7 +83,20 @@ def _kernel_cached(gnyq: float, ratio: int, size: int, sigma_form: str) -> np.nd
     return h
 
 
-def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm = "2020") -> np.ndarray:
+@functools.lru_cache(maxsize=256)
+def _post_processed(gnyq: float, ratio: int, size: int, sigma_form: str, normalise: str, taps: str) -> np.ndarray:
+    h = _kernel_cached(gnyq, ratio, size, sigma_form)
+    if normalise == "clip-renormalise":
+        h = np.maximum(h, 0.0)
+        h = h / h.sum()
+    if taps == "float32":
+        h = h.astype(np.float32).astype(np.float64)
+    h.setflags(write=False)
+    return h
+
+
+def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm = "2020",
+               normalise: Normalise = "none", tap_precision: TapPrecision = "float64") -> np.ndarray:
     """FIR kernel of the MTF-matched Gaussian low-pass filter (toolbox ``genMTF``).
 
     Parameters
@@ -81,21 +110,109 @@ def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm
     sigma_form : {"2020", "2015"}, default "2020"
         ``alpha = sqrt(((N-1) fcut/2)^2 / (-2 ln GNyq))`` (2020 toolbox) or with ``N`` instead of
         ``N-1`` (2015 toolbox).
+    normalise : {"none", "clip-renormalise"}, default "none"
+        ``"none"``: the windowed kernel as designed (toolbox; hyperspectral code at every ratio;
+        Sentinel-2 code at ratio 6). ``"clip-renormalise"``: negative taps set to 0, then the
+        kernel divided by its sum (Sentinel-2 code at other ratios; FR-FUSE).
+    tap_precision : {"float64", "float32"}, default "float64"
+        ``"float32"``: taps rounded to float32 (returned as float64), as the HS/S2 code's float32
+        convolution weights, which it casts back to the image's float64.
 
     Returns
     -------
     ndarray, shape (size, size), float64, read-only
-        Correlation kernel; its sum is slightly below 1 (not renormalised, as in the toolbox).
+        Correlation kernel; with ``normalise="none"`` its sum is slightly below 1 (0.9972 at ratio 6,
+        GNyq 0.3).
 
     References
     ----------
-    Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315.
+    Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315; Ciotola et al., arXiv 2407.01355
+    (2024) and Remote Sensing 17(12):1983 (2025), doi:10.3390/rs17121983.
+
+    Examples
+    --------
+    >>> round(float(mtf_kernel(0.3, 6).sum()), 5)
+    0.99719
+    >>> round(float(mtf_kernel(0.3, 2, normalise="clip-renormalise").sum()), 12)
+    1.0
     """
     gnyq = check_gnyq(gnyq)
     ratio = check_ratio(ratio, exp=False)
     size = check_kernel_size(size)
     check_choice("sigma_form", sigma_form, ("2020", "2015"))
-    return _kernel_cached(gnyq, ratio, size, sigma_form)
+    check_choice("normalise", normalise, ("none", "clip-renormalise"))
+    check_choice("tap_precision", tap_precision, ("float64", "float32"))
+    if normalise == "none" and tap_precision == "float64":
+        return _kernel_cached(gnyq, ratio, size, sigma_form)
+    return _post_processed(gnyq, ratio, size, sigma_form, normalise, tap_precision)
+
+
+@dataclasses.dataclass(frozen=True)
+class MtfKernelSettings:
+    """How a protocol designs its MTF kernels (data a protocol records; :func:`mtf_kernel`'s options).
+
+    Parameters
+    ----------
+    size : int
+        Kernel side N (taps, odd).
+    sigma_form : {"2020", "2015"}
+        Gaussian width with N-1 or N.
+    normalise : {"none", "clip-renormalise"}
+        Post-processing at every ratio except those in ``raw_at_ratios``.
+    raw_at_ratios : tuple of int
+        Ratios at which the kernel is used raw whatever ``normalise`` says (the Sentinel-2 code's
+        ratio-6 exception, "TO DO: Delete for HyperSpectral").
+    tap_precision : {"float64", "float32"}
+        Precision of the taps.
+
+    Examples
+    --------
+    >>> S2_KERNEL.normalise_at(2), S2_KERNEL.normalise_at(6)
+    ('clip-renormalise', 'none')
+    >>> round(float(S2_KERNEL.kernel(0.3175, 6).sum()), 6)
+    0.997319
+    """
+
+    size: int = 41
+    sigma_form: SigmaForm = "2020"
+    normalise: Normalise = "none"
+    raw_at_ratios: tuple[int, ...] = ()
+    tap_precision: TapPrecision = "float64"
+
+    def __post_init__(self) -> None:
+        check_kernel_size(self.size)
+        check_choice("sigma_form", self.sigma_form, ("2020", "2015"))
+        check_choice("normalise", self.normalise, ("none", "clip-renormalise"))
+        check_choice("tap_precision", self.tap_precision, ("float64", "float32"))
+        object.__setattr__(self, "raw_at_ratios", tuple(int(r) for r in self.raw_at_ratios))
+
+    def normalise_at(self, ratio: int) -> Normalise:
+        """The post-processing applied at ``ratio``."""
+        return "none" if int(ratio) in self.raw_at_ratios else self.normalise
+
+    def kernel(self, gnyq: float, ratio: int) -> np.ndarray:
+        """The kernel of one band (:func:`mtf_kernel` with these settings)."""
+        return mtf_kernel(gnyq, ratio, self.size, sigma_form=self.sigma_form, normalise=self.normalise_at(ratio),
+                          tap_precision=self.tap_precision)
+
+    def filter(self, image: np.ndarray, gnyq: float | Sequence[float], ratio: int) -> np.ndarray:
+        """:func:`mtf_filter` with these settings."""
+        return mtf_filter(image, gnyq, ratio, size=self.size, sigma_form=self.sigma_form,
+                          normalise=self.normalise_at(ratio), tap_precision=self.tap_precision)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-serialisable settings (for provenance cards)."""
+        return {"size": self.size, "sigma_form": self.sigma_form, "normalise": self.normalise,
+                "raw_at_ratios": list(self.raw_at_ratios), "tap_precision": self.tap_precision}
+
+
+#: The 2020/2015 toolboxes' kernels (``genMTF``): raw, float64 taps.
+TOOLBOX_KERNEL = MtfKernelSettings()
+#: The hyperspectral toolbox's kernels (Ciotola et al. 2024): raw at every ratio, float32 taps.
+HS_KERNEL = MtfKernelSettings(tap_precision="float32")
+#: The Sentinel-2 toolbox's kernels (Ciotola et al. 2025): clipped and renormalised except at
+#: ratio 6 (raw), float32 taps.
+S2_KERNEL = MtfKernelSettings(normalise="clip-renormalise", raw_at_ratios=(6,), tap_precision="float32")
 
 
 def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
@@ -131,6 +248,8 @@ def mtf_filter(
     *,
     size: int = 41,
     sigma_form: SigmaForm = "2020",
+    normalise: Normalise = "none",
+    tap_precision: TapPrecision = "float64",
 ) -> np.ndarray:
     """Filter an image with MTF-matched kernels (toolbox ``MTF``/``MTF_PAN``).
 
@@ -145,6 +264,10 @@ def mtf_filter(
     size : int, default 41
         Kernel size.
     sigma_form : {"2020", "2015"}
+        See :func:`mtf_kernel`.
+    normalise : {"none", "clip-renormalise"}
+        See :func:`mtf_kernel`.
+    tap_precision : {"float64", "float32"}
         See :func:`mtf_kernel`.
 
     Returns
@@ -162,7 +285,8 @@ def mtf_filter(
     gains = [float(gnyq)] * n if np.isscalar(gnyq) else [float(g) for g in gnyq]  # type: ignore[arg-type, union-attr]
     if len(gains) != n:
         raise ShapeError(f"gnyq has {len(gains)} values but the image has {n} bands")
-    kernels = [mtf_kernel(g, ratio, size, sigma_form=sigma_form) for g in gains]
+    kernels = [mtf_kernel(g, ratio, size, sigma_form=sigma_form, normalise=normalise, tap_precision=tap_precision)
+               for g in gains]
     out = filter_planes(np.ascontiguousarray(np.moveaxis(bands, 2, 0)), kernels)
     return out[0] if arr.ndim == 2 else np.ascontiguousarray(np.moveaxis(out, 0, 2))
 

@@ -42,10 +42,11 @@ class Sensor:
     aliases : tuple of str
         Other accepted names (case-insensitive).
     band_names : tuple of str or None
-        MS band names in product order; ``None`` for the generic sensor (any band count).
+        MS band names in product order; ``None`` for a sensor with any band count (the generic
+        ``none``; a hyperspectral cube such as ``PRISMA``).
     ms_gnyq : tuple of float
-        MTF gain at the MS Nyquist frequency, one per band (empty for the generic sensor, whose
-        per-band value is ``ms_gnyq_all_bands``).
+        MTF gain at the MS Nyquist frequency, one per band (empty for a sensor with any band count,
+        whose per-band value is ``ms_gnyq_all_bands``).
     pan_gnyq : float or None
         MTF gain of the PAN at its Nyquist frequency; ``None`` where no source gives one.
     ratio : int or None
@@ -57,7 +58,7 @@ class Sensor:
     notes : str
         Disagreements between sources, caveats.
     ms_gnyq_all_bands : float or None
-        For the generic sensor: the GNyq applied to every band, whatever their number.
+        For a sensor with any band count: the GNyq applied to every band, whatever their number.
     subsets : Mapping[str, tuple of str]
         Named band subsets (e.g. ``"4band"`` for 4-band WorldView products).
     protocol_overrides : Mapping[str, Mapping[str, Any]]
@@ -65,6 +66,9 @@ class Sensor:
         generic GNyq 0.15).
     parent : str or None
         For a band subset, the name of the full sensor it was selected from.
+    pan_sensor : str or None
+        The registry sensor whose bands play the PAN's role, each with its own GNyq (Sentinel-2's
+        20 m and 60 m groups: the four 10 m bands of ``S2-10``); such a sensor has no ``pan_gnyq``.
     """
 
     name: str
@@ -81,15 +85,17 @@ class Sensor:
     subsets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     protocol_overrides: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
     parent: str | None = None
+    pan_sensor: str | None = None
 
     @property
     def n_bands(self) -> int | None:
-        """Number of MS bands, or ``None`` for the generic sensor (any count)."""
+        """Number of MS bands, or ``None`` for a sensor with any band count."""
         return None if self.band_names is None else len(self.band_names)
 
     @property
     def is_generic(self) -> bool:
-        """True for the explicit generic entry (``"none"``)."""
+        """True for a sensor without a fixed band list (any band count, one GNyq for all bands: the
+        explicit generic entry ``"none"``, a hyperspectral cube such as ``PRISMA``)."""
         return self.band_names is None
 
     def gnyq_for(self, n_bands: int, *, protocol: str | None = None) -> tuple[float, ...]:
@@ -116,7 +122,7 @@ class Sensor:
         override = dict(self.protocol_overrides.get(protocol or "", {}))
         if self.is_generic:
             value = override.get("ms_gnyq_all_bands", self.ms_gnyq_all_bands)
-            assert value is not None  # the generic entry defines ms_gnyq_all_bands
+            assert value is not None  # a sensor without band names defines ms_gnyq_all_bands (registry check)
             return (float(value),) * int(n_bands)
         if n_bands != self.n_bands:
             subsets = ", ".join(f"{k}={list(v)}" for k, v in self.subsets.items()) or "none recorded"
@@ -147,6 +153,11 @@ class Sensor:
         """
         override = dict(self.protocol_overrides.get(protocol or "", {}))
         value = override.get("pan_gnyq", self.pan_gnyq)
+        if value is None and self.pan_sensor is not None:
+            raise SensorMismatchError(
+                f"sensor {self.name!r} has no single PAN: the bands of sensor {self.pan_sensor!r} play its role, "
+                f"each with its own GNyq (get_sensor({self.pan_sensor!r}).gnyq_for(n_bands))"
+            )
         if value is None:
             raise SensorMismatchError(
                 f"sensor {self.name!r} has no PAN GNyq in the registry (see its notes: {self.notes!r}); "
@@ -203,8 +214,8 @@ class Sensor:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description (used in provenance cards)."""
-        return {
+        """JSON-serialisable description (used in provenance cards; ``pan_sensor`` only where set)."""
+        out = {
             "name": self.name,
             "full_name": self.full_name,
             "band_names": list(self.band_names) if self.band_names is not None else None,
@@ -216,6 +227,9 @@ class Sensor:
             "sources": list(self.sources),
             "parent": self.parent,
         }
+        if self.pan_sensor is not None:
+            out["pan_sensor"] = self.pan_sensor
+        return out
 
 
 def _from_toml(data: Mapping[str, Any]) -> Sensor:
@@ -235,6 +249,7 @@ def _from_toml(data: Mapping[str, Any]) -> Sensor:
         ),
         subsets={k: tuple(v) for k, v in data.get("subsets", {}).items()},
         protocol_overrides={k: dict(v) for k, v in data.get("protocol_overrides", {}).items()},
+        pan_sensor=str(data["pan_sensor"]) if "pan_sensor" in data else None,
     )
 
 
@@ -257,6 +272,8 @@ def _registry() -> dict[str, Sensor]:
             sensor = _from_toml(tomllib.loads(entry.read_text(encoding="utf-8")))
             if sensor.band_names is not None and len(sensor.band_names) != len(sensor.ms_gnyq):
                 raise RuntimeError(f"sensor file {entry.name}: band_names and ms_gnyq differ in length")
+            if sensor.band_names is None and sensor.ms_gnyq_all_bands is None:
+                raise RuntimeError(f"sensor file {entry.name}: no band_names needs ms_gnyq_all_bands")
             sensors[sensor.name] = sensor
     return sensors
 

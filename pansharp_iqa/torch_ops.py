@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from .borders import BorderMode, border_index
-from .resample import EXP_HALF_TAPS, resize_matrix
+from .resample import EXP_HALF_TAPS, SINC3_HALF_TAPS, check_sinc3_size, resize_matrix, sinc3_taps
 from .validation import (
     InputError,
     SettingError,
@@ -152,10 +152,33 @@ def _upsample2(x: torch.Tensor, dim: int, samples_at_odd: bool) -> torch.Tensor:
     return out.flatten(dim, dim + 1)
 
 
-def interp23tap(x: torch.Tensor, ratio: int) -> torch.Tensor:
-    """Upsample a batch by ``ratio`` with the toolbox's 23-tap EXP interpolator."""
+def _sinc3(x: torch.Tensor, dim: int, taps: tuple[np.ndarray, np.ndarray]) -> torch.Tensor:
+    """The x3 sinc step along ``dim`` (``resample._sinc3_axis0``: same taps, same order of the sums)."""
+    n = x.shape[dim]
+    ext = _extend(x, dim, SINC3_HALF_TAPS + 1, SINC3_HALF_TAPS, "symmetric")
+    parts = []
+    for h, first in ((taps[1], 0), (taps[0], 1)):  # 3k: h2; 3k + 2: h1
+        acc = ext.narrow(dim, first, n) * float(h[0])
+        for t in range(1, h.size):
+            acc.add_(ext.narrow(dim, first + t, n) * float(h[t]))
+        parts.append(acc)
+    return torch.stack([parts[0], x, parts[1]], dim + 1).flatten(dim, dim + 1)
+
+
+def interp23tap(x: torch.Tensor, ratio: int, *, sinc_taps: str = "float32") -> torch.Tensor:
+    """Upsample a batch by ``ratio`` with the toolbox's 23-tap EXP interpolator (ratio 6: the
+    hyperspectral/Sentinel-2 toolboxes' sinc x3 then one 23-tap x2 step, ``resample.interp23tap``)."""
     ratio = check_ratio(ratio, exp=True)
     x = _batch(x)
+    if ratio == 6:
+        check_sinc3_size(tuple(x.shape[2:]))
+        taps = sinc3_taps(precision=check_choice("sinc_taps", sinc_taps, ("float32", "float64")))
+
+        def steps6(out: torch.Tensor) -> torch.Tensor:
+            out = _sinc3(_sinc3(out, 3, taps), 2, taps)  # columns index first, then rows
+            return _upsample2(_upsample2(out, 2, samples_at_odd=True), 3, samples_at_odd=True)
+
+        return _by_plane_groups(steps6, x, (x.shape[2] * 6, x.shape[3] * 6))
 
     def steps(out: torch.Tensor) -> torch.Tensor:
         for step in range(ratio.bit_length() - 1):

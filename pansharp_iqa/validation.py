@@ -224,7 +224,8 @@ def check_choice(name: str, value: object, choices: Sequence[object]) -> Any:
 
 
 def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
-    """The one ratio rule: required, an integer >= 2, a power of two where the 23-tap EXP runs.
+    """The one ratio rule: required, an integer >= 2; where the EXP upsampler runs, a power of two
+    (the 23-tap interpolator) or 6 (the hyperspectral/Sentinel-2 toolboxes' sinc x3 then 23-tap x2).
 
     Parameters
     ----------
@@ -237,8 +238,8 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
 
     Examples
     --------
-    >>> check_ratio(4), check_ratio(3, exp=False)
-    (4, 3)
+    >>> check_ratio(4), check_ratio(6), check_ratio(3, exp=False)
+    (4, 6, 3)
     """
     if ratio is None:
         raise SettingError(f"{name} is required (no silent default): pass the PAN/MS resolution ratio, e.g. 4")
@@ -246,8 +247,9 @@ def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     if r is None or r < 2:
         got = f"the string {ratio!r}" if isinstance(ratio, str) else repr(ratio)
         raise SettingError(f"{name} must be an integer >= 2 (the PAN/MS resolution ratio), got {got}")
-    if exp and r & (r - 1):
-        raise SettingError(f"{name} must be a power of two (2, 4, 8, ...) for the 23-tap EXP interpolator, got {r}")
+    if exp and r & (r - 1) and r != 6:
+        raise SettingError(f"{name} must be a power of two (2, 4, 8, ...) or 6 for the EXP interpolator (23-tap; "
+                           f"ratio 6: the hyperspectral/Sentinel-2 toolboxes' sinc x3 then 23-tap x2), got {r}")
     return r
 
 

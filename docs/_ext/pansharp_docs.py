@@ -158,7 +158,8 @@ def sensors_table() -> str:
             _cell(s.full_name + (f" (aliases: {', '.join(s.aliases)})" if s.aliases else "")),
             _cell(bands + (f"; subsets {subsets}" if subsets else "")),
             _cell(_gnyq(s)),
-            _cell("--" if s.pan_gnyq is None else f"{s.pan_gnyq:g}"),
+            _cell(f"{s.pan_gnyq:g}" if s.pan_gnyq is not None
+                  else f"the bands of ``{s.pan_sensor}``" if s.pan_sensor else "--"),
             _cell(s.ratio if s.ratio is not None else "given"),
             _cell(s.bits if s.bits is not None else "given"),
             _cell("; ".join(s.sources) + (f". Notes: {s.notes}" if s.notes else "")),

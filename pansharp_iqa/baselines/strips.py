@@ -7,7 +7,8 @@ those of the whole-image computation; global quantities (means, deviations, regr
 percentiles) are gathered strip by strip with :mod:`.stats`. The operators and their halos:
 
 * EXP (23-tap, circular): :func:`exp_rows`, 13 MS rows each side, wrapped (as
-  :func:`pansharp_iqa.tiled.halos.exp_window`, on whole rows);
+  :func:`pansharp_iqa.tiled.halos.exp_window`, on whole rows; ratio 6: the x3 sinc stage's mirrored
+  rows too, :func:`pansharp_iqa.resample.exp_halo_support`);
 * ``LPfilterGauss`` (41x41, replicate): :func:`gaussian_strip`, 20 PAN rows each side, replicated;
 * ``LPfilterPlusDec`` (GSA): :func:`plusdec_strip`, :func:`.lowpass.plusdec_halo` rows at inner cuts;
 * MTF + nearest decimation (MTF-GLP-HPM): :func:`mtf_decimated_rows`, 20 PAN rows each side.
@@ -25,7 +26,7 @@ import numpy as np
 
 from ..borders import border_index, consecutive_runs
 from ..mtf import mtf_filter
-from ..resample import interp23tap_planes
+from ..resample import exp_halo_window, interp23tap_planes
 from ..tiled.halos import EXP_HALO_LR, exp_support, mtf_support
 from ..validation import InputError, ShapeError
 from .inputs import Pair
@@ -154,7 +155,10 @@ def exp_rows(low_rows: Callable[[np.ndarray], np.ndarray], lr0: int, lr1: int, h
     >>> bool(np.allclose(exp_rows(lambda rows: low[rows], 2, 5, 30, 4), interp23tap(low, 4)[8:20], rtol=1e-13))
     True
     """
-    low = low_rows(exp_support(lr0, lr1, height))
+    low = low_rows(exp_support(lr0, lr1, height, ratio))
+    if ratio == 6:  # whole rows: the window's columns are the whole width (its mirror and wrap)
+        w = low.shape[1]
+        return exp_halo_window(low, (lr0, lr1), (0, w), (height, w), 6)
     planes = interp23tap_planes(np.moveaxis(low, 2, 0), ratio)
     m = EXP_HALO_LR * ratio
     return np.ascontiguousarray(np.moveaxis(planes[:, m : m + (lr1 - lr0) * ratio], 0, 2))

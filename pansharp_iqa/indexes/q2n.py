@@ -16,13 +16,14 @@ Q2n conventions).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 
 from ..borders import border_index
 from ..foreign import Layout, batched
-from ..hypercomplex import block_q_values
+from ..hypercomplex import BlockPrecision, block_q_values
 from ..rules import checked_pair
 from ..validation import ShapeError, check_block_size, check_choice, check_min_size
 from .strips import StripImage, check_block_fits, map_strips, within_unit
@@ -32,8 +33,17 @@ __all__ = [
     "to_int16_truncated", "REPROJECTED_STD_FLOOR",
 ]
 
-Cast = Literal["uint16", "int16-truncated"]
-Padding = Literal["symmetric", "reflect"]
+#: Integer cast before the block statistics: MATLAB's ``uint16`` (toolbox), truncation to int16
+#: (reprojected protocol), ``torch.round`` (half to even, no clip: hyperspectral/Sentinel-2 code), none.
+Cast = Literal["uint16", "int16-truncated", "round-half-even", "none"]
+#: Extension to whole blocks: MATLAB ``'symmetric'`` bottom/right (toolbox), NumPy ``'reflect'``
+#: (reprojected protocol), or the hyperspectral/Sentinel-2 code's symmetric padding with the amounts
+#: swapped (columns by the rows' shortfall, rows by the columns'; the same for square images).
+Padding = Literal["symmetric", "reflect", "symmetric-swapped"]
+_CASTS = ("uint16", "int16-truncated", "round-half-even", "none")
+_PADDINGS = ("symmetric", "reflect", "symmetric-swapped")
+#: Bytes of block data the grid path holds at once (blocks are taken a few block rows at a time).
+GRID_CHUNK_BYTES = 64 << 20
 
 #: Replacement for a zero block standard deviation in the reprojected protocol's Q2n (its code's
 #: value; the toolbox uses machine epsilon).
@@ -82,6 +92,24 @@ def to_int16_truncated(a: np.ndarray) -> np.ndarray:
     [1.0, -1.0, -32768.0]
     """
     return np.trunc(a).astype(np.int64).astype(np.int16).astype(np.float64)
+
+
+def _round_half_even(a: np.ndarray) -> np.ndarray:
+    return np.round(a, out=a)  # a fresh copy of the image (in place: no second one)
+
+
+def _no_cast(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _uint16_in_place(a: np.ndarray) -> np.ndarray:
+    return to_uint16_matlab(a, out=a)
+
+
+_CASTERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "uint16": _uint16_in_place, "int16-truncated": to_int16_truncated, "round-half-even": _round_half_even,
+    "none": _no_cast,
+}
 
 
 def blocks_at(planes: np.ndarray, starts_y: np.ndarray, starts_x: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -166,7 +194,8 @@ def q2n_grid(h: int, w: int, block_size: int, shift: int) -> tuple[int, int, int
 
 def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size: int, shift: int,
                     cast: Cast = "uint16", padding: Padding = "symmetric",
-                    std_floor: float = float(np.finfo(np.float64).eps), name: str = "reference") -> np.ndarray:
+                    std_floor: float = float(np.finfo(np.float64).eps), name: str = "reference",
+                    block_precision: BlockPrecision = "float64") -> np.ndarray:
     """Q2n block values on the protocol's grid of (possibly overlapping) blocks.
 
     Parameters
@@ -175,18 +204,25 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
         Reference and image under test, DN.
     block_size, shift : int
         Block side and step (pixels).
-    cast : {"uint16", "int16-truncated"}
-    padding : {"symmetric", "reflect"}
+    cast : {"uint16", "int16-truncated", "round-half-even", "none"}
+    padding : {"symmetric", "reflect", "symmetric-swapped"}
         ``"symmetric"`` (toolbox): whenever the grid does not cover the image, both images are
         extended at the bottom/right by a mirror that repeats the edge, and always cast.
         ``"reflect"`` (reprojected protocol): only when both the last block row and the last
         block column are partial, both images are extended by NumPy's ``"reflect"`` (no edge
         repetition) and cast; otherwise the images are used as they are and partial blocks keep
         the nominal ``N = block_size**2`` in the ``N/(N-1)`` factors.
+        ``"symmetric-swapped"`` (hyperspectral/Sentinel-2 code: torchvision ``Pad((0, 0, est1,
+        est2), 'symmetric')``): the columns are extended by ``est1`` (the rows' shortfall) and the
+        rows by ``est2`` (the columns'); the block grid stays ``ceil(h/shift) x ceil(w/shift)``,
+        so on a non-square image blocks past the extended end are cut there (nominal ``N``); always
+        cast. Identical to ``"symmetric"`` on square images.
     std_floor : float
         Replacement for a zero block standard deviation.
     name : str
         The reference's name in messages.
+    block_precision : {"float64", "float32"}
+        ``"float32"``: each block's hypercomplex components and modulus rounded to float32.
 
     Returns
     -------
@@ -195,8 +231,8 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     Raises
     ------
     ShapeError
-        Images too small for the blocks (``"symmetric"``: a padding longer than the image;
-        ``"reflect"``: ``block_size > min(h, w) + 1``).
+        Images too small for the blocks (``"symmetric"``, ``"symmetric-swapped"``: a padding
+        longer than the image; ``"reflect"``: ``block_size > min(h, w) + 1``).
 
     Examples
     --------
@@ -207,13 +243,16 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     bs, sh = block_size, shift
     _, h, w = ref_planes.shape
     stepx, stepy, est1, est2 = q2n_grid(h, w, bs, sh)
-    caster = to_uint16_matlab if cast == "uint16" else to_int16_truncated
-    if padding == "symmetric":
+    caster = _CASTERS[cast]
+    if padding in ("symmetric", "symmetric-swapped"):
         pad = est1 != 0 or est2 != 0
-        if est1 > h or est2 > w:
-            raise ShapeError(f"{name}: image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel blocks")
-        rows = border_index(np.arange(h + max(est1, 0)), h, "symmetric") if pad else np.arange(h)
-        cols = border_index(np.arange(w + max(est2, 0)), w, "symmetric") if pad else np.arange(w)
+        pad_r, pad_c = (est1, est2) if padding == "symmetric" else (est2, est1)
+        if pad_r > h or pad_c > w:
+            how = "" if padding == "symmetric" else " (symmetric-swapped: rows by the columns' shortfall and back)"
+            raise ShapeError(f"{name}: image of {h}x{w} is too small to be mirror-extended to whole {bs}-pixel "
+                             f"blocks{how}")
+        rows = border_index(np.arange(h + max(pad_r, 0)), h, "symmetric") if pad else np.arange(h)
+        cols = border_index(np.arange(w + max(pad_c, 0)), w, "symmetric") if pad else np.arange(w)
         cast_it = True
     else:
         check_block_fits(name, (h, w), bs)
@@ -226,12 +265,12 @@ def q2n_grid_values(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_siz
     if cast_it:
         r, f = caster(r), caster(f)
     return q2n_block_grid(r, f, block_size=bs, shift=sh, steps=(stepx, stepy), std_floor=std_floor,
-                          integer_valued=cast_it)
+                          integer_valued=cast_it and cast != "none", block_precision=block_precision)
 
 
 def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size: int, shift: int,
                    steps: tuple[int, int] | None = None, std_floor: float = float(np.finfo(np.float64).eps),
-                   integer_valued: bool = False) -> np.ndarray:
+                   integer_valued: bool = False, block_precision: BlockPrecision = "float64") -> np.ndarray:
     """Q2n block values on a grid of blocks starting at multiples of ``shift`` in prepared planes.
 
     The grid has ``steps`` block rows and columns: the original image's ``(stepx, stepy)`` of
@@ -250,6 +289,8 @@ def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size
     std_floor : float
     integer_valued : bool
         The planes hold integers (exact moments).
+    block_precision : {"float64", "float32"}
+        Precision of the block values (see :func:`q2n_grid_values`).
 
     Returns
     -------
@@ -268,13 +309,20 @@ def q2n_block_grid(ref_planes: np.ndarray, fus_planes: np.ndarray, *, block_size
     values = np.empty((ys.size, xs.size))
     # group the blocks by their actual size (partial blocks at the end of a row/column)
     size_y, size_x = np.minimum(bs, hh - ys), np.minimum(bs, ww - xs)
+    c = ref_planes.shape[0]
+    c2 = 1 << (c - 1).bit_length()
     for nr in np.unique(size_y):
         for nc in np.unique(size_x):
-            y_sel, x_sel = ys[size_y == nr], xs[size_x == nc]
-            rb = blocks_at(ref_planes, y_sel, x_sel, int(nr), int(nc))
-            fb = blocks_at(fus_planes, y_sel, x_sel, int(nr), int(nc))
-            q = block_q_values(rb, fb, n_norm=bs * bs, std_floor=std_floor, integer_valued=integer_valued)
-            values[np.ix_(y_sel // sh, x_sel // sh)] = q.reshape(y_sel.size, x_sel.size)
+            y_all, x_sel = ys[size_y == nr], xs[size_x == nc]
+            per_row = x_sel.size * 8 * (2 * c * int(nr) * int(nc) + 4 * c2 * c2)  # blocks + moment tables
+            step = max(1, GRID_CHUNK_BYTES // per_row)
+            for i in range(0, y_all.size, step):  # a few block rows at a time: bounded memory
+                y_sel = y_all[i : i + step]
+                rb = blocks_at(ref_planes, y_sel, x_sel, int(nr), int(nc))
+                fb = blocks_at(fus_planes, y_sel, x_sel, int(nr), int(nc))
+                q = block_q_values(rb, fb, n_norm=bs * bs, std_floor=std_floor, integer_valued=integer_valued,
+                                   precision=block_precision)
+                values[np.ix_(y_sel // sh, x_sel // sh)] = q.reshape(y_sel.size, x_sel.size)
     return values
 
 
@@ -288,6 +336,7 @@ def q2n(
     cast: Cast = "uint16",
     padding: Padding = "symmetric",
     std_floor: float | None = None,
+    block_precision: BlockPrecision = "float64",
     return_map: bool = False,
     layout: Layout | None = None,
 ) -> float | tuple[float, np.ndarray]:
@@ -300,6 +349,9 @@ def q2n(
     quality is computed (``pansharp_iqa.hypercomplex.block_q_values``) and the moduli are
     averaged. ``cast="int16-truncated", padding="reflect"`` give the reprojected protocol's
     conventions (see ``indexes.q2n.q2n_grid_values``; its ``std_floor`` default is then 1e-10).
+    The hyperspectral/Sentinel-2 code's (Ciotola et al. 2024, 2025) are ``cast="round-half-even",
+    padding="symmetric-swapped", std_floor=1e-10, block_precision="float32"``; any band count is
+    zero-padded to the next power of two (60 -> 64, 159 -> 256).
 
     Parameters
     ----------
@@ -311,13 +363,20 @@ def q2n(
         Block side in pixels.
     shift : int, default 32
         Step between blocks (``shift == block_size``: non-overlapping).
-    cast : {"uint16", "int16-truncated"}
-        Integer cast before the block statistics.
-    padding : {"symmetric", "reflect"}
-        Extension of images that are not a whole number of blocks.
+    cast : {"uint16", "int16-truncated", "round-half-even", "none"}
+        Integer cast before the block statistics: MATLAB's ``uint16`` (round half away from zero,
+        saturate), truncation to int16, rounding half to even without clipping (negative values
+        kept; ``torch.round``), or none.
+    padding : {"symmetric", "reflect", "symmetric-swapped"}
+        Extension of images that are not a whole number of blocks (see
+        ``indexes.q2n.q2n_grid_values``).
     std_floor : float, optional
         Replacement for a zero block standard deviation (machine epsilon for the toolbox,
         1e-10 under ``padding="reflect"``).
+    block_precision : {"float64", "float32"}
+        ``"float32"``: block values (each hypercomplex component, then the modulus) and the mean
+        rounded to float32, as the hyperspectral/Sentinel-2 code's float32 tensor of block values
+        (its float32 sums are not reproduced: agreement to about 1e-7).
     return_map : bool
         Also return the (n_block_rows, n_block_cols) map of block values.
     layout : {"NCHW", "NHWC"}, optional
@@ -349,14 +408,16 @@ def q2n(
     """
     block_size = check_block_size(block_size)
     shift = check_block_size(shift, name="shift", minimum=1)
-    check_choice("cast", cast, ("uint16", "int16-truncated"))
-    check_choice("padding", padding, ("symmetric", "reflect"))
-    ref, fus = checked_pair(reference, fused, casts=True)
-    if padding == "symmetric":
+    check_choice("cast", cast, _CASTS)
+    check_choice("padding", padding, _PADDINGS)
+    check_choice("block_precision", block_precision, ("float64", "float32"))
+    ref, fus = checked_pair(reference, fused, casts=cast != "none")
+    if padding != "reflect":
         check_min_size("reference", ref.shape, block_size)
     floor = std_floor if std_floor is not None else (
         REPROJECTED_STD_FLOOR if padding == "reflect" else float(np.finfo(np.float64).eps))
-    if shift == block_size and cast == "uint16" and padding == "symmetric" and std_floor is None:
+    if (shift == block_size and cast == "uint16" and padding == "symmetric" and std_floor is None
+            and block_precision == "float64"):
         # the toolbox's non-overlapping blocks: strips, no whole-image copies
         h, w = ref.shape[:2]
         rs, fs = StripImage(ref), StripImage(fus)
@@ -364,6 +425,8 @@ def q2n(
         values = np.concatenate(parts).reshape(-1, -(-w // block_size))
     else:
         values = q2n_grid_values(np.moveaxis(ref, 2, 0), np.moveaxis(fus, 2, 0), block_size=block_size,
-                                 shift=shift, cast=cast, padding=padding, std_floor=floor)
-    value = within_unit(float(values.mean()))
+                                 shift=shift, cast=cast, padding=padding, std_floor=floor,
+                                 block_precision=block_precision)
+    mean = float(values.mean()) if block_precision == "float64" else float(np.float32(values.mean()))
+    value = within_unit(mean)
     return (value, values) if return_map else value

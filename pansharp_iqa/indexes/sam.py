@@ -1,13 +1,15 @@
 """Spectral angle mapper (SAM).
 
 The formula's home: per-chunk sums of the angles (:func:`sam_sums`), the finalize step with the
-protocols' two conventions for pixels of zero norm (:func:`sam_from_sums`), and :func:`sam`.
+ecosystem's conventions for pixels of zero norm (:func:`sam_from_sums`), and :func:`sam`.
 
 References
 ----------
 Yuhas, Goetz, Boardman, "Discrimination among semi-arid landscape endmembers using the spectral
 angle mapper (SAM) algorithm", JPL AVIRIS Workshop, 1992. Vivone et al., IEEE GRSM 2021 (``SAM``).
 Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808 (R-SAM's zero handling).
+Ciotola et al., arXiv 2407.01355 (2024) and Remote Sensing 17(12):1983 (2025) (hyperspectral and
+Sentinel-2 code: the same as R-SAM). TorchMetrics ``SpectralAngleMapper`` (NaN; issue #3322).
 """
 
 from __future__ import annotations
@@ -21,9 +23,13 @@ from ..rules import checked_pair
 from ..validation import check_choice
 from .strips import StripImage, map_strips
 
-__all__ = ["sam", "sam_sums", "sam_from_sums"]
+__all__ = ["sam", "sam_sums", "sam_from_sums", "ZERO_NORM_CONVENTIONS"]
 
-ZeroNorm = Literal["exclude", "count"]
+#: Pixels where either vector has zero norm: left out of the mean (``"exclude"``, MATLAB toolbox
+#: ``SAM.m``), counted as 0 degrees (``"zero"``, alias ``"count"``: R-SAM, hyperspectral/Sentinel-2
+#: code), counted as 90 degrees (``"right_angle"``), or the result is NaN (``"nan"``: TorchMetrics).
+ZeroNorm = Literal["exclude", "zero", "count", "right_angle", "nan"]
+ZERO_NORM_CONVENTIONS = ("exclude", "zero", "count", "right_angle", "nan")
 
 
 def sam_sums(ref_planes: np.ndarray, fus_planes: np.ndarray, *,
@@ -74,22 +80,32 @@ def sam_from_sums(angle_sum: float, n_valid: int, n_pixels: int, *, zero_norm: Z
         Sum of the defined angles (radians).
     n_valid, n_pixels : int
         Defined pixels and all pixels.
-    zero_norm : {"exclude", "count"}
-        Pixels with a zero norm are left out of the mean (toolbox) or count as 0 degrees in it
-        (reprojected protocol's R-SAM).
+    zero_norm : {"exclude", "zero", "count", "right_angle", "nan"}
+        Pixels with a zero norm are left out of the mean (``"exclude"``: MATLAB toolbox ``SAM.m``),
+        count as 0 degrees in it (``"zero"``, or its older name ``"count"``: the reprojected
+        protocol's R-SAM and the hyperspectral/Sentinel-2 code, whose NaN angles are skipped in the
+        sum but counted in the divisor), count as 90 degrees (``"right_angle"``), or make the result
+        NaN (``"nan"``: TorchMetrics' ``SpectralAngleMapper``, TorchMetrics issue #3322).
 
     Returns
     -------
     float
-        Degrees (0 = identical spectra up to a gain; 0 when no pixel is defined).
+        Degrees (0 = identical spectra up to a gain; 0 when no pixel is defined, except ``"nan"``).
 
     Examples
     --------
-    >>> sam_from_sums(np.pi, 2, 4), sam_from_sums(np.pi, 2, 4, zero_norm="count")
-    (90.0, 45.0)
+    >>> [sam_from_sums(np.pi, 2, 4, zero_norm=z) for z in ("exclude", "zero", "right_angle", "nan")]
+    [90.0, 45.0, 90.0, nan]
     """
-    n = n_valid if zero_norm == "exclude" else n_pixels
-    return float(angle_sum / n * 180.0 / np.pi) if n else 0.0
+    check_choice("zero_norm", zero_norm, ZERO_NORM_CONVENTIONS)
+    if zero_norm == "exclude":
+        n, total = n_valid, angle_sum
+    elif zero_norm == "nan" and n_valid < n_pixels:
+        return float("nan")
+    else:
+        n = n_pixels
+        total = angle_sum + (0.5 * np.pi * (n_pixels - n_valid) if zero_norm == "right_angle" else 0.0)
+    return float(total / n * 180.0 / np.pi) if n else 0.0
 
 
 
@@ -100,15 +116,18 @@ def sam(
     """Mean spectral angle between reference and fused pixels, in degrees (toolbox ``SAM``).
 
     Pixels where either vector has zero norm are left out of the mean (map value 0 there), or
-    counted as 0 degrees with ``zero_norm="count"`` (R-SAM); the cosine is clipped to [-1, 1],
-    equivalent to MATLAB's ``real(acos(c))``.
+    treated by another convention (``zero_norm``); the cosine is clipped to [-1, 1], equivalent to
+    MATLAB's ``real(acos(c))`` (the hyperspectral/Sentinel-2 code's NaN for a cosine rounded above 1
+    counts 0 degrees, as here; one rounded below -1, possible only for opposite spectra, counts 0
+    there and 180 here).
 
     Parameters
     ----------
     reference, fused : ndarray, shape (H, W, B)
         Reference (ground truth) and fused image, DN (any dtype; float64 inside).
-    zero_norm : {"exclude", "count"}
-        Treatment of zero-norm pixels (see ``indexes.sam.sam_from_sums``).
+    zero_norm : {"exclude", "zero", "count", "right_angle", "nan"}
+        Treatment of zero-norm pixels (see ``indexes.sam.sam_from_sums``; ``"count"`` is the
+        older name of ``"zero"``).
     return_map : bool
         Also return the (H, W) angle map in degrees.
     layout : {"NCHW", "NHWC"}, optional
@@ -132,7 +151,7 @@ def sam(
     >>> round(sam(ref, fus), 6)
     45.0
     """
-    check_choice("zero_norm", zero_norm, ("exclude", "count"))
+    check_choice("zero_norm", zero_norm, ZERO_NORM_CONVENTIONS)
     ref, fus = checked_pair(reference, fused)
     h = ref.shape[0]
     angle_map = np.zeros(ref.shape[:2]) if return_map else None

@@ -13,7 +13,7 @@ Public API
   the package's Q2n, Q, SAM and ERGAS with the protocol's conventions). The former MS-scale twins
   ``q2n_index``, ``uiqi_index``, ``sam_index``, ``ergas_index`` are deprecated aliases of
   ``q2n(cast="int16-truncated", padding="reflect")``, ``q_index(windows="edge-extended")``,
-  ``sam(zero_norm="count")`` and ``ergas``.
+  ``sam(zero_norm="zero")`` and ``ergas``.
 """
 
 from __future__ import annotations

@@ -7,9 +7,15 @@ For a half width ``w`` the window of output pixel ``(y, x)`` covers rows ``y-w+1
 ``x-w+1 .. x+w`` (2w x 2w pixels, asymmetric), with zeros outside the image. Box sums come from a
 float64 integral image (zero padding by ``w`` on every side, cumulative sum down the rows, then along
 the columns, four-corner difference), as in the reference code: ``integral="ordered"`` reproduces
-those additions in the same order (bit-identical to ``cumsum(cumsum(P, 0), 1)``); ``"opencv"`` uses
-OpenCV's float64 ``integral`` (same integral image, other summation order: individual rho values
-move by ~1e-9, D_rho and the coregistration means by ~1e-14; faster, ``docs/performance.md``).
+those additions in the same order (bit-identical to ``cumsum(cumsum(P, 0), 1)``); ``"ordered-wh"``
+the Sentinel-2 toolbox's order (``cumsum(cumsum(P, 1), 0)``: along each row first, then down the
+columns); ``"opencv"`` uses OpenCV's float64 ``integral`` (same integral image, other summation
+order: individual rho values move by ~1e-9, D_rho and the coregistration means by ~1e-14; faster,
+``docs/performance.md``).
+
+The Sentinel-2 protocol (Ciotola et al., Remote Sensing 17(12):1983, 2025,
+doi:10.3390/rs17121983) correlates each fused band with the four 10 m bands and keeps the maximum
+(:func:`mean_one_minus_max_rho`).
 
 Each pixel is centred by the mean of **its own** window (not by the output pixel's window): this is
 not the windowed Pearson coefficient, and it matters (D_rho 0.055 vs 0.112 on a real IKONOS scene).
@@ -17,6 +23,7 @@ not the windowed Pearson coefficient, and it matters (D_rho 0.055 vs 0.112 on a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import cv2
@@ -35,6 +42,7 @@ __all__ = [
     "clip_sums",
     "local_cross_correlation",
     "one_minus_rho_sum",
+    "mean_one_minus_max_rho",
 ]
 
 #: Lower clip of the windowed sums of squares.
@@ -42,8 +50,8 @@ SXX_FLOOR = 1e-20
 #: Added to the denominator sqrt(Sxx Syy).
 RHO_EPS = 1e-20
 
-IntegralMethod = Literal["ordered", "opencv"]
-_METHODS = ("ordered", "opencv")
+IntegralMethod = Literal["ordered", "ordered-wh", "opencv"]
+_METHODS = ("ordered", "ordered-wh", "opencv")
 
 
 def _check_method(method: str) -> str:
@@ -78,6 +86,31 @@ def _box_ordered(
     return out
 
 
+def _box_ordered_wh(
+    flat: np.ndarray, w: int, integ: np.ndarray | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
+    n, h, wd = flat.shape
+    d = 2 * w
+    if integ is None:
+        integ = np.zeros((n, h + d, wd + d), dtype=np.float64)
+    else:
+        integ[...] = 0.0
+    integ[:, w : w + h, w : w + wd] = flat
+    np.cumsum(integ, axis=-1, out=integ)  # along each row first (sequential, as torch.cumsum)
+    np.cumsum(integ, axis=-2, out=integ)
+    if out is None:
+        out = np.empty((n, h, wd), dtype=np.float64)
+    np.subtract(integ[:, d : d + h, d : d + wd], integ[:, 0:h, d : d + wd], out=out)
+    out -= integ[:, d : d + h, 0:wd]
+    out += integ[:, 0:h, 0:wd]
+    return out
+
+
+def _box_fn(integral: str) -> Callable[..., np.ndarray]:
+    """The box-sum routine of an integral method."""
+    return {"ordered": _box_ordered, "ordered-wh": _box_ordered_wh, "opencv": _box_opencv}[integral]
+
+
 def _box_opencv(flat: np.ndarray, w: int, integ: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     n, h, wd = flat.shape
     d = 2 * w
@@ -104,10 +137,11 @@ def box_sum(planes: np.ndarray, half_width: int, *, integral: IntegralMethod = "
         Values summed over the last two axes (cast to float64).
     half_width : int
         ``w >= 1``; the window of ``(y, x)`` covers rows ``y-w+1..y+w``, columns ``x-w+1..x+w``.
-    integral : {"ordered", "opencv"}
+    integral : {"ordered", "ordered-wh", "opencv"}
         ``"ordered"``: the reference code's additions (zero-pad by ``w``, cumulative sum down the
         rows, then along the columns, then ``I[y+2w, x+2w] - I[y, x+2w] - I[y+2w, x] + I[y, x]``
-        left to right). ``"opencv"``: OpenCV's float64 integral image (other summation order).
+        left to right). ``"ordered-wh"``: the same with the cumulative sums along each row first
+        (Sentinel-2 code). ``"opencv"``: OpenCV's float64 integral image (other summation order).
 
     Returns
     -------
@@ -120,7 +154,7 @@ def box_sum(planes: np.ndarray, half_width: int, *, integral: IntegralMethod = "
     lead = a.shape[:-2]
     h, wd = a.shape[-2:]
     flat = a.reshape((-1, h, wd))
-    out = _box_ordered(flat, w) if integral == "ordered" else _box_opencv(flat, w)
+    out = _box_fn(integral)(flat, w)
     return out.reshape(lead + (h, wd))
 
 
@@ -242,7 +276,7 @@ def mean_one_minus_rho(
     _check_method(integral)
     h, wd, n_bands = fused.shape
     area = float(4 * w * w)
-    box = _box_ordered if integral == "ordered" else _box_opencv
+    box = _box_fn(integral)
     y = np.ascontiguousarray(pan, dtype=np.float64)[None]
     yc, syy = centre_and_energy(y, w, integral=integral)
     clip_sums(syy, syy.max())
@@ -293,3 +327,107 @@ def one_minus_rho_sum(sxy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, top: fl
     np.clip(sxy, -1.0, 1.0, out=sxy)
     np.subtract(1.0, sxy, out=sxy)
     return float(sxy.sum())
+
+
+def mean_one_minus_max_rho(
+    fused: np.ndarray,
+    references: np.ndarray,
+    w: int,
+    *,
+    integral: IntegralMethod = "ordered",
+    workers: int | None = None,
+    return_map: bool = False,
+) -> float | tuple[float, np.ndarray]:
+    """Mean of ``1 - clip(max_j max(rho_bj, -1), -1, 1)`` over pixels and fused bands ``b``.
+
+    ``rho_bj`` is the local correlation field (:func:`local_cross_correlation`) of fused band ``b``
+    with reference band ``j``: ``Sxx`` clipped to ``[1e-20, max]`` with the maximum over all fused
+    bands, ``Syy_j`` to ``[1e-20, max]`` with reference ``j``'s own maximum. With one reference band
+    it equals D_rho against that band. The Sentinel-2 protocol's D_rho takes the four 10 m bands as
+    references (half width ``max(4, ratio) // 2``).
+
+    Parameters
+    ----------
+    fused : ndarray, shape (H, W, B)
+    references : ndarray, shape (H, W, J)
+    w : int
+        Half width (window 2w x 2w).
+    integral : {"ordered", "ordered-wh", "opencv"}
+    workers : int, optional
+        Threads over fused bands.
+    return_map : bool
+        Also return the (H, W, B) map of ``1 - max_j rho``.
+
+    Returns
+    -------
+    float or (float, ndarray)
+        Dimensionless, in [0, 2].
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> refs = rng.random((24, 24, 2))
+    >>> round(mean_one_minus_max_rho(refs[:, :, :1] * 3.0, refs, 2), 12)
+    0.0
+    """
+    _check_method(integral)
+    h, wd, n_bands = fused.shape
+    box = _box_fn(integral)
+    refs = np.ascontiguousarray(np.moveaxis(np.asarray(references, dtype=np.float64), -1, 0))
+    yc, syy = centre_and_energy(refs, w, integral=integral)
+    for j in range(refs.shape[0]):
+        clip_sums(syy[j], syy[j].max())
+    workers = n_workers() if workers is None else workers
+    area = float(4 * w * w)
+    maps = np.empty((n_bands, h, wd)) if return_map else None
+
+    def one_band(sxx: np.ndarray, sxys: list[np.ndarray], top: float | None) -> np.ndarray:
+        np.maximum(sxx, SXX_FLOOR, out=sxx)
+        if top is not None:
+            np.minimum(sxx, top, out=sxx)
+        best = None
+        for j, sxy in enumerate(sxys):
+            rho = rho_from_sums(sxy, sxx, syy[j : j + 1])
+            np.maximum(rho, -1.0, out=rho)
+            best = rho if best is None else np.maximum(best, rho, out=best)
+        assert best is not None
+        np.clip(best, -1.0, 1.0, out=best)
+        return np.subtract(1.0, best, out=best)
+
+    def run(bands: slice) -> tuple[float, float, list[tuple[int, np.ndarray, list[np.ndarray]]]]:
+        integ = np.zeros((1, h + 2 * w, wd + 2 * w))
+        xb, s, xc, tmp, sxx = (np.empty((1, h, wd)) for _ in range(5))
+        total, top, deferred = 0.0, -np.inf, []
+        for b in range(bands.start, bands.stop):
+            np.copyto(xb[0], fused[:, :, b])
+            box(xb, w, integ, s)
+            s /= area
+            np.subtract(xb, s, out=xc)
+            np.multiply(xc, xc, out=tmp)
+            box(tmp, w, integ, sxx)
+            sxys = []
+            for j in range(refs.shape[0]):
+                np.multiply(xc, yc[j : j + 1], out=tmp)
+                sxys.append(box(tmp, w, integ))
+            mx = float(sxx.max())
+            top = max(top, mx)
+            if mx >= SXX_FLOOR:  # the upper clip at the all-band maximum is a no-op for this band
+                one = one_band(sxx, sxys, None)
+                total += float(one.sum())
+                if maps is not None:
+                    maps[b] = one[0]
+            else:
+                deferred.append((b, sxx.copy(), sxys))
+        return total, top, deferred
+
+    results = parallel_map(run, chunks(n_bands, workers), workers)
+    top = max(r[1] for r in results)
+    total = sum(r[0] for r in results)
+    for _, _, deferred in results:
+        for b, sxx, sxys in deferred:
+            one = one_band(sxx, sxys, top)
+            total += float(one.sum())
+            if maps is not None:
+                maps[b] = one[0]
+    value = total / float(h * wd * n_bands)
+    return (value, np.ascontiguousarray(np.moveaxis(maps, 0, -1))) if maps is not None else value

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -26,9 +26,9 @@ from ..indexes.sam import sam, sam_from_sums, sam_sums
 from ..indexes.uiqi import edge_extended_q, q_index
 from ..parallel import n_threads as n_workers
 from ..parallel import parallel_map
-from ..validation import ShapeError, check_block_size, check_ratio, image_and_pan
+from ..validation import ShapeError, as_image, check_block_size, check_choice, check_ratio, image_and_pan
 from .coregistration import coregister
-from .correlation import IntegralMethod, field_parts, mean_one_minus_rho, rho_from_sums
+from .correlation import IntegralMethod, field_parts, mean_one_minus_max_rho, mean_one_minus_rho, rho_from_sums
 from .filtering import reproject
 from .inputs import ResolvedInputs, band_planes, resolve_inputs
 from .kernels import reprojection_kernels
@@ -87,7 +87,7 @@ def reprojected_values(ms: np.ndarray, x: np.ndarray, ratio: int, *, indexes: Se
     if "R-Q" in indexes:
         out["R-Q"] = edge_extended_q(ms, x, block_size, name="ms")[0]
     if "R-SAM" in indexes:
-        out["R-SAM"] = sam_from_sums(*sam_sums(mp, xp), zero_norm="count")
+        out["R-SAM"] = sam_from_sums(*sam_sums(mp, xp), zero_norm="zero")
     if "R-ERGAS" in indexes:
         se, tot = ergas_sums(mp, xp)
         out["R-ERGAS"] = ergas_from_sums(se, tot, ms.shape[0] * ms.shape[1], float(ratio))
@@ -135,7 +135,7 @@ def uiqi_index(reference: np.ndarray, fused: np.ndarray, *, block_size: int = 32
 
 def sam_index(reference: np.ndarray, fused: np.ndarray, *,
               return_map: bool = False) -> float | tuple[float, np.ndarray]:
-    """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="count")``.
+    """Deprecated: ``pansharp_iqa.sam(reference, fused, zero_norm="zero")``.
 
     Parameters
     ----------
@@ -144,8 +144,8 @@ def sam_index(reference: np.ndarray, fused: np.ndarray, *,
     return_map : bool
         Also return the angle map (degrees).
     """
-    _deprecated("sam_index", "pansharp_iqa.sam(..., zero_norm='count')")
-    return sam(reference, fused, zero_norm="count", return_map=return_map)
+    _deprecated("sam_index", "pansharp_iqa.sam(..., zero_norm='zero')")
+    return sam(reference, fused, zero_norm="zero", return_map=return_map)
 
 
 def ergas_index(reference: np.ndarray, fused: np.ndarray, *, ratio: int) -> float:
@@ -342,8 +342,18 @@ def r_ergas(fused: np.ndarray, ms: np.ndarray, pan: np.ndarray, *, sensor: Any, 
     return _r_index("R-ERGAS", fused, ms, pan, sensor=sensor, ratio=ratio, shifts=shifts)
 
 
-def d_rho_half_width(ratio: int) -> int:
-    """D_rho half width ``ceil(ratio/2)`` (``sigma = ratio`` as in the reference ``main.py``)."""
+def d_rho_half_width(ratio: int, *, rule: Literal["ceil-half", "floor-half-min4"] = "ceil-half") -> int:
+    """D_rho half width: ``ceil(ratio/2)`` (``sigma = ratio`` as in the reprojected protocol's ``main.py``)
+    or, with ``rule="floor-half-min4"``, ``max(4, ratio) // 2`` (Sentinel-2 code: 2 at ratio 2, 3 at 6).
+
+    Examples
+    --------
+    >>> d_rho_half_width(4), d_rho_half_width(2, rule="floor-half-min4"), d_rho_half_width(6, rule="floor-half-min4")
+    (2, 2, 3)
+    """
+    if rule == "floor-half-min4":
+        return max(4, int(ratio)) // 2
+    check_choice("rule", rule, ("ceil-half", "floor-half-min4"))
     return int(math.ceil(int(ratio) / 2))
 
 
@@ -354,6 +364,7 @@ def d_rho(
     ratio: int,
     half_width: int | None = None,
     integral: IntegralMethod = "ordered",
+    references: Literal["single", "max"] = "single",
     return_map: bool = False,
 ) -> float | tuple[float, np.ndarray]:
     """D_rho: mean of ``1 - rho`` between every fused band and the PAN (Scarpa & Ciotola 2022).
@@ -365,18 +376,26 @@ def d_rho(
     global mean over all pixels (borders included) and bands. Sensor-independent; invariant to a
     positive gain on the fused image; 0 when every band equals the PAN; in [0, 2].
 
+    With ``references="max"`` the "PAN" is several high-resolution bands (H, W, J) and each fused
+    band's field is the maximum over them of ``max(rho_j, -1)`` (Sentinel-2 protocol: the four 10 m
+    bands, ``half_width = d_rho_half_width(ratio, rule="floor-half-min4")``,
+    ``integral="ordered-wh"``; Ciotola et al., Remote Sensing 17(12):1983, 2025). Its code keeps the
+    fields in float32, so its D_rho agrees with this float64 one to about 1e-8.
+
     Parameters
     ----------
     fused : array_like, shape (H, W, B)
         Fused image (DN).
-    pan : array_like, shape (H, W)
-        PAN (DN).
+    pan : array_like, shape (H, W), or (H, W, J) with ``references="max"``
+        PAN (DN), or the J reference bands.
     ratio : int
         PAN/MS scale ratio (sets the window).
     half_width : int, optional
         Override the half width.
-    integral : {"ordered", "opencv"}
+    integral : {"ordered", "ordered-wh", "opencv"}
         Integral-image summation order.
+    references : {"single", "max"}
+        One PAN, or the maximum correlation over the bands of ``pan``.
     return_map : bool
         Also return the (H, W, B) map of ``1 - rho``.
 
@@ -389,9 +408,17 @@ def d_rho(
     ----------
     G. Scarpa, M. Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808.
     """
-    fus, pan_a = image_and_pan("fused", fused, "pan", pan)
+    check_choice("references", references, ("single", "max"))
     ratio = check_ratio(ratio, exp=False)
     w = d_rho_half_width(ratio) if half_width is None else check_block_size(half_width, name="half_width", minimum=1)
+    if references == "max":
+        fus = as_image("fused", fused, allow_2d=True)
+        refs = as_image("pan", pan, allow_2d=True)
+        if fus.shape[:2] != refs.shape[:2]:
+            raise ShapeError(f"fused and pan must have the same height and width: fused {fus.shape[:2]}, "
+                             f"pan {refs.shape[:2]}")
+        return mean_one_minus_max_rho(fus, refs, w, integral=integral, return_map=return_map)
+    fus, pan_a = image_and_pan("fused", fused, "pan", pan)
     if not return_map:
         return float(mean_one_minus_rho(fus, pan_a, w, integral=integral))
     xs = np.ascontiguousarray(np.moveaxis(fus, -1, 0))

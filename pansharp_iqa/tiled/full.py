@@ -102,15 +102,15 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
         p_rows.append(mtf_support(*rows, H))
         p_cols.append(mtf_support(*cols, W))
     elif proto.d_s_low_pass == "exp-imresize":
-        p_rows.append(imresize_support(exp_support(*rows_lr, h_lr), H, r))
-        p_cols.append(imresize_support(exp_support(*cols_lr, w_lr), W, r))
+        p_rows.append(imresize_support(exp_support(*rows_lr, h_lr, r), H, r))
+        p_cols.append(imresize_support(exp_support(*cols_lr, w_lr, r), W, r))
     else:
         p_rows.append(imresize_support(own_rl, H, r))
         p_cols.append(imresize_support(own_cl, W, r))
     m_rows, m_cols = [own_rl], [own_cl]
     if ctx.needs_exp:
-        m_rows.append(exp_support(*rows_lr, h_lr))
-        m_cols.append(exp_support(*cols_lr, w_lr))
+        m_rows.append(exp_support(*rows_lr, h_lr, r))
+        m_cols.append(exp_support(*cols_lr, w_lr, r))
 
     sc = ctx.settings.scale_of
     fus_p, f_stats = fetch(ctx.fused, f_rows, f_cols, scale=sc("fused"))

@@ -10,7 +10,9 @@ Halo widths
 * MTF filter (41x41 correlation, replicate border): ``size // 2 = 20`` pixels.
 * 23-tap EXP upsampler (circular border): every x2 step mixes samples at most 6 input samples
   away, so errors from the window's own wrap spread by at most ``6 + 6/2 + 6/4 + ... < 12``
-  low-resolution samples; :data:`EXP_HALO_LR` = 13 low-resolution samples.
+  low-resolution samples; :data:`EXP_HALO_LR` = 13 low-resolution samples. At ratio 6 the x3 sinc
+  stage (symmetric mirror at the image border) reads 31 low-resolution samples a side of the x3
+  samples the x2 step needs (:func:`pansharp_iqa.resample.exp_halo_support`).
 * Bicubic antialiased ``imresize(., 1/ratio)`` (kernel width 4 ratio, symmetric mirror): output
   sample ``j`` reads input rows ``ratio*j - 1.5 ratio - 1 ... ratio*j + 2.5 ratio + 1``; the halo is
   :func:`imresize_halo` = a multiple of ``ratio`` of at least ``2 ratio + 3`` pixels, so the
@@ -30,7 +32,7 @@ import numpy as np
 
 from ..borders import border_index, consecutive_runs
 from ..mtf import mtf_filter
-from ..resample import imresize, interp23tap
+from ..resample import EXP_HALO_LR, exp_halo_support, exp_halo_window, imresize
 from .patch import Patch
 
 __all__ = [
@@ -38,13 +40,12 @@ __all__ = [
     "imresize_at", "mtf_support", "mtf_window",
 ]
 
-EXP_HALO_LR = 13
 MTF_SIZE = 41
 
 
-def exp_support(lo: int, hi: int, n_low: int) -> np.ndarray:
-    """Low-resolution positions (wrapped) that EXP upsampling of ``[lo, hi)`` needs."""
-    return border_index(np.arange(lo - EXP_HALO_LR, hi + EXP_HALO_LR), n_low, "wrap")
+def exp_support(lo: int, hi: int, n_low: int, ratio: int) -> np.ndarray:
+    """Low-resolution positions that EXP upsampling of ``[lo, hi)`` needs (wrapped; ratio 6: mirrored too)."""
+    return exp_halo_support(lo, hi, n_low, ratio)
 
 
 def exp_window(
@@ -55,11 +56,8 @@ def exp_window(
     ratio: int,
 ) -> np.ndarray:
     """``interp23tap(low, ratio)`` restricted to a tile, computed from the tile's low-res window."""
-    m = EXP_HALO_LR
-    low = get_low(exp_support(*rows_lr, shape_lr[0]), exp_support(*cols_lr, shape_lr[1]))
-    up = interp23tap(low, ratio)
-    nr, nc = rows_lr[1] - rows_lr[0], cols_lr[1] - cols_lr[0]
-    return up[m * ratio : (m + nr) * ratio, m * ratio : (m + nc) * ratio]
+    low = get_low(exp_support(*rows_lr, shape_lr[0], ratio), exp_support(*cols_lr, shape_lr[1], ratio))
+    return exp_halo_window(low, rows_lr, cols_lr, shape_lr, ratio)
 
 
 def imresize_halo(ratio: int) -> int:

@@ -341,7 +341,7 @@ def index_values(total: Partial, ctx: ReprojectedContext) -> dict[str, float]:
     return {
         "R-Q2n": float(q_sum / q_n),
         "R-Q": q_from_sums(s["rq_sum"], int(s["rq_n"][0])),
-        "R-SAM": sam_from_sums(angle_sum, int(n_valid), int(n_pix), zero_norm="count"),
+        "R-SAM": sam_from_sums(angle_sum, int(n_valid), int(n_pix), zero_norm="zero"),
         "R-ERGAS": ergas_from_sums(s["rergas_se"], s["rergas_ms"], h * w, float(ctx.ratio)),
         "D_rho": math.fsum(s["drho"].tolist()) / float(big_h * big_w * ctx.n_bands),
     }

@@ -46,8 +46,40 @@ def test_pleiades_present(piq):
 
 def test_required_sensors_listed(piq):
     names = {n.lower() for n in piq.list_sensors()}
-    for n in ["qb", "ikonos", "geoeye1", "wv2", "wv3", "wv4", "pleiades", "none"]:
+    for n in ["qb", "ikonos", "geoeye1", "wv2", "wv3", "wv4", "pleiades", "none", "prisma", "s2-10", "s2-20",
+              "s2-60"]:
         assert n in names, (n, names)
+
+
+@pytest.mark.parametrize("n", [60, 159, 239])
+def test_prisma_any_band_count(piq, n):
+    # hyperspectral_s2.md 1.2: HS 'PRISMA' 0.3 every band; PAN 0.2 (ASI pdf); ratio 6
+    s = piq.get_sensor("prisma")
+    assert tuple(s.gnyq_for(n)) == (0.3,) * n
+    assert s.pan_gnyq_for() == 0.2 and s.ratio == 6 and s.bits == 16 and s.band_names is None
+    assert "PRISMA-Mission-Status" in " ".join(s.sources)
+    assert "0.22" in s.notes and "0.28" in s.notes and "no published source" in s.notes
+
+
+@pytest.mark.parametrize(("name", "bands", "gnyq", "ratio"), [
+    ("S2-10", ["B2", "B3", "B4", "B8"], [0.275, 0.28, 0.25, 0.24], None),
+    ("S2-20", ["B5", "B6", "B7", "B8A", "B11", "B12"], [0.365, 0.33, 0.34, 0.32, 0.205, 0.235], 2),
+    ("S2-60", ["B1", "B9"], [0.3175, 0.295], 6),
+])
+def test_sentinel2_tables(piq, name, bands, gnyq, ratio):
+    s = piq.get_sensor(name)
+    assert list(s.band_names) == bands and tuple(s.gnyq_for(len(bands))) == tuple(gnyq)
+    assert s.ratio == ratio and s.bits == 16
+    if name == "S2-10":
+        assert s.pan_sensor is None
+        with pytest.raises(ValueError, match="PAN"):
+            s.pan_gnyq_for()
+    else:  # the four 10 m bands play the PAN's role, each with its own GNyq
+        assert s.pan_sensor == "S2-10" and s.to_dict()["pan_sensor"] == "S2-10"
+        with pytest.raises(ValueError, match="S2-10"):
+            s.pan_gnyq_for()
+    with pytest.raises(ValueError, match="band"):
+        s.gnyq_for(len(bands) + 1)
 
 
 @pytest.mark.parametrize("alias,canonical", [("QuickBird", "QB"), ("quickbird", "QB"), ("qb", "QB"),
@@ -148,7 +180,7 @@ def test_non_editable_wheel_ships_sensor_files(piq, tmp_path):
     assert len(wheels) == 1
     names = zipfile.ZipFile(wheels[0]).namelist()
     tomls = [n for n in names if n.endswith(".toml")]
-    for s in ["QB", "IKONOS", "GeoEye1", "WV2", "WV3", "WV4", "none"]:
+    for s in ["QB", "IKONOS", "GeoEye1", "WV2", "WV3", "WV4", "none", "PRISMA", "S2-10", "S2-20", "S2-60"]:
         assert any(n.endswith(f"/{s}.toml") for n in tomls), (s, tomls)
     site = tmp_path / "site"
     out = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
