@@ -436,7 +436,9 @@ def main(argv=None):
     store: dict[str, np.ndarray] = {}          # what goes into the fixture
     meta: dict = {"hs_commit": HS_COMMIT, "s2_commit": S2_COMMIT, "scenes_sha256": {}, "products_sha256": {},
                   "fused_sha256": {}, "stats": {}, "real_data": any(k.startswith(("hs_wv2", "s2_wv2")) for k in cases),
-                  "noise_amplitude": NOISE_AMPLITUDE}
+                  "noise_amplitude": NOISE_AMPLITUDE, "fused_recipe": {},
+                  "cases": {n: {k: list(v.shape) for k, v in c.items()} for n, c in cases.items()},
+                  "f64_variant_skips": "hs_wv2_* (real-data HS cases: shipped variant only)"}
     for name, c in cases.items():
         for k, v in c.items():
             meta["scenes_sha256"][f"{name}_{k}"] = S.sha256(v)
@@ -495,6 +497,9 @@ def main(argv=None):
                 gt, exp, pan_rr = cases[name]["gt"], hs1[name + "_exp"], hs1[name + "_panlr"]
                 pan_fused = cases[name]["pan"] if name == "hs_syn" else pan_rr
                 fused = S.fused_set(exp, pan_fused, 6, 100 + seed, NOISE_AMPLITUDE["hs"])
+                meta["fused_recipe"][name] = {"exp": name + "_exp (downsample_hs_pan)", "ratio": 6,
+                                              "pan": "scene pan" if name == "hs_syn" else name + "_panlr",
+                                              "seed": 100 + seed, "amplitude": NOISE_AMPLITUDE["hs"]}
                 hs_eval[name + "_gt"] = gt
                 for f, im in fused.items():
                     hs_eval[f"{name}_{f}"] = im
@@ -518,6 +523,8 @@ def main(argv=None):
             else:
                 exp = hs1[name + "_exp"]
                 fused = S.fused_set(exp, cases[name]["pan"], 6, 100 + seed, NOISE_AMPLITUDE["hs"])
+                meta["fused_recipe"][name] = {"exp": "interpolate_hs(ms_lr, 6)", "ratio": 6, "pan": "scene pan",
+                                              "seed": 100 + seed, "amplitude": NOISE_AMPLITUDE["hs"]}
                 hs_eval[name + "_pan"], hs_eval[name + "_mslr"] = cases[name]["pan"], cases[name]["ms_lr"]
                 meta["products_sha256"][name + "_exp"] = S.sha256(exp)
                 meta["stats"][name + "_exp"] = _stats(exp)
@@ -538,6 +545,9 @@ def main(argv=None):
             meta["stats"][name + "_expf"] = _stats(s2b[name + "_expf"])
             fused = S.fused_set(exp, S.s2_detail_pan(s2_in[name + "_b10lr"], 10 * r), r, 100 + seed,
                                 NOISE_AMPLITUDE["s2"])
+            meta["fused_recipe"][name] = {"exp": f"round(ideal_interpolator({name}_{'b20' if r == 2 else 'b60'}lr))",
+                                          "ratio": r, "pan": f"s2_detail_pan({name}_b10lr, {10 * r})",
+                                          "seed": 100 + seed, "amplitude": NOISE_AMPLITUDE["s2"]}
             for f, im in fused.items():
                 s2_eval[f"{name}_{f}"] = im
                 meta["fused_sha256"][f"{name}_{f}"] = S.sha256(im)
@@ -555,6 +565,9 @@ def main(argv=None):
                 meta["stats"][key + "_expf"] = _stats(s2b[key + "_expf"])
                 fused = S.fused_set(exp, S.s2_detail_pan(cases[name]["b10"], int(g)), r, 100 + seed,
                                     NOISE_AMPLITUDE["s2"])
+                meta["fused_recipe"][key] = {"exp": f"round(ideal_interpolator({name}_b{g}))", "ratio": r,
+                                             "pan": f"s2_detail_pan({name}_b10, {g})", "seed": 100 + seed,
+                                             "amplitude": NOISE_AMPLITUDE["s2"]}
                 for f, im in fused.items():
                     s2_eval[f"{key}_{f}"] = im
                     meta["fused_sha256"][f"{key}_{f}"] = S.sha256(im)
