@@ -33,8 +33,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+    import tomli as tomllib
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -172,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         probe = subprocess.run([sys.executable, "-c", "import pansharp_iqa; print(pansharp_iqa.__file__)"],
                                cwd=copy, env=env, capture_output=True, text=True)
         if not probe.stdout.strip().startswith(str(copy)):
-            print(f"run_mutants: the tests would not import the copy's package ({probe.stdout.strip() or probe.stderr})",
-                  file=sys.stderr)
+            found = probe.stdout.strip() or probe.stderr
+            print(f"run_mutants: the tests would not import the copy's package ({found})", file=sys.stderr)
             return 2
         if not args.skip_baseline:
             union = sorted({t for m in mutants for t in m.tests})
