@@ -71,12 +71,13 @@ def test_omit_averages_the_defined_blocks_only(piq, flat_scene):
     rel_close(res["QNR"], (1 - s["D_lambda"]) * (1 - s["D_s"]), what="evaluate_full QNR omit")
 
 
-def test_omit_tile_by_tile_merges_the_defined_blocks(piq, flat_scene):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_omit_tile_by_tile_merges_the_defined_blocks(piq, flat_scene, jobs):
     from pansharp_iqa.tiled.api import evaluate_full_tiled
 
-    s = flat_scene
+    s = flat_scene  # 4 tiles of 64 x 64, one holding the constant block; 2 workers: the executor's merge
     res = evaluate_full_tiled(s["fused"], s["ms"], s["pan"], tile_size=64, sensor="none", ratio=4,
-                              nan_policy="omit", indexes=["D_lambda", "D_s"])
+                              nan_policy="omit", indexes=["D_lambda", "D_s"], jobs=jobs)
     rel_close(res["D_lambda"], s["D_lambda"], what="tiled D_lambda omit")
     rel_close(res["D_s"], s["D_s"], what="tiled D_s omit")
 
