@@ -7,6 +7,7 @@ reading (rasterio)."""
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,8 @@ def _synthetic_wv2(seed: int = 3420) -> tuple[np.ndarray, np.ndarray]:
 def wv2() -> dict[str, np.ndarray]:
     """A 128 x 128 crop of the real WV2 scene (reference ``gt``), else a synthetic one, and GSA's fusion
     of its Wald degradation (``fused``, float64 DN)."""
-    folder = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    default = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    folder = Path(os.environ.get("PANSHARP_SHARED_DATA") or default)
     if (folder / "imgWV2.mat").is_file():
         import scipy.io
 

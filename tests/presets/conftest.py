@@ -6,6 +6,7 @@ their coverage; the real scene adds realism)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,8 @@ import pytest
 
 import pansharp_iqa as pi
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "imgWV2.mat"
+SHARED = Path(os.environ.get("PANSHARP_SHARED_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data"
+               ) / "imgWV2.mat"
 
 
 def _nchw(scenes: list[np.ndarray]) -> np.ndarray:
