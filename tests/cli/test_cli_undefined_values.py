@@ -1,7 +1,7 @@
 """Issue 34: an undefined value (an infinite PSNR of a perfect scene, a NaN) never enters a mean, a
 standard deviation, a best mark or a statistic across scenes, in every report ``pansharp-eval
-evaluate`` writes (results.json, results.csv, results.md, results.tex, report.html) and in
-``pansharp-eval table``. Every expected number is written here from its definition.
+evaluate`` writes (the terminal table, results.json, results.csv, results.md, results.tex,
+report.html) and in ``pansharp-eval table``. Every expected number is written here from its definition.
 
 The data: 3 synthetic scenes (seeded smooth fields) and two methods whose results are the ground
 truth plus a constant offset ``d`` DN, so that, on the cut region or not, MSE = d^2 exactly:
@@ -56,8 +56,9 @@ def run(tmp_path_factory):
             (res / method).mkdir(parents=True, exist_ok=True)
             np.save(res / method / f"{name}.npy", scene["gt"].astype(np.float64) + offsets[i])
     done = run_cli("evaluate", data, res / "A", res / "B", "--out", out, "--indexes", "PSNR,RMSE",
-                   "--format", "csv,json,md,tex,html", "--no-progress")
+                   "--format", "table,csv,json,md,tex,html", "--no-progress")
     assert done.returncode == 0, done.stdout + done.stderr
+    (out / "terminal.txt").write_text(done.stdout, encoding="utf-8")
     return out
 
 
@@ -99,11 +100,14 @@ def test_results_csv_keeps_every_scene_value_and_writes_inf(run):
             assert float(rows[(method, scene)]["RMSE"]) == pytest.approx(d / PEAK, rel=1e-12, abs=1e-15)
 
 
-def test_markdown_latex_and_html_show_the_finite_mean_and_std(run):
+def test_the_terminal_markdown_latex_and_html_show_the_finite_mean_and_std(run):
     cell = f"{A_PSNR_MEAN:.4f} ± {A_PSNR_STD:.4f}"
     assert cell == "45.1503 ± 12.7716"  # 20 log10(2047/sqrt(128)), 20 log10(8)/sqrt(2)
     assert f"| A | **{cell}** |" in (run / "results.md").read_text(encoding="utf-8")
     assert "\\textbf{" + cell.replace(" ± ", " $\\pm$ ") + "}" in (run / "results.tex").read_text(encoding="utf-8")
+    terminal = next(line for line in (run / "terminal.txt").read_text(encoding="utf-8").splitlines()
+                    if line.startswith("A "))
+    assert cell.replace(" ± ", " +- ") + " *" in terminal
     html = (run / "report.html").read_text(encoding="utf-8")
     assert f"<td class='best' data-v='{A_PSNR_MEAN!r}'>{cell} ★</td>" in html
 
