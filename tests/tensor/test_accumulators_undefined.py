@@ -120,15 +120,14 @@ def test_torchmetrics_full_quality_leaves_the_nan_image_out(full_batch):
     assert abs(float(m.compute()["D_lambda"])) <= 1e-12 and abs(m.std()["D_lambda"]) <= 1e-12
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_tile_merges_give_the_hand_values_and_the_infinite_psnr(reduced_batches, jobs):
-    """Per-tile squared-error sums merged (tiled/accumulate.py, in the executor's order): PSNR and
-    RMSE of a known offset to the last digits, and inf / 0 for the perfect image."""
+def test_tile_merges_give_the_hand_values_and_the_infinite_psnr(reduced_batches):
+    """Per-tile squared-error sums merged (tiled/accumulate.py; 2 workers: tests/spec/test_spec_nan_policy.py):
+    PSNR and RMSE of a known offset to the last digits, and inf / 0 for the perfect image."""
     from pansharp_iqa.tiled.api import evaluate_reduced_tiled
 
     refs, fused = reduced_batches
     for ref, fus, d in zip(refs, fused, OFFSETS, strict=True):
-        got = evaluate_reduced_tiled(fus, ref, tile_size=32, jobs=jobs, ratio=4, bits=11, indexes=["PSNR", "RMSE"])
+        got = evaluate_reduced_tiled(fus, ref, tile_size=32, ratio=4, bits=11, indexes=["PSNR", "RMSE"])
         assert got["protocol"]["tiling"]["n_tiles"] > 1
         assert got["PSNR"] == (math.inf if d == 0 else pytest.approx(psnr(d), rel=1e-12))
         assert got["RMSE"] == pytest.approx(d / PEAK, rel=1e-12, abs=0.0)
