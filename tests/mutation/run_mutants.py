@@ -125,7 +125,7 @@ def environment(copy: Path, shared_data: bool) -> dict[str, str]:
 
 def pytest_command(tests: list[str], workers: int) -> list[str]:
     parallel = ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else ["-n", "0"]
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p", "no:cacheprovider", "-o", "addopts=",
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-rfE", "-p", "no:cacheprovider", "-o", "addopts=",
             *parallel, *tests]
 
 
