@@ -14,8 +14,9 @@ def shared_data_dir() -> Path | None:
     """``$PANSHARP_SHARED_DATA`` (or its ``data`` subfolder), else ``../shared/data`` beside the
     repository, when it holds ``imgWV2.mat``; ``None`` otherwise (the tests that need it skip)."""
     env = os.environ.get("PANSHARP_SHARED_DATA")
-    candidates = [Path(env), Path(env) / "data"] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / ".." / "shared" / "data")
+    # the variable overrides (PANSHARP_SHARED_DATA=/nonexistent: as if the data were absent)
+    default = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    candidates = [Path(env), Path(env) / "data"] if env else [default]
     for c in candidates:
         if (c / "imgWV2.mat").is_file():
             return c.resolve()

@@ -43,8 +43,9 @@ def shared_data_dir() -> Path | None:
     """``../shared/data`` relative to the repository root, or ``$PANSHARP_SHARED_DATA`` (the shared
     folder or its ``data`` subfolder); ``None`` when absent."""
     env = os.environ.get("PANSHARP_SHARED_DATA")
-    candidates = [Path(env), Path(env) / "data"] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / ".." / "shared" / "data")
+    # the variable overrides (PANSHARP_SHARED_DATA=/nonexistent: as if the data were absent)
+    default = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    candidates = [Path(env), Path(env) / "data"] if env else [default]
     for c in candidates:
         if (c / "imgWV2.mat").is_file():
             return c.resolve()

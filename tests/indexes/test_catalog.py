@@ -6,6 +6,7 @@ bounded indexes exactly 1.0 on identical images. Every index on every path:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from pansharp_iqa.indexes import catalog
 from pansharp_iqa.reports.latex import render_latex
 from pansharp_iqa.reports.summary import METRIC_DIRECTIONS, summarise
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED = Path(os.environ.get("PANSHARP_SHARED_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data")
 
 
 def shared_data_dir() -> Path | None:

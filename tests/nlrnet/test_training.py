@@ -39,16 +39,23 @@ def test_first_loss_equals_numpy_on_identity_output(tiny_h5, tmp_path):
     losses = train(cfg, max_steps=1)["losses"]
     ms.set_seed(1024)
     net = build_network(8, cfg)
-    idx = np.sort(epoch_order(8, cfg.seed, 0, 4)[:4])
     order = epoch_order(8, cfg.seed, 0, 4)[:4]
     with h5py.File(tiny_h5) as f:
-        lms, pan, gt = (f[k][:][order] for k in ("lms", "pan", "gt"))
-    out = net(ms.Tensor(lms), ms.Tensor(pan)).asnumpy().astype(np.float64)
-    gt = gt.astype(np.float64)
-    cos = (out * gt).sum(1) / (np.linalg.norm(out, axis=1) * np.linalg.norm(gt, axis=1))
-    roll = lambda a: a - np.roll(a, -1, axis=1)  # noqa: E731
-    ref = 85 * np.abs(out - gt).mean() + 15 * (1 - cos).mean() + 15 * np.abs(roll(out) - roll(gt)).mean()
-    assert len(idx) == 4
+        data = {k: f[k][:] for k in ("lms", "pan", "gt")}
+
+    def numpy_loss(patches):
+        out = net(ms.Tensor(data["lms"][patches]), ms.Tensor(data["pan"][patches])).asnumpy().astype(np.float64)
+        gt = data["gt"][patches].astype(np.float64)
+        cos = (out * gt).sum(1) / (np.linalg.norm(out, axis=1) * np.linalg.norm(gt, axis=1))
+        roll = lambda a: a - np.roll(a, -1, axis=1)  # noqa: E731
+        return 85 * np.abs(out - gt).mean() + 15 * (1 - cos).mean() + 15 * np.abs(roll(out) - roll(gt)).mean()
+
+    ref = numpy_loss(order)
+    # the first step's batch is 4 distinct patches of the 8, and the other 4 give another loss, so
+    # the equality below tells which patches the trainer used (issue 34: it could not fail before)
+    assert len(set(order.tolist())) == 4 and set(order.tolist()) < set(range(8))
+    other = numpy_loss(np.setdiff1d(np.arange(8), order))
+    assert abs(other - ref) > 1e-3 * abs(ref), (other, ref)
     np.testing.assert_allclose(losses[0], ref, rtol=1e-4)
 
 

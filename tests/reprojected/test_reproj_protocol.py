@@ -98,6 +98,19 @@ def test_gain_invariance_of_shifts_and_r_indexes(wv3_scene: tuple[np.ndarray, np
         assert b[k] == pytest.approx(a[k], rel=1e-12, abs=1e-13)
 
 
+def test_gain_invariance_on_a_synthetic_scene() -> None:
+    """Issue 34: the gain invariance above without ../shared/data (a self-consistent IKONOS-like scene)."""
+    from pansharp_iqa import interp23tap
+
+    _, ms, pan = self_consistent("IKONOS", 4, 1, size=128)
+    fused = interp23tap(ms, 4) + 0.3 * (pan - pan.mean())[:, :, None]
+    a = evaluate_reprojected(fused, ms, pan, sensor="IKONOS")
+    b = evaluate_reprojected(3.7 * fused, 3.7 * ms, pan, sensor="IKONOS")
+    assert a["details"]["shifts"] == b["details"]["shifts"]
+    for k in ("R-Q2n", "R-Q", "R-SAM", "R-ERGAS"):
+        assert b[k] == pytest.approx(a[k], rel=1e-12, abs=1e-13)
+
+
 def test_d_rho_properties() -> None:
     fused = textured_fused((96, 96, 3), seed=11)
     pan = fused.mean(axis=2) + np.random.default_rng(1).normal(0, 30, (96, 96))

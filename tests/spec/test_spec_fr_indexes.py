@@ -321,21 +321,22 @@ def test_constant_block_never_silent_nan(piq, scene4):
 
 
 def test_constant_block_in_evaluate_full(piq, scene4):
+    from pansharp_iqa.validation import ConstantBlockError
+
     fused, ms, pan = scene4
     f = fused.copy()
     p = pan.copy()
     f[32:64, :32, :] = 500.0
     p[32:64, :32] = 900.0   # Q(F_b, PAN) on that block is 0/0
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        try:
-            res = piq.evaluate_full(f, ms, p, sensor="QB")
-        except ValueError as e:
-            assert any(w in str(e).lower() for w in ("const", "nan", "block")), str(e)
-            return
-    nan_keys = [k for k in ("D_lambda", "D_s", "QNR", "D_lambda_K", "HQNR") if k in res and np.isnan(res[k])]
-    assert nan_keys, "toolbox gives NaN here: a finite number means the NaN was hidden"
-    assert rec or any("nan" in json.dumps(res["protocol"]).lower() for _ in [0]), "NaN without any report"
+    # the default refuses in one line, naming the count of constant blocks and the two ways out
+    with pytest.raises(ConstantBlockError, match=r"1 of 16 blocks are constant.*nan_policy='omit'.*'propagate'"):
+        piq.evaluate_full(f, ms, p, sensor="QB")
+    # the toolbox's NaN on request: never a hidden finite number, and the card says why (issue 34:
+    # "any warning at all" counted as the report before)
+    res = piq.evaluate_full(f, ms, p, sensor="QB", nan_policy="propagate")
+    assert all(np.isnan(res[k]) for k in ("D_lambda", "D_s", "QNR", "HQNR")), res
+    assert np.isfinite(res["D_lambda_K"])  # Khan's index has no block UIQI: defined
+    assert res["protocol"]["nan_policy"] == "propagate"
 
 
 def test_fr_block_size_16_and_ms_exp(piq, scene3):

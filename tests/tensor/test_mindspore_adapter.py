@@ -197,3 +197,37 @@ def test_wrong_tensors_are_one_line_input_errors(scenes):
              [ms.Tensor(gt[0]), ms.Tensor(gt[1, :, :100, :100])])
     _refused("batches of different sizes", ms.Tensor(pred[:3]), ms.Tensor(gt))
     _refused("needs a 4-D", ms.Tensor(pred[0]), ms.Tensor(gt[0]))
+
+
+# ------------------------------------------------------------------ issue 34: undefined values
+
+_PEAK = 2.0**11 - 1
+_OFFSETS = (4.0, 0.0, 32.0)
+
+
+def _smooth(seed: int, size: int = 96, bands: int = 4) -> np.ndarray:
+    from scipy import ndimage
+
+    rng = np.random.default_rng(seed)
+    field = ndimage.zoom(rng.uniform(0, 1, (size // 8, size // 8, bands)), (8, 8, 1), order=3)
+    return np.round(200 + 1200 * (field - field.min()) / (field.max() - field.min()))
+
+
+def test_mindspore_metric_leaves_the_infinite_image_out():
+    """Issue 34: an undefined image value (the infinite PSNR of a perfect image) is left out of the
+    mean and std; numbers from the definition (fused = reference + d DN: PSNR = 20 log10(2047 / d))."""
+    import math
+
+    refs = [_smooth(80 + i) for i in range(3)]
+    fused = [r + d for r, d in zip(refs, _OFFSETS, strict=True)]
+    metric = ReducedQuality(ratio=4, bits=11, indexes=["PSNR", "RMSE"], layout="NHWC")
+    metric.clear()
+    metric.update(ms.Tensor(np.stack(fused[:2])), ms.Tensor(np.stack(refs[:2])))
+    metric.update(ms.Tensor(np.stack(fused[2:])), ms.Tensor(np.stack(refs[2:])))
+    p4, p32 = 20 * math.log10(_PEAK / 4), 20 * math.log10(_PEAK / 32)
+    means = metric.eval()
+    assert means["PSNR"] == pytest.approx((p4 + p32) / 2, rel=1e-12)
+    assert means["RMSE"] == pytest.approx(36.0 / 3 / _PEAK, rel=1e-12)
+    table = metric.compute()
+    assert table["per_image"]["PSNR"][1] == math.inf
+    assert table["std"]["PSNR"] == pytest.approx(abs(p4 - p32) / math.sqrt(2), rel=1e-12)

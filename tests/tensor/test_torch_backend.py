@@ -24,7 +24,7 @@ RTOL = 1e-12
 #: SAM's conditioning floor: cos within a few ulp of 1 has an angle of up to sqrt(2 * 4 eps) rad
 #: (1.7e-6 degrees), so near-identical spectra (a 1-band image) are compared absolutely there
 SAM_ATOL = 2e-6
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED = Path(os.environ.get("PANSHARP_SHARED_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data")
 TOOLBOX = ("toolbox2020", "toolbox2015", "qnr-paper")
 
 

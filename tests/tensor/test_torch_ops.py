@@ -431,8 +431,9 @@ def test_settings_that_would_give_wrong_numbers_are_refused():
 
 def _shared_data() -> Path | None:
     env = os.environ.get("PANSHARP_SHARED_DATA")
-    candidates = [Path(env), Path(env) / "data"] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / ".." / "shared" / "data")
+    # the variable overrides (PANSHARP_SHARED_DATA=/nonexistent: as if the data were absent)
+    default = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    candidates = [Path(env), Path(env) / "data"] if env else [default]
     return next((c for c in candidates if (c / "imgWV2.mat").is_file()), None)
 
 

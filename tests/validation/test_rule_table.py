@@ -8,7 +8,7 @@ import math
 import warnings
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pansharp_iqa.rules import RULES, Declarations, Evidence, ScaleMismatchWarning, apply_rules
@@ -58,6 +58,8 @@ def test_the_table_is_short_and_every_entry_is_complete():
 @settings(**HYP)
 @given(mean=st.floats(50, 3000), cv=st.floats(0.05, 1.0), log_f=st.floats(math.log(3.8), math.log(5000)),
        down=st.booleans(), jitter=st.floats(0.85, 1.2))
+@example(mean=1000.0, cv=0.3, log_f=math.log(3.2), down=False, jitter=1.0)  # issue 34: just past 3x, no
+@example(mean=1000.0, cv=0.3, log_f=math.log(3.2), down=True, jitter=1.0)   # power of two within 1.05x
 def test_band_scale_refuses_mean_and_spread_moved_alike_beyond_3(mean, cv, log_f, down, jitter):
     f = math.exp(-log_f if down else log_f)
     msg = refused(test=band("fused", mean * f, mean * cv * f * jitter), reference=band("reference", mean, mean * cv))
@@ -66,6 +68,11 @@ def test_band_scale_refuses_mean_and_spread_moved_alike_beyond_3(mean, cv, log_f
 
 @settings(**HYP)
 @given(mean=st.floats(50, 3000), cv=st.floats(0.05, 1.0), gain=st.floats(0.55, 1.8), spread=st.floats(0.5, 2.5))
+# issue 34, the edges: a mean 2/1.9 = 1.053x (0.527/0.5 = 1.054x) away from a power of two, just beyond
+# bit_depth's 1.05x (the spread at the power of two); mean and spread at 2.9x, just within band_scale's 3x
+@example(mean=1000.0, cv=0.3, gain=1.9, spread=2.0)
+@example(mean=1000.0, cv=0.3, gain=0.527, spread=0.5)
+@example(mean=1000.0, cv=0.3, gain=2.9, spread=2.9)
 def test_band_scale_scores_biases_and_poor_fusions(mean, cv, gain, spread):
     # a bias or a poor method: mean within 0.55-1.8x (no power of two within 5 %), spread 0.5-2.5x
     assert refused(test=band("fused", mean * gain, mean * cv * spread), reference=band("reference", mean, mean * cv)) \
@@ -74,6 +81,12 @@ def test_band_scale_scores_biases_and_poor_fusions(mean, cv, gain, spread):
 
 @settings(**HYP)
 @given(mean=st.floats(50, 3000), cv=st.floats(0.05, 1.0), k=POWERS, u=st.floats(0.97, 1.03), s=st.floats(0.7, 1.4))
+# issue 34, the edges: a mean 1.04x (1/1.04x) off 2**1 or 2**-1, within bit_depth's 1.05x (2.08x is
+# no band_scale case: below 3x); a spread 1.55x the power of two, within its 1.6x
+@example(mean=1000.0, cv=0.3, k=1, u=1.04, s=1.0)
+@example(mean=1000.0, cv=0.3, k=-1, u=1 / 1.04, s=1.0)
+@example(mean=1000.0, cv=0.3, k=1, u=1.0, s=1.55)
+@example(mean=1000.0, cv=0.3, k=1, u=1.0, s=1 / 1.55)
 def test_bit_depth_refuses_every_power_of_two_whatever_its_size(mean, cv, k, u, s):
     f = 2.0**k * u
     msg = refused(test=band("fused", mean * f, mean * cv * f * s), reference=band("reference", mean, mean * cv))
@@ -95,6 +108,8 @@ def test_a_band_constant_or_dark_in_either_image_is_no_evidence(mean, cv, other,
 
 @settings(**HYP)
 @given(ms_mean=st.floats(50, 1500), ratio=st.floats(0.70, 1.10), k=POWERS)
+@example(ms_mean=500.0, ratio=0.7, k=1)   # issue 34: PAN/MS = 1.4, just past 1.25
+@example(ms_mean=500.0, ratio=1.1, k=-1)  # 0.55, just below 0.62
 def test_pan_scale_refuses_a_pan_on_another_bit_depth(ms_mean, ratio, k):
     ms = band("ms", ms_mean, ms_mean * 0.3)
     assert refused(reference=ms, pan=band("pan", ms_mean * ratio, ms_mean * 0.3)) is None
@@ -104,6 +119,8 @@ def test_pan_scale_refuses_a_pan_on_another_bit_depth(ms_mean, ratio, k):
 
 @settings(**HYP)
 @given(ms_mean=st.floats(50, 1500), ratio=st.floats(0.63, 1.24))
+@example(ms_mean=500.0, ratio=0.63)  # issue 34: just within [0.62, 1.25]
+@example(ms_mean=500.0, ratio=1.24)
 def test_pan_scale_scores_pans_darker_or_brighter_than_their_ms(ms_mean, ratio):
     assert refused(reference=band("ms", ms_mean, 100), pan=band("pan", ms_mean * ratio, 120)) is None
 
@@ -121,6 +138,8 @@ def test_pan_scale_override_warns_and_a_producers_dn_does_not_skip_it():
 
 @settings(**HYP)
 @given(peak=st.floats(0.05, 4.0), bits=st.integers(8, 16))
+@example(peak=4.0, bits=16)  # issue 34: the edge, 4 DN
+@example(peak=3.9, bits=8)   # (2**8 - 1) / 64 = 3.98 DN
 def test_unit_scale_refuses_float_images_within_4_dn(peak, bits):
     f = band("fused", peak / 2, peak / 5, lo=0.0, hi=peak)
     msg = refused(test=f, reference=band("reference", peak / 2, peak / 5, lo=0.0, hi=peak), bits=bits, dn_what="Q2n")
@@ -129,6 +148,7 @@ def test_unit_scale_refuses_float_images_within_4_dn(peak, bits):
 
 @settings(**HYP)
 @given(peak=st.floats(4.5, 2047), bits=st.integers(8, 16))
+@example(peak=4.5, bits=16)  # issue 34: just past 4 DN
 def test_unit_scale_scores_dn_and_integer_images(peak, bits):
     kw = dict(lo=0.0, hi=peak)
     assert refused(test=band("fused", peak / 2, peak / 5, **kw), reference=band("reference", peak / 2, peak / 5, **kw),
@@ -149,6 +169,7 @@ def test_standardised_data_are_named_as_such_not_as_a_unit_scale(spread):
 
 @settings(**HYP)
 @given(hi=st.floats(100, 2047), under=st.floats(0.0, 0.14), over=st.floats(0.16, 2.0))
+@example(hi=1000.0, under=0.14, over=0.16)  # issue 34: both sides of 0.15x the maximum
 def test_offset_refuses_negatives_beyond_resampling_undershoot(hi, under, over):
     assert refused(reference=band("ms", hi / 2, hi / 5, lo=-under * hi, hi=hi)) is None
     msg = refused(reference=band("ms", hi / 2, hi / 5, lo=-max(over * hi, 1.0), hi=hi))
