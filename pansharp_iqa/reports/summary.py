@@ -173,7 +173,7 @@ def summarise(records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> S
         counts[method] = {"ok": len(ok), "failed": len(mine) - len(ok)}
         stats[method] = {}
         for metric in metrics:
-            values = np.array([float(r["metrics"][metric]) for r in ok if metric in r["metrics"]], float)
+            values = np.array([r["metrics"][metric] for r in ok if metric in r["metrics"]], float)  # None: NaN
             values = values[np.isfinite(values)]  # an undefined index (NaN) does not enter the statistics
             n = int(values.size)
             mean = float(values.mean()) if n else math.nan

@@ -127,11 +127,6 @@ def test_paper_table_of_the_run_leaves_the_undefined_scene_out(run):
     assert float(row.split(",")[2]) == pytest.approx(A_PSNR_MEAN, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "bug (issue 34): paper_table (pansharp-eval table) reads a results.json whose per-scene index is "
-    "null (an undefined value such as the inf PSNR of a perfect scene, written null by the strict JSON "
-    "writer) with float(None) in reports.summary.summarise: a TypeError traceback instead of leaving "
-    "the scene out as evaluate's own summary does"))
 def test_paper_table_reads_a_results_json_with_a_null_scene_value(run):
     from pansharp_iqa.reports import paper_table
 
