@@ -16,11 +16,11 @@ their dtype (float32 or float64), and back-propagate to the fused image:
 
 Each returns one value per image, shape ``(N,)`` (``reduction="mean"``: their mean). Only the fused
 image carries gradients: the MS, the PAN, the EXP-upsampled MS and the low-pass PAN are data, computed
-without gradient by the library's float64 device operators (:mod:`pansharp_iqa.torch_ops`) and
+without gradient by the library's float64 device operators (``pansharp_iqa.torch_ops``) and
 cast to the fused image's dtype.
 
 **Equal to the exact indexes** (:func:`pansharp_iqa.d_s`, :func:`pansharp_iqa.d_lambda_k`,
-:func:`pansharp_iqa.hqnr`, :func:`pansharp_iqa.indexes.regression.d_s_r` and ``rqnr``) within
+:func:`pansharp_iqa.hqnr`, ``pansharp_iqa.indexes.regression.d_s_r`` and ``rqnr``) within
 1e-10 relative in float64 wherever the reference is differentiable, and D_lambda_K with
 ``cast="straight-through"`` (the reference's uint16 cast in the forward pass) too; the D_s_R and
 RQNR of the authors' MATLAB code run in Octave (``tests/spec/data/grsm2022``) within 1e-10
@@ -270,13 +270,22 @@ def _to_uint16(x: torch.Tensor) -> torch.Tensor:
 # --------------------------------------------------------------------------- the indexes
 
 
+def _exponent(name: str, value: object, *, positive: bool = False) -> float:
+    """A finite exponent, >= 0 (> 0 if ``positive``)."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        v = math.nan
+    if not (math.isfinite(v) and (v > 0 if positive else v >= 0)):
+        raise SettingError(f"{name} must be a finite number {'>' if positive else '>='} 0, got {value!r}")
+    return v
+
+
 def _d_s(fused: torch.Tensor, ms: object, pan: object, ratio: int, block_size: int, q: float, ms_exp: object,
          nan_policy: str) -> torch.Tensor:
     """Per-image D_s of validated settings."""
     check_choice("nan_policy", nan_policy, ("raise", "propagate"))
-    q = float(q)
-    if not (math.isfinite(q) and q > 0):
-        raise SettingError(f"q must be a positive number, got {q!r}")
+    q = _exponent("q", q, positive=True)
     ms_t, pan_t = _data("ms", ms, fused), _data("pan", pan, fused, pan=True)
     _geometry(fused, ms_t, pan_t, ratio, block_size)
     exp = _exp(ms_t, ms_exp, fused, ratio)
@@ -426,7 +435,7 @@ def d_lambda_k(fused: torch.Tensor, ms: torch.Tensor, *, ratio: int, sensor: str
     -----
     ``cast="straight-through"`` equals :func:`pansharp_iqa.d_lambda_k` within 1e-10 relative in
     float64. ``cast="none"`` differs from it by the cast alone (it equals the library's float Q2n
-    of the uncast images, :func:`pansharp_iqa.hypercomplex.block_q_values`, within 1e-10): on real
+    of the uncast images, ``pansharp_iqa.hypercomplex.block_q_values``, within 1e-10): on real
     11-bit crops (96 x 96 and 512 x 512 PAN pixels, EXP and GSA fusions) by at most 8.0e-5
     absolute (8.2e-4 relative) on WV2, 4.8e-4 (7.5e-3 relative) on IKONOS
     (``benchmarks/measure_losses.py``). Q2n's modulus has subgradient 0 at ``q = 0``.
@@ -455,14 +464,6 @@ def d_lambda_k(fused: torch.Tensor, ms: torch.Tensor, *, ratio: int, sensor: str
     return _reduce(_d_lambda_k(f, ms, r, sensor, gnyq, bs, cast, ms_exp), reduction)
 
 
-def _exponent(name: str, value: object) -> float:
-    """A finite non-negative exponent."""
-    v = float(value)  # type: ignore[arg-type]
-    if not (math.isfinite(v) and v >= 0):
-        raise SettingError(f"{name} must be a finite number >= 0, got {value!r}")
-    return v
-
-
 def _compose(dl: torch.Tensor, ds: torch.Tensor, alpha: float, beta: float) -> torch.Tensor:
     """``(1 - dl)^alpha (1 - ds)^beta`` (plain products for the unit exponents)."""
     a = 1.0 - dl if alpha == 1.0 else (1.0 - dl) ** alpha
@@ -479,7 +480,7 @@ def hqnr(fused: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, *, ratio: int
 
     Built from :func:`d_lambda_k` and :func:`d_s` (one EXP for both); with ``alpha = beta = 1``
     the 2020 toolbox's HQNR, other exponents as the GRSM 2022 code's ``HQNR``
-    (:data:`pansharp_iqa.indexes.regression.QNR_LIKE_EXPONENTS`).
+    (``pansharp_iqa.indexes.regression.QNR_LIKE_EXPONENTS``).
 
     Parameters
     ----------
@@ -583,7 +584,7 @@ def d_s_r(fused: torch.Tensor, pan: torch.Tensor, *, reduction: Reduction = "non
 
     Notes
     -----
-    Equal to :func:`pansharp_iqa.indexes.regression.d_s_r` within 1e-10 relative in float64, and
+    Equal to ``pansharp_iqa.indexes.regression.d_s_r`` within 1e-10 relative in float64, and
     to the authors' MATLAB ``D_s_R`` (run in Octave). Differentiable wherever the fused bands are
     linearly independent; see the module's notes for rank-deficient bands.
 
@@ -624,7 +625,7 @@ def rqnr(fused: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, *, ratio: int
         PAN.
     alpha, beta : float, default 1
         The code's callers pass (1, 1) ("unitary") or (1.81, 0.90) ("overall"),
-        :data:`pansharp_iqa.indexes.regression.QNR_LIKE_EXPONENTS`.
+        ``pansharp_iqa.indexes.regression.QNR_LIKE_EXPONENTS``.
     reduction : {"none", "mean"}
         Per-image values (N,) or their mean.
 
@@ -636,7 +637,7 @@ def rqnr(fused: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, *, ratio: int
 
     Notes
     -----
-    With ``cast="straight-through"`` equal to :func:`pansharp_iqa.indexes.regression.rqnr` and to
+    With ``cast="straight-through"`` equal to ``pansharp_iqa.indexes.regression.rqnr`` and to
     the authors' MATLAB ``RQNR`` within 1e-10 relative in float64; ``cast="none"`` deviates by
     D_lambda_K's cast only.
 

@@ -303,6 +303,10 @@ def test_refusals():
         L.d_lambda_k(fused, ms, ratio=4, sensor="QB", cast="round")  # type: ignore[arg-type]
     with pytest.raises(SettingError, match="reduction"):
         L.d_s_r(fused, pan, reduction="sum")  # type: ignore[arg-type]
+    with pytest.raises(SettingError, match="q must be a finite number > 0"):
+        L.d_s(fused, ms, pan, ratio=4, q=0)
+    with pytest.raises(SettingError, match="alpha must be a finite number >= 0"):
+        L.rqnr(fused, ms, pan, ratio=4, sensor="QB", alpha="one")  # type: ignore[arg-type]
     with pytest.raises(SettingError, match="power of two"):
         L.d_s(fused, ms, pan, ratio=3)
     with pytest.raises(ShapeError, match="multiple of the block size"):
