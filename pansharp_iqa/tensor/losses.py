@@ -33,14 +33,14 @@ there is 9.6e-14 relative.
 gradient is 0 almost everywhere. ``cast="none"`` (the default) omits it on both operands: Q2n of the
 real-valued images, invariant to a common scale of the data (networks on [0, 1] data need no
 rescaling). Measured against the exact D_lambda_K on the real 11-bit scenes of ``../shared/data``
-(``benchmarks/measure_losses.py``: WV2 and IKONOS, two 96 x 96 and two 512 x 512 PAN-pixel crops each,
-EXP and GSA fusions, D_lambda_K from 0.033 to 0.15): |difference| <= 8.0e-5 (<= 8.2e-4 relative) on
-WV2, <= 4.8e-4 (<= 7.5e-3 relative) on IKONOS, whose 8-bit-times-8 data have flatter blocks, where
-the rounding noise weighs more; the uncast index is the lower (the cast's noise decorrelates the two
-operands). HQNR and RQNR inherit it: <= 4.5e-4 and <= 3.6e-4. ``cast="straight-through"`` applies
-the reference's cast in the forward pass (the exact values, measured difference <= 1.1e-16) and
-passes the gradient through it as the identity (a straight-through estimator: the gradient of the
-uncast Q2n at the cast images). Float32 inputs give the float64 values within 4.1e-7.
+(``benchmarks/measure_losses.py``: WV2 and IKONOS, two 96 x 96 and two 512 x 512 PAN-pixel crops
+each, EXP and GSA fusions, D_lambda_K from 0.033 to 0.15): absolute difference <= 8.0e-5 (<= 8.2e-4
+relative) on WV2, <= 4.8e-4 (<= 7.5e-3 relative) on IKONOS (8-bit data scaled by 8); the uncast
+index is mostly the lower (the cast's rounding adds noise to both operands). HQNR and RQNR
+inherit it: <= 4.5e-4 and <= 3.6e-4. ``cast="straight-through"`` applies the reference's cast in
+the forward pass (the exact values, measured difference <= 1.1e-16) and passes the gradient
+through it as the identity (a straight-through estimator: the gradient of the uncast Q2n at the
+cast images). Float32 inputs give the float64 values within 4.1e-7.
 
 **Where the functions are not differentiable**, and what the gradient is there:
 
