@@ -319,7 +319,7 @@ def _d_lambda_k(fused: torch.Tensor, ms: object, ratio: int, sensor: str | Senso
 
 
 def _settings(ratio: object, block_size: object) -> tuple[int, int]:
-    """The checked ratio (a power of two: the 23-tap EXP) and block size."""
+    """The checked ratio (one the EXP interpolator takes) and block size."""
     return check_ratio(ratio, exp=True), check_block_size(block_size)
 
 
@@ -342,7 +342,7 @@ def d_s(fused: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, *, ratio: int,
     pan : torch.Tensor, shape (N, 1, H, W) or (N, H, W)
         PAN, same unit.
     ratio : int
-        PAN/MS resolution ratio (a power of two).
+        PAN/MS resolution ratio, one the EXP interpolator takes (``interp23tap``: a power of two).
     block_size : int, default 32
         Block side (pixels).
     q : float, default 1
@@ -409,7 +409,7 @@ def d_lambda_k(fused: torch.Tensor, ms: torch.Tensor, *, ratio: int, sensor: str
     ms : torch.Tensor, shape (N, C, H/ratio, W/ratio)
         Low-resolution MS, same unit.
     ratio : int
-        PAN/MS resolution ratio (a power of two).
+        PAN/MS resolution ratio, one the EXP interpolator takes (``interp23tap``: a power of two).
     sensor : str or Sensor, optional
         Sensor whose MS MTF filters the fused image (its band count must fit).
     gnyq : sequence of float, optional
