@@ -49,6 +49,7 @@ API_MODULES = (
 OPTIONAL_MODULES = (
     ("pansharp_iqa.tensor", "Tensors and batches on their device: streaming metrics for training loops"),
     ("pansharp_iqa.tensor.torchmetrics_adapter", "torchmetrics metrics (needs torchmetrics)"),
+    ("pansharp_iqa.tensor.losses", "Differentiable full-resolution indexes for training (needs PyTorch)"),
     ("pansharp_iqa.tensor.mindspore_adapter", "MindSpore metrics (needs MindSpore)"),
 )
 

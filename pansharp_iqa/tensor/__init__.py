@@ -2,7 +2,9 @@
 
 * ``metrics``: :class:`ReducedMetrics` / :class:`FullMetrics`, streaming accumulators for
   validation loops;
-* :mod:`.torchmetrics_adapter`, :mod:`.mindspore_adapter`: framework metric classes.
+* :mod:`.torchmetrics_adapter`, :mod:`.mindspore_adapter`: framework metric classes;
+* :mod:`.losses`: the full-resolution indexes (D_s, D_lambda_K, HQNR, D_s_R, RQNR) as
+  differentiable PyTorch functions, for unsupervised training.
 
 Framework arrays and declared batch layouts are recognised on the bottom floor
 (``pansharp_iqa.foreign``); the PyTorch backend is ``pansharp_iqa.torch_backend``.

@@ -30,6 +30,7 @@ _NEEDS = {
     "pansharp_iqa.tensor.mindspore_adapter": ("mindspore",),
     "pansharp_iqa.torch_": ("torch",),
     "pansharp_iqa.tensor.torchmetrics_adapter": ("torch", "torchmetrics"),
+    "pansharp_iqa.tensor.losses": ("torch",),
 }
 
 

@@ -21,6 +21,7 @@ SECTIONS = {
     "In a PyTorch training loop": ("torch", "torchmetrics"),
     "In MindSpore `Model.train` / `Model.eval`": ("mindspore",),
     "Evaluating a PanCollection test set": ("h5py",),
+    "Full-resolution losses for unsupervised training": ("torch",),
 }
 
 
@@ -36,7 +37,18 @@ def _blocks(heading: str) -> list[str]:
 @contextlib.contextmanager
 def _default_framework_state(needs: tuple[str, ...]) -> Iterator[None]:
     """Run as a reader's script would: MindSpore in its default (PyNative) mode, whatever mode
-    earlier tests left set; restored afterwards."""
+    earlier tests left set; restored afterwards. PyTorch on one thread: its OpenMP threads
+    spin-wait on a machine whose cores are all busy (the results do not depend on it)."""
+    if "torch" in needs:
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(threads)
+        return
     if "mindspore" not in needs:
         yield
         return
