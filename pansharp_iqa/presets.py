@@ -6,8 +6,8 @@ PanCollection / DLPan-Toolbox test files (``test_<sensor>_multiExm1.h5``, reduce
 index code, no border cut, 32-pixel blocks, no threshold, ratio 4, the band-mean PSNR and SSIM with
 peak ``2**bits - 1`` (1023 for GF2), and at full resolution D_lambda_K, D_s and HQNR with the MTF
 the scripts pass (``IKONOS`` for QB and GF2) and the file's ``lms`` as upsampled MS. Use
-``evaluate_reduced(sr, gt, **preset.reduced_kwargs())``, ``evaluate_full(sr, ms, pan, ms_exp=lms,
-**preset.full_kwargs())`` or ``ReducedMetrics(**preset.reduced_kwargs())``;
+``evaluate({"fused": sr, "reference": gt}, preset.settings("reduced"))``, ``evaluate({"fused": sr, "ms": ms,
+"pan": pan, "ms_exp": lms}, preset.settings("full"))`` or ``ReducedMetrics(settings=preset.settings())``;
 :meth:`pansharp_iqa.Preset.check_data` tells the published test set (SHA-256) from other data, which is refused
 unless forced and then marked in the card. Every value and its source line: ``docs/benchmark.md``.
 """
@@ -21,7 +21,8 @@ from typing import Any
 
 from .hashing import sha256_file
 from .protocols import Protocol, get_protocol
-from .validation import InputError, SettingError
+from .settings import Settings, full_settings, reduced_settings
+from .validation import InputError, SettingError, check_choice
 
 __all__ = ["Preset", "PresetData", "PANCOLLECTION", "PUBLISHED_SHA256", "list_presets", "get_preset"]
 
@@ -108,48 +109,47 @@ class Preset:
         """The scripts' ``const``: ``2**bits - 1`` DN."""
         return 2**self.bits - 1
 
-    def reduced_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`~pansharp_iqa.evaluate_reduced` and ``ReducedMetrics``.
+    def settings(self, resolution: str = "reduced", **keywords: Any) -> Settings:
+        """The settings value of this benchmark's evaluation at ``resolution``.
+
+        Reduced resolution: ratio, bits and :data:`PANCOLLECTION`; full resolution also the MTF the scripts use
+        (``sensor``; ``satellite`` is the data's) and the file's ``lms`` as the upsampled MS (the input ``ms_exp``,
+        ``upsampled="given"``). Each is declared by the preset (``declared``, the card).
+
+        Parameters
+        ----------
+        resolution : {"reduced", "full"}
+        **keywords
+            Other keywords of :func:`~pansharp_iqa.reduced_settings` / :func:`~pansharp_iqa.full_settings`
+            (``indexes``, ``scale``, ``declared``, ``upsampled="interp23tap"`` to compute the EXP, ...).
 
         Returns
         -------
-        dict
-            ``ratio``, ``bits`` and ``protocol``.
+        ReducedSettings or FullSettings
 
         Examples
         --------
-        >>> kw = get_preset("pancollection-gf2").reduced_kwargs()
-        >>> kw["ratio"], kw["bits"], kw["protocol"].name, kw["protocol"].dim_cut
+        >>> s = get_preset("pancollection-gf2").settings("reduced")
+        >>> s.ratio, s.bits, s.protocol.name, s.protocol.dim_cut
         (4, 10, 'pancollection', None)
-        >>> from pansharp_iqa import evaluate_reduced, wald_degrade
+        >>> from pansharp_iqa import evaluate, wald_degrade
         >>> from pansharp_iqa.baselines import gsa
         >>> from pansharp_iqa.demo_data import load_demo
         >>> ms, pan = load_demo()  # 11-bit, 4 bands: the QB preset's shape of data
         >>> ms_lr, pan_lr = wald_degrade(ms, pan, "QB", ratio=4)
-        >>> r = evaluate_reduced(gsa(ms_lr, pan_lr, ratio=4), ms, **get_preset("pancollection-qb").reduced_kwargs())
+        >>> r = evaluate({"fused": gsa(ms_lr, pan_lr, ratio=4), "reference": ms},
+        ...              get_preset("pancollection-qb").settings("reduced"))
         >>> [k for k in r if k != "protocol"], r["protocol"]["evaluated_shape"]
         (['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'MPSNR', 'SSIM'], [144, 144, 4])
+        >>> f = get_preset("pancollection-qb").settings("full")
+        >>> f.sensor.name, f.satellite.name, f.roles, f.protocol.full_indexes
+        ('IKONOS', 'QB', ('fused', 'ms', 'pan', 'ms_exp'), ('D_s', 'D_lambda_K', 'HQNR'))
         """
-        return {"ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
-
-    def full_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`~pansharp_iqa.evaluate_full` and ``FullMetrics``.
-
-        Pass ``ms_exp=lms`` (the file's ``lms``) to :func:`~pansharp_iqa.evaluate_full` as well: the
-        scripts use it as the upsampled MS of D_lambda_K and D_s.
-
-        Returns
-        -------
-        dict
-            ``sensor`` (the MTF the scripts use), ``ratio``, ``bits`` and ``protocol``.
-
-        Examples
-        --------
-        >>> kw = get_preset("pancollection-qb").full_kwargs()
-        >>> kw["sensor"], kw["bits"], kw["protocol"].full_indexes
-        ('IKONOS', 11, ('D_s', 'D_lambda_K', 'HQNR'))
-        """
-        return {"sensor": self.mtf_sensor, "ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
+        fixed: dict[str, Any] = dict(ratio=self.ratio, bits=self.bits, protocol=self.protocol)
+        if check_choice("resolution", resolution, ("reduced", "full")) == "reduced":
+            return reduced_settings(**{**fixed, **keywords})
+        return full_settings(**{**fixed, "sensor": self.mtf_sensor, "satellite": self.sensor, "upsampled": "given",
+                                **keywords})
 
     def check_data(self, path: str | Path, *, force: bool = False,
                    known: Mapping[str, str] | None = None) -> PresetData:

@@ -29,6 +29,7 @@ from pansharp_iqa.io.scenes import load_scene
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
 from .output_dir import atomic_file, create_folder
+from .scene_eval import check_inputs
 
 __all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
 
@@ -107,13 +108,13 @@ def reduced_toml(settings: DatasetSettings, *, source: str) -> str:
         f"# Written by `pansharp-eval degrade` (pansharp_iqa {__version__}) from the full-resolution dataset",
         f"# {source}: Wald protocol (toolbox 2020): each MS filtered with the sensor's MTF and decimated",
         "# by the ratio (ms), each PAN shrunk by the ratio with bicubic imresize (pan); the original MS is",
-        "# the ground truth (gt). Values are digital numbers.",
+        "# the ground truth (gt). Values are in the full-resolution dataset's unit (scale).",
         f"name = {_toml_value(settings.name + '-reduced')}",
         'resolution = "reduced"',
         f"sensor = {_toml_value(settings.sensor)}",
         f"ratio = {int(settings.ratio)}",
         f"bits = {int(settings.bits or 0)}",  # degrade refuses a dataset without bits first
-        'scale = "dn"',
+        f"scale = {_toml_value(s if (s := settings.input_scale_label) in ('dn', 'unit') else settings.input_scale)}",
     ]
     if settings.band_names is not None:
         lines.append(f"band_names = {_toml_value(list(settings.band_names))}")
@@ -196,6 +197,7 @@ def _degrade_all(scenes: list[SceneSource], settings: DatasetSettings, folder: P
     for scene in tqdm(scenes, desc="degrade", unit="scene", disable=None):
         try:
             data = load_scene(scene, settings, ("ms", "pan"))
+            check_inputs(settings, scene, data)
             arrays = degrade_scene(data["ms"], data["pan"], settings)
         except DataError as exc:
             failures.append(f"{scene.name}: {exc}")

@@ -20,6 +20,7 @@ import numpy as np
 from ..indexes import catalog
 from ..indexes.full_resolution import low_res_block
 from ..indexes.strips import check_block_fits
+from ..io.declared import scene_names
 from ..io.inputs import check_image_path, check_path_grid
 from ..io.windows import Source, open_source
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
@@ -99,7 +100,9 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
         raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
     check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
     check_path_grid(fused, pan, scene_name="pan")
-    fus.follow_bands(ms_src)
+    names = scene_names(ms_src.declared, sensor=settings.sensor, n_bands=ms_src.shape[2])[0]
+    fus.follow_bands(ms_src, names)
+    settings = settings.for_bands(names)  # the MS's declared bands, each with its own MTF
     ms_gnyq = settings.ms_gnyq(fus.shape[2])
     return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
 
