@@ -284,7 +284,11 @@ def _culprit(ev: Evidence, test: str, ref: str, factor: float, band: int | None)
             continue
         if abs(math.log(residual * found[0])) < math.log(EXPLAINED):
             return role, found[1]
-    return test, None
+    r, t = ev.facts[ref], ev.facts[test]  # else an undeclared reference that alone is not DN (beyond its bits, or
+    beyond = ev.bits is not None and r.hi > 2.0**ev.bits and t.hi <= 2.0**ev.bits  # fractions next to DN) is
+    fractions = factor > 1 and not _integral(r) and 0 < r.hi <= UNIT_MAX and (_integral(t) or t.hi > UNIT_MAX)
+    alone = own[ref] is None and ((factor < 1 and beyond) or fractions)
+    return (ref if alone else test), None
 
 
 def _scale_message(ev: Evidence, test: str, ref: str, head: str, factor: float, band: int | None,

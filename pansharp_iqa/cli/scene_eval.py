@@ -109,13 +109,14 @@ def pair_settings(settings: DatasetSettings, scene: SceneSource, records: Mappin
 
 
 def check_inputs(settings: DatasetSettings, scene: SceneSource, arrays: Mapping[str, np.ndarray]) -> None:
-    """The settings value's rules (:meth:`pansharp_iqa.settings.EvaluationSettings.check`) on a scene's inputs alone,
-    as their files declare them (before any result is read)."""
+    """The settings value's rules (:meth:`pansharp_iqa.settings.EvaluationSettings.check`) on each input of a scene
+    alone, as its file declares it (what a setting decides: its scale, the bits), before any result is read."""
     from pansharp_iqa.validation import image_facts
 
     core = pair_settings(settings, scene, scene_records(scene, arrays))
-    core.check({CORE_ROLES[r]: image_facts(CORE_ROLES[r], a, scale=core.scale_of(CORE_ROLES[r]))
-                for r, a in arrays.items() if r != "lms"})
+    for role, a in arrays.items():
+        if role != "lms":
+            core.check({CORE_ROLES[role]: image_facts(CORE_ROLES[role], a, scale=core.scale_of(CORE_ROLES[role]))})
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: Mapping[str, np.ndarray], settings: Settings) -> dict[str, Any]:
@@ -231,7 +232,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         records = {**scene_records(task.scene, _scene_roles(settings)), "fused": result_record(task.result_file)}
         from pansharp_iqa.sensors import get_sensor
 
-        names, names_from = scene_names(records[ref], n_bands=shapes[ref][2], band_names=settings.band_names,
+        names, names_from = scene_names(records[ref], n_bands=shapes.get(ref, (0, 0, 0))[2], band_names=settings.band_names,
                                         sensor=get_sensor(settings.sensor))
         core = pair_settings(settings, task.scene, records, names, task.result_file)
         images, not_windowed = _open_windowed(task, names) if task.tiled != "never" else (None, None)

@@ -137,7 +137,7 @@ class DatasetSettings:
     band_names : tuple of str or None
         MS band order, when declared (spelled as the sensor spells them).
     labels : mapping
-        ``scale`` and ``result_scale`` as given (``"dn"``, ``"unit"`` or the number).
+        ``scale`` and ``result_scale`` as given (``"dn"``, ``"unit"`` or the number), ``indexes`` as asked for.
     sources : mapping
         For each setting, where it came from (``"dataset.toml"``, ``"flag"``, ``"<method>/method.toml"``, ...).
     preset : mapping or None
@@ -151,7 +151,7 @@ class DatasetSettings:
     sensor: str
     settings: Settings
     band_names: tuple[str, ...] | None = None
-    labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    labels: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     sources: Mapping[str, str] = dataclasses.field(default_factory=dict)
     preset: Mapping[str, Any] | None = None
     first_index: int = 0
@@ -182,7 +182,7 @@ class DatasetSettings:
                "band_names": list(self.band_names) if self.band_names is not None else None,
                "sources": dict(self.sources), "scale_mismatch": self.scale_mismatch}
         if self.indexes is not None:  # absent unless asked for (results.json of a default run unchanged)
-            out["indexes"] = list(self.indexes)
+            out["indexes"] = list(self.labels.get("indexes", self.indexes))
         return {**out, **({"preset": self.preset} if self.preset is not None else {})}
 
     def resolved_sensor(self) -> Any:
@@ -349,7 +349,7 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         raise DatasetConfigError(str(exc) if band_names is not None and "scale_mismatch" not in str(exc) else
                                  f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
     given = preset is not None and resolution == "full"  # a preset's .h5: its lms is the upsampled MS
-    declared, labels = Declarations(), {}
+    declared, labels = Declarations(), {"indexes": _index_names(merged.get("indexes"))}
     for key, roles in (("scale", input_roles(resolution, given)), ("result_scale", ("fused",))):
         if key in merged:
             value, labels[key] = parse_scale(merged[key], bits, what=key)
