@@ -129,6 +129,10 @@ class EvaluationSettings:
         """The inputs of an evaluation at this resolution (:data:`pansharp_iqa.evaluation.ROLES`)."""
         raise NotImplementedError
 
+    def declaring(self, role: str, key: str, value: Any, source: str) -> Any:
+        """These settings with one more declaration (:meth:`~pansharp_iqa.rules.Declarations.with_value`)."""
+        return dataclasses.replace(self, declared=self.declared.with_value(role, key, value, source))
+
     def override_card(self) -> dict[str, Any]:
         """The card entries of the declarations and of the scale-mismatch override."""
         scales = {r: self.scale_of(r) for r in self.roles}

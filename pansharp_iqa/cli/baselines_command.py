@@ -17,6 +17,7 @@ from pansharp_iqa.validation import InputError
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
 from .output_dir import OutputFolder
+from .scene_eval import check_inputs
 
 __all__ = ["MANIFEST_NAME", "run_baselines"]
 
@@ -87,6 +88,7 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
     for scene in tqdm(scenes, desc="baselines", unit="scene", disable=None):
         try:
             data = _scene_inputs(scene, settings)
+            check_inputs(settings, scene, data)  # the settings' rules on each input, once per scene
         except InputError as exc:  # the package's rules (DataError among them, NaN/Inf too): one line
             failures.append(f"{scene.name}: {exc}")
             continue
@@ -110,8 +112,8 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
 
 def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, Any]:
     """The scene's MS and PAN as their files declare them: window readers for per-role ``.npy``/GeoTIFF files, so
-    the baselines run in bounded memory (they check their inputs in one streamed pass); otherwise (bundles, files
-    read whole) the arrays, from :func:`~pansharp_iqa.io.scenes.load_scene`."""
+    the baselines run in bounded memory; otherwise (bundles, files read whole) the arrays, from
+    :func:`~pansharp_iqa.io.scenes.load_scene`."""
     paths = {role: scene.file_for(role) for role in ("ms", "pan")}
     if scene.kind == "split" and not scene.problem and all(paths.values()):
         try:

@@ -93,8 +93,7 @@ def pair_settings(settings: DatasetSettings, scene: SceneSource, records: Mappin
                   names: tuple[str | None, ...] = (), result_file: str | None = None) -> Settings:
     """The settings value of one pair: the method's, with the unit each file declares (``file_scale``, which
     messages blame), the files' names in messages, and at full resolution the MTF of each band the MS declares."""
-    core = settings.settings
-    declared, labels = core.declared, {}
+    core, labels = settings.settings, {}
     for role, record in records.items():
         labels[CORE_ROLES[role]] = _label(scene, role) if role != "fused" else Path(str(result_file)).name
         scales = record.scales
@@ -102,21 +101,35 @@ def pair_settings(settings: DatasetSettings, scene: SceneSource, records: Mappin
                                                                 scene_name="the scene")) is not None:
             scales = tuple(scales[i] for i in order)  # the bands as the core sees them
         if scales:
-            value = scales[0] if len(set(scales)) == 1 else scales
-            declared = declared.with_value(CORE_ROLES[role], "file_scale", value, record.where)
-    core = dataclasses.replace(core, declared=declared, wording=dataclasses.replace(core.wording, names=labels))
+            core = core.declaring(CORE_ROLES[role], "file_scale", scales[0] if len(set(scales)) == 1 else scales,
+                                  record.where)
+    core = dataclasses.replace(core, wording=dataclasses.replace(core.wording, names=labels))
     return core.for_bands(names) if isinstance(core, FullSettings) and names and None not in names else core
 
 
-def check_inputs(settings: DatasetSettings, scene: SceneSource, arrays: Mapping[str, np.ndarray]) -> None:
-    """The settings value's rules (:meth:`pansharp_iqa.settings.EvaluationSettings.check`) on each input of a scene
-    alone, as its file declares it (what a setting decides: its scale, the bits), before any result is read."""
+def _names(settings: DatasetSettings, record: Declared, n_bands: int) -> tuple[tuple[str | None, ...], str]:
+    """The scene's band names and where they come from (:func:`pansharp_iqa.io.declared.scene_names`)."""
+    from pansharp_iqa.sensors import get_sensor
+
+    return scene_names(record, n_bands=n_bands, band_names=settings.band_names, sensor=get_sensor(settings.sensor))
+
+
+def check_inputs(settings: DatasetSettings, scene: SceneSource, arrays: Mapping[str, Any]) -> None:
+    """What a scene's inputs declare against the settings (band names), and the settings value's rules
+    (:meth:`pansharp_iqa.settings.EvaluationSettings.check`) on each input alone, as its file declares it (what a
+    setting decides: its scale, the bits), before any result is read."""
+    from pansharp_iqa.baselines.inputs import lazy_facts
     from pansharp_iqa.validation import image_facts
 
-    core = pair_settings(settings, scene, scene_records(scene, arrays))
+    records = scene_records(scene, arrays)
+    ref = "gt" if "gt" in arrays else "ms"
+    names = _names(settings, records[ref], arrays[ref].shape[2])[0]  # the files' band names against band_names
+    core = pair_settings(settings, scene, records, names)
     for role, a in arrays.items():
-        if role != "lms":
-            core.check({CORE_ROLES[role]: image_facts(CORE_ROLES[role], a, scale=core.scale_of(CORE_ROLES[role]))})
+        r = CORE_ROLES[role]
+        if r != "ms_exp":
+            facts = image_facts if isinstance(a, np.ndarray) else lazy_facts  # a window reader: one streamed pass
+            core.check({r: facts(r, a, scale=core.scale_of(r))})
 
 
 def evaluate_arrays(fused: np.ndarray, inputs: Mapping[str, np.ndarray], settings: Settings) -> dict[str, Any]:
@@ -230,10 +243,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         shapes = _check_scene(task, bundles)
         ref = "gt" if reduced else "ms"
         records = {**scene_records(task.scene, _scene_roles(settings)), "fused": result_record(task.result_file)}
-        from pansharp_iqa.sensors import get_sensor
-
-        names, names_from = scene_names(records[ref], n_bands=shapes.get(ref, (0, 0, 0))[2], band_names=settings.band_names,
-                                        sensor=get_sensor(settings.sensor))
+        names, names_from = _names(settings, records[ref], shapes.get(ref, (0, 0, 0))[2])
         core = pair_settings(settings, task.scene, records, names, task.result_file)
         images, not_windowed = _open_windowed(task, names) if task.tiled != "never" else (None, None)
         if task.tiled == "always" and images is None:

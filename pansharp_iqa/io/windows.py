@@ -109,6 +109,12 @@ class Source:
         if declared.mask is not None and self.path is not None:
             check_unmasked(self.path, declared, name=self.label)
 
+    def file_scale(self) -> Any:
+        """The multiplier the file declares (GDAL scale, CF ``scale_factor``), per band as read; None: none."""
+        scales = self.declared.scales
+        scales = [scales[i] for i in self.band_index or range(len(scales))] if scales else []
+        return None if not scales else scales[0] if len(set(scales)) == 1 else tuple(scales)
+
     @property
     def label(self) -> str:
         """The role and its file, for messages."""
@@ -117,8 +123,9 @@ class Source:
     def follow_bands(self, scene: Source, names: Sequence[str | None] | None = None) -> None:
         """Return the bands in ``scene``'s order by the names both declare (``names``: the scene's, where they come
         from elsewhere than its file: :func:`.declared.scene_names`)."""
-        self.band_index = band_order(self.declared.names, scene.declared.names if names is None else names,
-                                     result_name=self.label, scene_name=scene.label)
+        if names is not None or scene.declared.names:  # else an order already decided stays
+            self.band_index = band_order(self.declared.names, scene.declared.names if names is None else names,
+                                         result_name=self.label, scene_name=scene.label)
 
     def describe(self) -> str:
         """Short description for cards and messages (reader kind and file, declared unit and band order)."""
@@ -271,7 +278,8 @@ class RasterioSource(Source):
             raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
                                  "convert it to one type (e.g. gdal_translate -ot UInt16)")
         self.dtype = np.dtype(ds.dtypes[0])
-        self.declare(read_declared(self.path) if dataset is None else gdal_declared(dataset, Path(self.path).name))
+        self.declare(read_declared(self.path) if dataset is None or os.path.isfile(self.path)
+                     else gdal_declared(dataset, Path(self.path).name))  # a dataset of no file (/vsimem/...)
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         from rasterio.windows import Window
