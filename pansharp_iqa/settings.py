@@ -381,7 +381,7 @@ class FullSettings(EvaluationSettings):
         """``("fused", "ms", "pan")``, and ``"ms_exp"`` when the upsampled MS is given."""
         return ("fused", "ms", "pan", "ms_exp") if self.upsampled == "given" else ("fused", "ms", "pan")
 
-    def for_bands(self, names: Sequence[str]) -> FullSettings:
+    def for_bands(self, names: Sequence[str | None]) -> FullSettings:
         """These settings with the MTF of each MS band ``names`` declares, in its order (the sensor's own: unchanged).
 
         Examples
@@ -390,9 +390,9 @@ class FullSettings(EvaluationSettings):
         (0.28, 0.29, 0.28, 0.26)
         """
         own = [b.casefold() for b in self.sensor.band_names or ()]
-        if self.sensor.is_generic or not names or [n.strip().casefold() for n in names] == own:
-            return self
-        return dataclasses.replace(self, sensor=self.sensor.select_bands(list(names)))
+        if self.sensor.is_generic or not names or None in names or [str(n).strip().casefold() for n in names] == own:
+            return self  # the generic sensor, no names or some unnamed: the sensor's own MTF
+        return dataclasses.replace(self, sensor=self.sensor.select_bands([str(n) for n in names]))
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
         """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied)."""

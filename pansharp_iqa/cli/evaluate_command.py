@@ -330,7 +330,7 @@ def _unmatched_files(method: str, folder: Path, scenes: list[SceneSource],
     shown = [p.relative_to(folder).as_posix() for p in extra[:5]] + ([f"... ({len(extra)} in all)"] * (len(extra) > 5))
     h5 = [s for s in scenes if s.kind == "h5"]
     expected = f"{scenes[0].name}.<ext>" + (
-        f", {NETWORK_RESULT_PATTERN.replace('<i>', str(h5[0].index + first))}.mat (item i from {first} to "
+        f", {NETWORK_RESULT_PATTERN.replace('<i>', str((h5[0].index or 0) + first))}.mat (item i from {first} to "
         f"{len(h5) - 1 + first}) or "
         f"one N x C x H x W stack of the {len(h5)} items" if h5 else "")
     if not used:

@@ -104,7 +104,7 @@ def pair_settings(settings: DatasetSettings, scene: SceneSource, records: Mappin
             core = core.declaring(CORE_ROLES[role], "file_scale", scales[0] if len(set(scales)) == 1 else scales,
                                   record.where)
     core = dataclasses.replace(core, wording=dataclasses.replace(core.wording, names=labels))
-    return core.for_bands(names) if isinstance(core, FullSettings) and names and None not in names else core
+    return core.for_bands(names) if isinstance(core, FullSettings) else core
 
 
 def _names(settings: DatasetSettings, record: Declared, n_bands: int) -> tuple[tuple[str | None, ...], str]:

@@ -189,7 +189,7 @@ class DatasetSettings:
         """The :class:`pansharp_iqa.sensors.Sensor`, its bands in the ``band_names`` order."""
         from pansharp_iqa.sensors import get_sensor
 
-        if self.resolution == "full":
+        if isinstance(self.settings, FullSettings):
             return self.settings.sensor
         sensor = get_sensor(self.sensor)
         return sensor if self.band_names is None or sensor.is_generic else \
@@ -349,7 +349,7 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         raise DatasetConfigError(str(exc) if band_names is not None and "scale_mismatch" not in str(exc) else
                                  f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
     given = preset is not None and resolution == "full"  # a preset's .h5: its lms is the upsampled MS
-    declared, labels = Declarations(), {"indexes": _index_names(merged.get("indexes"))}
+    declared, labels = Declarations(), dict[str, Any](indexes=_index_names(merged.get("indexes")))
     for key, roles in (("scale", input_roles(resolution, given)), ("result_scale", ("fused",))):
         if key in merged:
             value, labels[key] = parse_scale(merged[key], bits, what=key)

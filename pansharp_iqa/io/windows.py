@@ -111,8 +111,8 @@ class Source:
 
     def file_scale(self) -> Any:
         """The multiplier the file declares (GDAL scale, CF ``scale_factor``), per band as read; None: none."""
-        scales = self.declared.scales
-        scales = [scales[i] for i in self.band_index or range(len(scales))] if scales else []
+        own = self.declared.scales
+        scales = [own[i] for i in self.band_index or range(len(own))] if own else []
         return None if not scales else scales[0] if len(set(scales)) == 1 else tuple(scales)
 
     @property

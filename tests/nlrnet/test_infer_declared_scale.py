@@ -34,7 +34,7 @@ def test_a_networks_poor_band_gets_numbers_with_the_declared_scale_in_the_card(t
     doc = infer.infer_scenes(tmp_path / "m.ckpt", [scene], tmp_path / "R", reduced=reduced)
     res = doc["scenes"]["qb"]
     assert all(np.isfinite(v) for k, v in res.items() if isinstance(v, float))
-    assert res["protocol"]["scale_mismatch"].startswith("declared")
+    assert res["protocol"]["declared"]["fused"]["dn"] == {"value": True, "source": infer.PRODUCER}
     # the other side: the same image scored without the declaration is refused, naming band 3
     import scipy.io as sio
 
