@@ -40,27 +40,13 @@ PUBLISHED_SHA256: dict[str, str] = {
 
 @dataclasses.dataclass(frozen=True)
 class PresetData:
-    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``).
+    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``)."""
 
-    Parameters
-    ----------
-    file : str
-        The file's name.
-    resolution : {"reduced", "full"}
-        From its keys (``gt`` present: reduced).
-    sha256 : str
-        Its SHA-256.
-    published : bool or None
-        Whether the hash is the published file's; None where no published hash is recorded.
-    reasons : tuple of str
-        Why the file is not the published test set (forced presets only).
-    """
-
-    file: str
-    resolution: str
-    sha256: str
-    published: bool | None
-    reasons: tuple[str, ...] = ()
+    file: str  #: the file's name
+    resolution: str  #: ``"reduced"`` or ``"full"``, from its keys (``gt`` present: reduced)
+    sha256: str  #: its SHA-256
+    published: bool | None  #: whether the hash is the published file's; None where no published hash is recorded
+    reasons: tuple[str, ...] = ()  #: why the file is not the published test set (forced presets only)
 
     def card(self) -> dict[str, Any]:
         """Card entries for the data (JSON-serialisable)."""
@@ -72,37 +58,16 @@ class PresetData:
 
 @dataclasses.dataclass(frozen=True)
 class Preset:
-    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`).
+    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`)."""
 
-    Parameters
-    ----------
-    name : str
-        Registry name (``"pancollection-wv3"``, ...).
-    sensor : str
-        The data's sensor (registry name).
-    bands : int
-        MS bands of the test files.
-    bits : int
-        Radiometric resolution; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` (the scripts'
-        ``const``).
-    mtf_sensor : str
-        The sensor whose MTF the full-resolution scripts use (D_lambda_K).
-    files : tuple of str
-        The published reduced- and full-resolution file names.
-    ratio : int
-        PAN/MS resolution ratio.
-    protocol : Protocol
-        :data:`PANCOLLECTION`.
-    """
-
-    name: str
-    sensor: str
-    bands: int
-    bits: int
-    mtf_sensor: str
-    files: tuple[str, str]
-    ratio: int = 4
-    protocol: Protocol = PANCOLLECTION
+    name: str  #: registry name (``"pancollection-wv3"``, ...)
+    sensor: str  #: the data's sensor (registry name)
+    bands: int  #: MS bands of the test files
+    bits: int  #: radiometric resolution; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` (the scripts' ``const``)
+    mtf_sensor: str  #: the sensor whose MTF the full-resolution scripts use (D_lambda_K)
+    files: tuple[str, str]  #: the published reduced- and full-resolution file names
+    ratio: int = 4  #: PAN/MS resolution ratio
+    protocol: Protocol = PANCOLLECTION  #: :data:`PANCOLLECTION`
 
     @property
     def peak(self) -> int:
@@ -110,22 +75,11 @@ class Preset:
         return 2**self.bits - 1
 
     def settings(self, resolution: str = "reduced", **keywords: Any) -> Settings:
-        """The settings value of this benchmark's evaluation at ``resolution``.
-
-        Reduced resolution: ratio, bits and :data:`PANCOLLECTION`; full resolution also the MTF the scripts use
-        (``sensor``; ``satellite`` is the data's) and the file's ``lms`` as the upsampled MS (the input ``ms_exp``,
-        ``upsampled="given"``). Each is declared by the preset (``declared``, the card).
-
-        Parameters
-        ----------
-        resolution : {"reduced", "full"}
-        **keywords
-            Other keywords of :func:`~pansharp_iqa.reduced_settings` / :func:`~pansharp_iqa.full_settings`
-            (``indexes``, ``scale``, ``declared``, ``upsampled="interp23tap"`` to compute the EXP, ...).
-
-        Returns
-        -------
-        ReducedSettings or FullSettings
+        """The settings value of this benchmark's evaluation at ``resolution`` (``"reduced"`` or ``"full"``): ratio,
+        bits and :data:`PANCOLLECTION`; at full resolution also the MTF the scripts use (``sensor``; ``satellite``
+        is the data's) and the file's ``lms`` as the upsampled MS (the input ``ms_exp``, ``upsampled="given"``).
+        ``keywords``: the other keywords of :func:`~pansharp_iqa.reduced_settings` / :func:`~pansharp_iqa.
+        full_settings` (``indexes``, ``scale``, ``declared``, ``upsampled="interp23tap"`` to compute the EXP, ...).
 
         Examples
         --------
@@ -153,27 +107,10 @@ class Preset:
 
     def check_data(self, path: str | Path, *, force: bool = False,
                    known: Mapping[str, str] | None = None) -> PresetData:
-        """Whether a file is this preset's published test set; refuse other data unless forced.
-
-        Parameters
-        ----------
-        path : path-like
-            A PanCollection-style ``.h5`` (``gt``/``ms``/``lms``/``pan``, N x C x H x W).
-        force : bool
-            Evaluate other data with the preset anyway (its card then says it is not the
-            published test set).
-        known : mapping, optional
-            File name -> published SHA-256 (default :data:`PUBLISHED_SHA256`).
-
-        Returns
-        -------
-        PresetData
-
-        Raises
-        ------
-        InputError
-            The file's hash differs from the published one, or its band count from the preset's,
-            and ``force`` is not set; the message names both values and the fix.
+        """Whether a PanCollection-style ``.h5`` (``gt``/``ms``/``lms``/``pan``, N x C x H x W) is this preset's
+        published test set (``known``: file name -> SHA-256, default :data:`PUBLISHED_SHA256`): another hash or band
+        count is an :class:`InputError` naming both values, unless ``force`` (the card then says the data is not
+        the published test set).
 
         Examples
         --------
@@ -218,16 +155,7 @@ class Preset:
         return PresetData(path.name, resolution, digest, published, tuple(reasons))
 
     def card(self, data: PresetData | None = None) -> dict[str, Any]:
-        """The card entry ``"preset"``: name, what it fixes, and what is known about the data.
-
-        Parameters
-        ----------
-        data : PresetData, optional
-            From :meth:`check_data`.
-
-        Returns
-        -------
-        dict
+        """The card entry ``"preset"``: name, what it fixes, and what ``data`` (:meth:`check_data`) says of the data.
 
         Examples
         --------
@@ -257,10 +185,6 @@ _PRESETS: dict[str, Preset] = {p.name: p for p in (
 def list_presets() -> list[str]:
     """Names of the presets.
 
-    Returns
-    -------
-    list of str
-
     Examples
     --------
     >>> list_presets()
@@ -270,22 +194,8 @@ def list_presets() -> list[str]:
 
 
 def get_preset(name: str | Preset) -> Preset:
-    """A preset by name (case-insensitive), or a :class:`Preset` passed through.
-
-    Parameters
-    ----------
-    name : str or Preset
-        ``"pancollection-wv3"``, ``"pancollection-qb"``, ``"pancollection-gf2"`` or
-        ``"pancollection-wv2"``.
-
-    Returns
-    -------
-    Preset
-
-    Raises
-    ------
-    SettingError
-        Unknown name; the message lists the known ones.
+    """A preset by name (case-insensitive: ``"pancollection-wv3"``, ``-qb``, ``-gf2``, ``-wv2``), or a
+    :class:`Preset` passed through; an unknown name is a :class:`SettingError` listing the known ones.
 
     Examples
     --------

@@ -127,21 +127,8 @@ def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, An
 
 
 def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
-    """What to pass when evaluating the written results, unless the dataset already declares it.
-
-    Parameters
-    ----------
-    sources : mapping
-        Where each setting came from (:attr:`DatasetSettings.sources
-        <pansharp_iqa.io.dataset_config.DatasetSettings.sources>`, as loaded for this run).
-    label : str
-        Scale the results were written in.
-
-    Returns
-    -------
-    str or None
-        ``None`` when the dataset (``dataset.toml``, or the ``.h5`` file's attributes) declares the
-        scale the results were written in, so ``pansharp-eval evaluate DATASET OUT/*`` finds it.
+    """What to pass when evaluating the written results (in scale ``label``), unless the dataset already declares it
+    (``sources``: :attr:`DatasetSettings.sources <pansharp_iqa.io.dataset_config.DatasetSettings.sources>`).
 
     Examples
     --------

@@ -35,40 +35,9 @@ __all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
 
 
 def degrade_scene(ms: np.ndarray, pan: np.ndarray, settings: DatasetSettings) -> dict[str, np.ndarray]:
-    """Wald-protocol arrays of one scene: ``gt`` (the MS), ``ms`` and ``pan`` degraded by the ratio.
-
-    Parameters
-    ----------
-    ms : numpy.ndarray
-        ``(h, w, B)`` MS at its native scale, DN.
-    pan : numpy.ndarray
-        ``(ratio*h, ratio*w)`` PAN, DN.
-    settings : DatasetSettings
-        Gives the sensor (its MTF; ``band_names`` select bands) and the ratio.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        ``gt`` ``(h, w, B)`` (uint16 when the MS holds integers that fit, else float64), ``ms``
-        ``(h/ratio, w/ratio, B)`` and ``pan`` ``(h, w)`` float64, all DN.
-
-    Raises
-    ------
-    pansharp_iqa.InputError
-        Sizes that are not multiples of the ratio, or a sensor whose band count differs.
-
-    References
-    ----------
-    Wald et al., PE&RS 63(6), 1997; Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pansharp_iqa.io import load_settings  # doctest: +SKIP
-    >>> out = degrade_scene(ms, pan, load_settings("full_dataset"))  # doctest: +SKIP
-    >>> out["gt"].shape, out["ms"].shape, out["pan"].shape  # doctest: +SKIP
-    ((320, 320, 8), (80, 80, 8), (320, 320))
-    """
+    """Wald-protocol arrays of one scene (``ms``, ``pan`` as their files declare them): ``gt`` (the MS; uint16
+    when it holds integers that fit), ``ms`` and ``pan`` degraded by the ratio with the sensor's MTF (``band_names``
+    select bands), float64; an :class:`~pansharp_iqa.InputError` for sizes or bands that do not fit."""
     from pansharp_iqa import wald_degrade
 
     ms_lr, pan_lr = wald_degrade(ms, pan, settings.resolved_sensor(), settings.ratio)
@@ -83,25 +52,8 @@ def _toml_value(value: Any) -> str:
 
 
 def reduced_toml(settings: DatasetSettings, *, source: str) -> str:
-    """``dataset.toml`` of the degraded dataset.
-
-    Parameters
-    ----------
-    settings : DatasetSettings
-        The full-resolution dataset's settings (sensor, ratio, bits, band names, protocol and
-        result scale are copied).
-    source : str
-        The full-resolution dataset (recorded as ``source``).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from pansharp_iqa.io import load_settings  # doctest: +SKIP
-    >>> print(reduced_toml(load_settings("wv2_full"), source="wv2_full"))  # doctest: +SKIP
-    """
+    """``dataset.toml`` of the degraded dataset: the full-resolution dataset's sensor, ratio, bits, scale, band
+    names, protocol and result scale, and its ``source``."""
     from pansharp_iqa import __version__
 
     lines = [

@@ -23,7 +23,6 @@ from pansharp_iqa.io.dataset_config import METHOD_FILE, DatasetSettings, load_se
 from pansharp_iqa.io.discovery import NETWORK_RESULT_PATTERN, SceneSource, discover_scenes, network_result_index
 from pansharp_iqa.io.errors import DataError, DatasetConfigError
 from pansharp_iqa.io.results import RESULT_EXTENSIONS, check_numbering, find_result_file, method_result_files
-from pansharp_iqa.settings import requested_indexes
 from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
@@ -88,10 +87,7 @@ def plan_evaluation(ns: argparse.Namespace) -> Plan:
     """Check the arguments of ``pansharp-eval evaluate`` and find every file."""
     settings = settings_from_args(ns)
     methods = _method_dirs(ns.results)
-    if settings.result_scale is None:
-        settings = _recorded_result_scale(settings, methods)
     per_method = _method_settings(settings, methods)
-    _check_protocol(settings)
     scenes, warnings = dataset_scenes(ns.dataset)
     out = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
     items = max((s.count or 0 for s in scenes if s.kind == "h5"), default=0)
@@ -243,59 +239,6 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
     return run, _kept_records(plan.out, pairs, outcomes)
 
 
-
-
-def _recorded_result_scale(settings: DatasetSettings, methods: dict[str, Path]) -> DatasetSettings:
-    """The results' scale when every method's result files record the same one (``pansharp-nlrnet
-    infer`` writes ``result_scale`` into its h5), else the settings unchanged."""
-    from pansharp_iqa.io.dataset_config import parse_scale
-
-    found: set[str] = set()
-    for folder in methods.values():
-        labels = {_recorded_scale_label(p) for p in sorted(folder.iterdir())
-                  if p.suffix.lower() in (".h5", ".hdf5") and p.is_file()}
-        if not labels or None in labels:
-            return settings
-        found |= labels  # type: ignore[arg-type]
-    if len(found) != 1:
-        return settings
-    label = found.pop()
-    try:
-        value, shown = parse_scale(label, settings.bits, what="result_scale")
-    except DatasetConfigError:
-        return settings
-    core = settings.settings
-    declared = core.declared.with_value("fused", "scale", value, "result file attributes result_scale")
-    return dataclasses.replace(settings, settings=dataclasses.replace(core, declared=declared),
-                               labels={**settings.labels, "result_scale": shown},
-                               sources={**settings.sources, "result_scale": "result file attributes"})
-
-
-def _recorded_scale_label(path: Path) -> str | None:
-    """The ``result_scale`` a result file records, or ``None`` (none recorded, or the file cannot
-    be read as HDF5: its scale is unknown, and its own evaluation will say what is wrong)."""
-    from pansharp_iqa.io.metadata import read_recorded
-
-    try:
-        return read_recorded(path).result_scale
-    except DataError:
-        return None
-
-
-def _check_protocol(settings: DatasetSettings) -> None:
-    from pansharp_iqa import get_protocol, list_protocols
-
-    try:
-        protocol = get_protocol(settings.protocol)
-    except ValueError:
-        raise UsageError(f"unknown protocol {settings.protocol!r}; known: {', '.join(list_protocols())}") from None
-    wanted = protocol.reduced_indexes if settings.resolution == "reduced" else protocol.full_indexes
-    if not wanted:
-        raise UsageError(f"protocol {settings.protocol!r} has no {settings.resolution}-resolution indexes")
-    try:
-        requested_indexes(settings.indexes, protocol, settings.resolution)
-    except InputError as exc:
-        raise UsageError(f"{exc} (--indexes or dataset.toml 'indexes')") from None
 
 
 def _method_dirs(paths: list[str]) -> dict[str, Path]:

@@ -7,45 +7,9 @@ guessed from the data. Missing required settings raise :class:`~.errors.DatasetC
 source wins, and which contradictions are refused: :data:`PRECEDENCE`. Each role's scale is a
 declaration (:class:`~pansharp_iqa.rules.Declarations`, with its source) that the core applies.
 
-``dataset.toml`` keys
----------------------
-sensor : str (required)
-    A registry name (``"WV2"``, ``"QB"``, ...) or ``"none"`` for the generic MTF.
-ratio : int (required)
-    PAN/MS resolution ratio (a power of two).
-bits : int (required at reduced resolution)
-    Radiometric resolution of the inputs in bits (e.g. 11); at full resolution only ``scale =
-    "unit"`` needs it (no full-resolution index does; the core then records the sensor's).
-resolution : ``"reduced"`` or ``"full"`` (required)
-    Reduced: each scene has a ground truth ``gt`` at PAN scale (Wald protocol). Full: no GT.
-protocol : str (optional, default ``"toolbox2020"``, always recorded in the results)
-band_names : list of str (optional)
-    Band order of the MS (and GT), as the files store the bands: with a named sensor every name must be one
-    of its bands, none twice, and each band gets its own MTF (a subset, or another order, is
-    applied); with the generic sensor, distinct labels. Files that name their bands must agree.
-scale : ``"dn"``, ``"unit"`` or a number (optional, default ``"dn"``)
-    Multiplier that brings the stored inputs (GT, MS, PAN, as their files declare them) to digital numbers
-    (``"unit"`` = ``2**bits - 1``).
-result_scale : ``"dn"``, ``"unit"`` or a number
-    The same for the fused results; required by the evaluation (or ``--result-scale``).
-scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
-    A result on another scale than its reference (e.g. a bit-depth factor of 2) fails its pair, or
-    is scored with a warning recorded in its card (``--scale-mismatch``).
-indexes : list of str or a comma-separated str (optional, default: the protocol's table)
-    The indexes to report: ``"default"`` stands for the protocol's table, and the catalogue's
-    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"``, ``"SSIM"`` at reduced resolution) are added by name, e.g.
-    ``["default", "PSNR", "CC"]`` (``--indexes default,PSNR,CC``).
-preset : str (optional)
-    A benchmark preset (:func:`pansharp_iqa.presets.list_presets`, ``--preset``) for a
-    PanCollection ``.h5``: it fixes sensor, ratio, bits and protocol, and the resolution from the
-    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused.
-    ``result_scale`` defaults to ``"dn"`` (the scripts' ``sr``); at full resolution the file's
-    ``lms`` is the upsampled MS. A
-    file that is not the published test set (another SHA-256 or band count) is refused unless
-    ``preset_force = true`` (``--preset-force``); the settings' ``preset`` entry records which.
-
-Integer settings (``ratio``, ``bits``) follow the package's one rule
-(:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
+The keys of ``dataset.toml`` and ``method.toml``: ``docs/cli.md``; what files declare and the precedence:
+``docs/validation.md``. Integer settings (``ratio``, ``bits``) follow the package's one
+rule (:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
 """
 
 from __future__ import annotations
@@ -72,16 +36,10 @@ __all__ = ["DEFAULT_PROTOCOL", "METHOD_FILE", "PRECEDENCE", "DatasetSettings", "
 
 DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
-_KNOWN = set(_REQUIRED) | {
-    "protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description", "notes", "source",
-    "license", "attribution", "indexes", "preset", "preset_force",
-}
-_FLAG = {
-    "sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "resolution": "--resolution",
-    "protocol": "--protocol", "scale": "--input-scale", "result_scale": "--result-scale",
-    "scale_mismatch": "--scale-mismatch", "indexes": "--indexes",
-    "preset": "--preset", "preset_force": "--preset-force",
-}
+_KNOWN = set(_REQUIRED) | {"protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description",
+                           "notes", "source", "license", "attribution", "indexes", "preset", "preset_force"}
+_FLAG = {k: f"--{k.replace('_', '-')}" for k in (*_REQUIRED, "protocol", "result_scale", "scale_mismatch", "indexes",
+                                                 "preset", "preset_force")} | {"scale": "--input-scale"}
 #: Where a setting of ``pansharp-eval`` comes from, the first that gives it winning: a method's ``method.toml``
 #: (``result_scale``, ``scale_mismatch``, ``first_index``: for that method), the command line, ``dataset.toml``,
 #: the results' own records (``result_scale`` an h5 result records), then the defaults (a preset's ``result_scale =
@@ -121,30 +79,10 @@ def _override(declared: Declarations, role: str, key: str, value: Any, source: s
 
 @dataclasses.dataclass(frozen=True)
 class DatasetSettings:
-    """Where a dataset is and the one settings value it is evaluated with (all recorded in ``results.json``).
-
-    Parameters
-    ----------
-    name : str
-        Dataset name (the folder or ``.h5`` file stem unless ``name`` is set in the TOML).
-    root : str
-        Absolute path of the dataset folder or ``.h5`` file.
-    sensor : str
-        The data's sensor (registry name; ``settings.sensor`` at full resolution is the MTF used).
-    settings : ReducedSettings or FullSettings
-        The settings value: protocol, ratio, bits, indexes, the scale each role is declared in (with its
-        source), the override and the words of refusals.
-    band_names : tuple of str or None
-        MS band order, when declared (spelled as the sensor spells them).
-    labels : mapping
-        ``scale`` and ``result_scale`` as given (``"dn"``, ``"unit"`` or the number), ``indexes`` as asked for.
-    sources : mapping
-        For each setting, where it came from (``"dataset.toml"``, ``"flag"``, ``"<method>/method.toml"``, ...).
-    preset : mapping or None
-        The preset's card entry (:meth:`pansharp_iqa.Preset.card`); None without a preset.
-    first_index : int
-        The number of a method's first PanCollection result (``output_mulExm_<i>``; ``method.toml``).
-    """
+    """Where a dataset is (``name``, ``root``) and the one settings value it is evaluated with, with what
+    ``results.json`` records beside it: the data's ``sensor`` (at full resolution ``settings.sensor`` is the MTF
+    used), the MS ``band_names`` declared, the ``labels`` of ``scale``, ``result_scale`` and ``indexes`` as given,
+    each setting's ``sources``, the ``preset``'s card entry and a method's ``first_index`` (``method.toml``)."""
 
     name: str
     root: str
@@ -197,45 +135,26 @@ class DatasetSettings:
 
 
 def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[float, str]:
-    """Turn a scale declaration into a multiplier to digital numbers.
+    """A scale declaration (``"dn"``, ``"unit"`` = ``2**bits - 1``, or a positive multiplier) as its multiplier to
+    DN and its label; anything else is a :class:`~.errors.DatasetConfigError` naming ``what``.
 
-    Parameters
-    ----------
-    value : str or number
-        ``"dn"`` (values are DN: multiplier 1), ``"unit"`` (values in [0, 1]: multiplier
-        ``2**bits - 1``) or a positive number (the multiplier itself, e.g. 2047).
-    bits : int or None
-        Radiometric resolution; required for ``"unit"``.
-    what : str
-        Name used in error messages.
-
-    Returns
-    -------
-    (float, str)
-        The multiplier and a label for reports.
-
-    Raises
-    ------
-    DatasetConfigError
-        If the value is not understood.
+    Examples
+    --------
+    >>> parse_scale("unit", 11), parse_scale(4, None)
+    ((2047.0, 'unit'), (4.0, '4'))
     """
-    if isinstance(value, str):
-        key = value.strip().lower()
-        if key in ("dn", "digital_numbers"):
-            return 1.0, "dn"
-        if key in ("unit", "[0,1]", "0-1", "01"):
-            if bits is None:
-                raise DatasetConfigError(f"{what} 'unit' needs the bit depth: set bits (dataset.toml or --bits)")
-            return float(2 ** int(bits) - 1), "unit"
-        try:
-            number = float(key)
-        except ValueError:
-            raise DatasetConfigError(
-                f"{what} must be 'dn', 'unit' or a positive number, got {value!r}"
-            ) from None
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-    else:
+    key = value.strip().lower() if isinstance(value, str) else None
+    if key in ("dn", "digital_numbers"):
+        return 1.0, "dn"
+    if key in ("unit", "[0,1]", "0-1", "01"):
+        if bits is None:
+            raise DatasetConfigError(f"{what} 'unit' needs the bit depth: set bits (dataset.toml or --bits)")
+        return float(2 ** int(bits) - 1), "unit"
+    try:
+        number = float(key if key is not None else value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if math.isnan(number):
         raise DatasetConfigError(f"{what} must be 'dn', 'unit' or a positive number, got {value!r}")
     if not math.isfinite(number) or number <= 0:
         raise DatasetConfigError(f"{what} must be a positive number, got {value!r}")
@@ -283,27 +202,9 @@ def _read_toml(path: Path, known: set[str] = _KNOWN) -> dict[str, Any]:
 
 
 def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = None) -> DatasetSettings:
-    """Read ``dataset.toml`` (if any), apply command-line overrides, and build the settings value.
-
-    Parameters
-    ----------
-    dataset : path-like
-        Dataset folder, or a PanCollection-style ``.h5`` file (its ``dataset.toml`` is the one
-        beside it).
-    overrides : mapping, optional
-        Values given on the command line (keys ``sensor``, ``ratio``, ``bits``, ``resolution``,
-        ``protocol``, ``scale``, ``result_scale``, ...); ``None`` values are ignored. They take
-        precedence over the TOML (:data:`PRECEDENCE`).
-
-    Returns
-    -------
-    DatasetSettings
-
-    Raises
-    ------
-    DatasetConfigError
-        A required setting is missing, a value is invalid, or the sensor is unknown.
-    """
+    """``dataset.toml`` beside a dataset folder or PanCollection ``.h5`` file, the flags (``overrides``, by key;
+    None ignored), a preset and what the ``.h5`` records, made into a :class:`DatasetSettings` (see
+    :data:`PRECEDENCE`); a missing or invalid setting is a :class:`~.errors.DatasetConfigError`."""
     path = Path(dataset).expanduser().resolve()
     if not path.exists():
         raise DatasetConfigError(f"dataset {dataset} does not exist")
@@ -433,27 +334,10 @@ _METHOD_KEYS = {"result_scale", "scale_mismatch", "first_index", "name", "descri
 
 
 def method_settings(settings: DatasetSettings, method_dir: str | Path) -> DatasetSettings:
-    """The settings one method's results are evaluated with: ``METHOD/method.toml`` may declare
-    ``result_scale = "unit" | "dn" | <multiplier>``, ``scale_mismatch`` (which override the dataset's and the flags
-    for that method only) and ``first_index`` (its PanCollection results are numbered ``output_mulExm_<i>`` from
-    it: 0, as the scripts write them, or 1); the refusals name the method's file.
-
-    Parameters
-    ----------
-    settings : DatasetSettings
-        The dataset's (from :func:`load_settings`).
-    method_dir : path-like
-        The method's results folder.
-
-    Returns
-    -------
-    DatasetSettings
-        With the method's declarations, their source recorded as ``"<method>/method.toml"``.
-
-    Raises
-    ------
-    DatasetConfigError
-        Unreadable file, an unknown key or a value that is not understood.
+    """The settings of one method's results: ``METHOD/method.toml`` may declare ``result_scale``, ``scale_mismatch``
+    (over the dataset's and the flags, for that method only) and ``first_index`` (its PanCollection results are
+    numbered ``output_mulExm_<i>`` from it: 0 as the scripts write them, or 1); without a declared
+    ``result_scale``, the one its h5 results record (``pansharp-nlrnet infer``). Refusals name its file.
 
     Examples
     --------
@@ -478,6 +362,8 @@ def method_settings(settings: DatasetSettings, method_dir: str | Path) -> Datase
             raise InputError(f"first_index must be the number of the first result (0 or 1), got {first!r}")
     except InputError as exc:
         raise DatasetConfigError(f"{path}: {exc}") from None
+    if "result_scale" not in data and settings.result_scale is None and (label := _recorded(method_dir)):
+        data["result_scale"], source = label, f"{method} result file attributes"
     if "result_scale" in data:
         value, labels["result_scale"] = parse_scale(data["result_scale"], settings.bits, what=f"{path} result_scale")
         core = dataclasses.replace(core, declared=_override(core.declared, "fused", "scale", value,
@@ -485,3 +371,16 @@ def method_settings(settings: DatasetSettings, method_dir: str | Path) -> Datase
     sources.update({k: source for k in ("result_scale", "scale_mismatch", "first_index") if k in data})
     return dataclasses.replace(settings, settings=dataclasses.replace(core, wording=cli_wording(method)),
                                labels=labels, sources=sources, first_index=first)
+
+
+def _recorded(method_dir: str | Path) -> str | None:
+    """The ``result_scale`` every h5 result of a method records (``pansharp-nlrnet infer`` writes it), else None."""
+    from .errors import DataError
+    from .metadata import read_recorded
+
+    try:
+        found = {read_recorded(p).result_scale for p in sorted(Path(method_dir).iterdir())
+                 if p.suffix.lower() in (".h5", ".hdf5") and p.is_file()}
+    except (DataError, OSError):
+        return None
+    return found.pop() if len(found) == 1 and None not in found else None

@@ -188,7 +188,7 @@ def _tiff_tags(path: str) -> Declared:
         return _record(name, geo, *_gdal_items(page, int(page.samplesperpixel)), mask, f"GeoTIFF tags of {name}")
 
 
-def gdal_declared(ds: Any, name: str, geo: GeoInfo | None = None, where: str | None = None) -> Declared:
+def gdal_declared(ds: Any, name: str, geo: GeoInfo | None = None) -> Declared:
     """The record of an open rasterio dataset: its scales, offsets, no-data value, mask and descriptions as GDAL
     holds them (its tags and ``.aux.xml`` sidecar); ``geo``: the georeference, if read otherwise."""
     from rasterio.enums import MaskFlags
@@ -201,7 +201,7 @@ def gdal_declared(ds: Any, name: str, geo: GeoInfo | None = None, where: str | N
     mask = None if flags != {MaskFlags.per_dataset} else \
         f"{name}.msk" if os.path.isfile(f"{ds.name}.msk") else "internal mask"
     return _record(name, dataclasses.replace(geo, nodata=ds.nodata), ds.scales, ds.offsets,
-                   [d or "" for d in ds.descriptions], mask, where or f"GDAL metadata of {name}")
+                   [d or "" for d in ds.descriptions], mask, f"GDAL metadata of {name}")
 
 
 @functools.lru_cache(maxsize=64)
@@ -241,16 +241,9 @@ def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Decla
         return _h5_declared(path, key)
     if suffix in _ARRAYS or (suffix not in _TIFF_SUFFIXES and importlib.util.find_spec("rasterio") is None):
         return Declared(Path(path).name)
-    stamp = tuple((st.st_mtime_ns, st.st_size) for p in (path, path + ".aux.xml") if (st := _stat(p)) is not None)
+    stamp = tuple((st.st_mtime_ns, st.st_size) for p in (path, path + ".aux.xml") if os.path.exists(p)
+                  for st in [os.stat(p)])
     return _read_cached(path, stamp)
-
-
-def _stat(path: str) -> os.stat_result | None:
-    """``os.stat``, or None for a missing file."""
-    try:
-        return os.stat(path)
-    except OSError:
-        return None
 
 
 def _h5_declared(path: str, key: str) -> Declared:
@@ -276,17 +269,14 @@ def band_order(result: Sequence[str | None], scene: Sequence[str | None], *, res
                scene_name: str) -> tuple[int, ...] | None:
     """Indexes that put a result's bands in its scene's order by the names both declare (None: storage order).
 
-    A partial declaration is used for what it says: the bands it names go where the scene has them, and one band
-    left over goes to the one place left; names compare without case or surrounding spaces. Refused: a name the
-    scene does not have (its bands are not the scene's), and names that move bands while leaving two or more
-    unnamed (their order is open).
+    Partial names are used for what they say: named bands go where the scene has them (no case, no surrounding
+    spaces), one band left unnamed to the one place left. Refused: a name the scene lacks, and names that move
+    bands while two or more are left unnamed (their order is open).
 
     Examples
     --------
     >>> band_order(["Red", "Green", None], ["Blue", "Green", "red"], result_name="r", scene_name="s")
     (2, 1, 0)
-    >>> band_order(["Blue", None, None], ["blue", "Green", "Red"], result_name="r", scene_name="s") is None
-    True
     """
     if not any(n is not None for n in result) or not any(n is not None for n in scene) or len(result) != len(scene):
         return None  # nothing to compare (a band-count mismatch is the shape check's to name)
@@ -314,10 +304,9 @@ def band_order(result: Sequence[str | None], scene: Sequence[str | None], *, res
 
 def scene_names(record: Declared, *, n_bands: int, band_names: Sequence[str] | None = None, sensor: Any = None,
                 what: str = "dataset.toml band_names") -> tuple[tuple[str | None, ...], str]:
-    """A scene file's band names and where they come from: its own, which must agree with ``band_names`` (``what``)
-    and are completed by the named ``sensor``'s bands where that is determined (:func:`band_order`); ``band_names``
-    for a file that names none, else the sensor registry's order where a named sensor has ``n_bands`` bands; ``((),
-    "")`` where nothing declares them.
+    """A scene file's band names and where they come from: its own (which must agree with ``band_names``, ``what``;
+    partial ones completed by a named ``sensor``'s where that is determined), ``band_names``, else the sensor
+    registry's order where a named sensor has ``n_bands`` bands; ``((), "")`` where nothing declares them.
 
     Examples
     --------

@@ -71,14 +71,8 @@ def check_numbering(method_dir: str | Path, items: int, first_index: int = 0) ->
     --------
     >>> import pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> for i in (1, 2, 3):
-    ...     _ = (folder / f"output_mulExm_{i}.mat").write_bytes(b"")
-    >>> check_numbering(folder, 3, first_index=1)
-    >>> try:
-    ...     check_numbering(folder, 3)
-    ... except DataError as err:
-    ...     print(str(err)[:72])
-    output_mulExm_1..3 number the 3 items of the dataset from 1, not from 0:
+    >>> _ = [(folder / f"output_mulExm_{i}.mat").write_bytes(b"") for i in (1, 2)]
+    >>> check_numbering(folder, 2, first_index=1)  # declared: accepted; check_numbering(folder, 2) refuses them
     """
     numbers = sorted({n for p in method_result_files(method_dir) if (n := network_result_index(p.stem)) is not None})
     if not numbers or items < 1:
@@ -95,31 +89,10 @@ def check_numbering(method_dir: str | Path, items: int, first_index: int = 0) ->
 
 def find_result_file(method_dir: str | Path, source: SceneSource,
                      first_index: int = 0) -> tuple[Path, int | None] | None:
-    """Find the result file of one scene in a method folder.
-
-    Looked for in ``METHOD/`` and ``METHOD/results/``: ``<scene>.<ext>``; for item ``i`` of a
-    PanCollection ``.h5`` (scene ``<stem>_<i>``) also ``output_mulExm_<i>.<ext>`` as networks write it
-    (``i`` from ``first_index``: ``io.discovery.network_result_index``), and else a stacked result
-    (N x C x H x W, ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file.
-
-    Parameters
-    ----------
-    method_dir : path-like
-        ``RESULTS/<method>``.
-    source : SceneSource
-        The scene.
-    first_index : int
-        The number of item 0's result (``method.toml``; 0 as the scripts write them).
-
-    Returns
-    -------
-    (Path, int or None) or None
-        The file and the item index in a stacked file; ``None`` when the scene has no result.
-
-    Raises
-    ------
-    DataError
-        If several files claim the scene, or a file named as the stack is not an N x C x H x W stack.
+    """The result file of one scene in a method folder (``METHOD/`` or ``METHOD/results/``), and the item index in a
+    stacked file (None: a file of its own); None without one. ``<scene>.<ext>``; for item ``i`` of a PanCollection
+    ``.h5`` also ``output_mulExm_<i + first_index>.<ext>`` as networks write it, else a stacked result (N x C x H x W,
+    ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file. Several claims: a :class:`DataError`.
 
     Examples
     --------
@@ -204,34 +177,9 @@ def result_record(path: str | Path) -> Declared:
 
 def load_result(path: str | Path, expected_shape: Sequence[int], index: int | None = None, *,
                 like: str | os.PathLike[str] | None = None, names: Sequence[str | None] | None = None) -> np.ndarray:
-    """Read a fused image and return it as ``(H, W, B)`` float64, in the values the file declares.
-
-    Parameters
-    ----------
-    path : path-like
-        ``.mat`` (the only array, or ``I_F``/``sr``/``fused``/...), ``.tif``, ``.npy``, ``.npz``
-        or ``.h5``.
-    expected_shape : sequence of int
-        ``(H, W, B)`` of the reference; ``(B, H, W)`` storage is recognised from it.
-    index : int, optional
-        Item of a stacked (N x C x H x W) file.
-    like : path-like, optional
-        The scene file whose band names the result's bands follow (:func:`.declared.band_order`).
-    names : sequence of str or None, optional
-        The scene's band names, where they come from elsewhere than ``like`` (:func:`.declared.scene_names`).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, the file's declared scale/offset applied (``io.declared``), not yet multiplied
-        by the result scale.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, ambiguous content (two results in one container), wrong shape or band
-        count, NaN/Inf values, band names that contradict ``like``'s.
-    """
+    """A fused image as ``(H, W, B)`` float64, in the values its file declares (its scale/offset, ``index``: the
+    item of a stacked file), its bands in the scene's order by name (:func:`.declared.band_order`: the names of
+    the scene file ``like``, or ``names``); a :class:`DataError` for what cannot be read or paired."""
     path = Path(path)
     ext = path.suffix.lower()
     declared = result_record(path)

@@ -24,11 +24,9 @@ from .geotiff import read_geotiff
 from .orientation import as_hw, as_hwb
 
 
-class _Shaped:
-    """Stand-in with the ``shape`` of an image (the geometry checks need nothing else)."""
-
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        self.shape = shape
+def _shaped(shape: tuple[int, ...]) -> np.ndarray:
+    """A stand-in of that shape, without data (the geometry checks need nothing else)."""
+    return np.broadcast_to(np.float32(0), shape)
 
 __all__ = ["ROLE_KEYS", "check_geometry", "load_scene", "scene_records", "scene_shapes"]
 
@@ -71,31 +69,9 @@ def load_scene(
     source: SceneSource, settings: DatasetSettings, roles: Iterable[str] = ("ms", "pan", "gt"), *,
     cache: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Read and orient a scene's inputs, in the values their files declare.
-
-    Parameters
-    ----------
-    source : SceneSource
-        From :func:`~.discovery.discover_scenes`.
-    settings : DatasetSettings
-        Gives the ratio, the bands and the sensor (the geometry check).
-    roles : iterable of str
-        Which of ``"ms"`` (low-resolution MS, ``(H/ratio, W/ratio, B)``), ``"pan"`` (``(H, W)``),
-        ``"gt"`` (``(H, W, B)``) and ``"lms"`` (a PanCollection file's upsampled MS) to load.
-    cache : dict, optional
-        Contents of ``.mat``/``.npz`` bundles already read (shared with ``scene_shapes``).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        float64 arrays: the values the file declares (``io.declared``: GeoTIFF scale/offset, HDF5
-        ``scale_factor``/``add_offset``); the input scale is the settings value's, applied by the core.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, missing array, wrong orientation or size.
-    """
+    """A scene's inputs (``roles`` of ``"ms"``, ``"pan"``, ``"gt"``, ``"lms"``), oriented, float64, in the values
+    their files declare (GeoTIFF scale/offset, HDF5 ``scale_factor``/``add_offset``): the input scale is the
+    settings value's, applied by the core. ``cache``: bundles already read (shared with :func:`scene_shapes`)."""
     if source.problem:
         raise DataError(source.problem)
     roles = tuple(roles)
@@ -165,7 +141,7 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
 
 def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mapping[str, tuple[int, ...]]) -> None:
     """Check that a scene's images fit together and fit the settings."""
-    arrays = {role: _Shaped(tuple(shape)) for role, shape in shapes.items()}
+    arrays = {role: _shaped(tuple(shape)) for role, shape in shapes.items()}
     r = settings.ratio
     ms, pan, gt = arrays.get("ms"), arrays.get("pan"), arrays.get("gt")
     try:
@@ -177,7 +153,7 @@ def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mappi
         if gt is not None:
             check_reduced_geometry(gt, ratio=r, ms=ms, pan=pan)
         elif ms is not None and pan is not None:
-            check_pan_ratio(_Shaped((*pan.shape[:2], ms.shape[2])), ms, pan, r, fused_name="pan")
+            check_pan_ratio(_shaped((*pan.shape[:2], ms.shape[2])), ms, pan, r, fused_name="pan")
         bands = next((a.shape[2] for a in (gt, ms) if a is not None and len(a.shape) == 3), None)
         if bands is not None:
             if settings.band_names is not None and bands != len(settings.band_names):

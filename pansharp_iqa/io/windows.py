@@ -403,27 +403,11 @@ def _is_rasterio_dataset(x: Any) -> bool:
 
 
 def open_source(x: Any, name: str = "image") -> Source:
-    """Wrap an input in a window reader.
-
-    Parameters
-    ----------
-    x : path-like, rasterio dataset, ndarray, np.memmap, array-like or Source
-        ``.npy`` paths are memory-mapped, ``.h5``/``.hdf5`` paths read their one image dataset,
-        other paths are opened with rasterio (GeoTIFF and any GDAL raster; without rasterio,
-        uncompressed TIFFs are memory-mapped). Stored arrays are ``(H, W)`` or ``(H, W, B)``.
-    name : str
-        Role of the image for error messages.
-
-    Returns
-    -------
-    Source
-
-    Raises
-    ------
-    SceneReadError
-        A file that cannot be opened.
-    InputError
-        An object that is not an image.
+    """A window reader of an input of the tile engine (stored ``(H, W)`` or ``(H, W, B)``; ``name``: its role in
+    messages): ``.npy`` paths memory-mapped, ``.h5``/``.hdf5`` paths their one image dataset, other paths and
+    rasterio datasets with rasterio (any GDAL raster; without rasterio, uncompressed TIFFs memory-mapped), arrays and
+    array-likes sliced; a :class:`SceneReadError` for a file that cannot be opened, an :class:`InputError` for an
+    object that is not an image.
 
     Examples
     --------
@@ -453,21 +437,9 @@ def open_source(x: Any, name: str = "image") -> Source:
 
 
 def is_lazy_input(x: Any) -> bool:
-    """Whether an input should be evaluated tile-wise rather than loaded whole.
-
-    Parameters
-    ----------
-    x : object
-        An image argument of ``evaluate_reduced`` / ``evaluate_full``.
-
-    Returns
-    -------
-    bool
-        True for paths (``str``/``os.PathLike``), rasterio datasets, ``Source`` readers
-        (``pansharp_iqa.io.windows``) and
-        non-``ndarray`` array-likes with ``.shape`` and slicing (h5py/zarr datasets...); False for
-        NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and
-        scalars.
+    """Whether an input of :func:`pansharp_iqa.evaluate` is read tile-wise rather than loaded whole: paths, rasterio
+    datasets, :class:`Source` readers and non-``ndarray`` array-likes with ``.shape`` and slicing (h5py, zarr);
+    not NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and scalars.
 
     Examples
     --------
