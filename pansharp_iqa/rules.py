@@ -285,7 +285,7 @@ def _culprit(ev: Evidence, test: str, ref: str, factor: float, band: int | None)
         if abs(math.log(residual * found[0])) < math.log(EXPLAINED):
             return role, found[1]
     r, t = ev.facts[ref], ev.facts[test]  # else an undeclared reference that alone is not DN (beyond its bits, or
-    beyond = ev.bits is not None and r.hi > 2.0**ev.bits and t.hi <= 2.0**ev.bits  # fractions next to DN) is
+    beyond = ev.bits is not None and r.hi > 2.0**ev.bits >= t.hi / EXPLAINED  # fractions next to DN) is
     fractions = factor > 1 and not _integral(r) and 0 < r.hi <= UNIT_MAX and (_integral(t) or t.hi > UNIT_MAX)
     alone = own[ref] is None and ((factor < 1 and beyond) or fractions)
     return (ref if alone else test), None

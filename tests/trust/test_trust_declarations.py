@@ -361,3 +361,33 @@ def test_a_wrong_declared_scale_is_named_with_its_source(tmp_path, capsys, where
               "dataset.toml": "dataset.toml result_scale"}[where]
     assert code == 1 and f"s.npy's declared scale 2047 ({source}) contradicts the data" in reason, reason
     assert "declare result_scale = 'dn'" in reason
+
+
+@settings(max_examples=24, **HYPOTHESIS)
+@given(factor=st.sampled_from([1 / 4095, 1 / 2047, 1 / 1023, 1 / 16, 2.0, 4.0]), gt_off=st.booleans())
+def test_an_undeclared_reference_that_alone_is_not_dn_is_blamed(factor, gt_off):
+    """The rules' blame, both sides: a reference of fractions next to DN, or beyond its 11 bits, is the off one;
+    where nothing says the reference alone is off (a dark GT / 16), the fused image is blamed, as before."""
+    d = scene()
+    gt, fused = d["gt"].astype(np.float64), d["fused"].astype(np.float64)
+    gt, fused = (gt * factor, fused) if gt_off else (gt, fused * factor)
+    with pytest.raises(pi.InputError) as err:
+        rr(fused, gt)
+    blamed = str(err.value).split(" is on another scale than ")[0].split(":")[0]
+    assert blamed == ("reference" if gt_off and factor != 1 / 16 else "fused"), str(err.value)
+
+
+@settings(max_examples=20, **HYPOTHESIS)
+@given(items=st.integers(1, 12), first=st.sampled_from([0, 1]), shifted=st.booleans())
+def test_numbering_is_refused_exactly_when_it_is_shifted_against_first_index(tmp_path_factory, items, first, shifted):
+    from pansharp_iqa.io.results import check_numbering
+
+    folder = tmp_path_factory.mktemp("numbers")
+    start = (1 - first) if shifted else first
+    for i in range(start, start + items):
+        (folder / f"output_mulExm_{i}.mat").write_bytes(b"")
+    if shifted:
+        with pytest.raises(DataError, match=f"from {start}, not from {first}"):
+            check_numbering(folder, items, first)
+    else:
+        check_numbering(folder, items, first)
