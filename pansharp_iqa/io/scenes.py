@@ -69,7 +69,7 @@ def load_scene(
     source: SceneSource, settings: DatasetSettings, roles: Iterable[str] = ("ms", "pan", "gt"), *,
     cache: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """A scene's inputs (``roles`` of ``"ms"``, ``"pan"``, ``"gt"``, ``"lms"``), oriented, float64, in the values
+    """A scene's inputs (``roles`` of ``"ms"``, ``"pan"``, ``"gt"``, ``"lms"``), oriented, in the values
     their files declare (GeoTIFF scale/offset, HDF5 ``scale_factor``/``add_offset``): the input scale is the
     settings value's, applied by the core. ``cache``: bundles already read (shared with :func:`scene_shapes`)."""
     if source.problem:
@@ -84,7 +84,7 @@ def load_scene(
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
-        out[role] = np.ascontiguousarray(arr, dtype=np.float64)
+        out[role] = np.ascontiguousarray(arr)  # the core converts strips: no float64 copy of the scene here
     check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})
     return out
 
