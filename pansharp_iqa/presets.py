@@ -6,8 +6,8 @@ PanCollection / DLPan-Toolbox test files (``test_<sensor>_multiExm1.h5``, reduce
 index code, no border cut, 32-pixel blocks, no threshold, ratio 4, the band-mean PSNR and SSIM with
 peak ``2**bits - 1`` (1023 for GF2), and at full resolution D_lambda_K, D_s and HQNR with the MTF
 the scripts pass (``IKONOS`` for QB and GF2) and the file's ``lms`` as upsampled MS. Use
-``evaluate_reduced(sr, gt, **preset.reduced_kwargs())``, ``evaluate_full(sr, ms, pan, ms_exp=lms,
-**preset.full_kwargs())`` or ``ReducedMetrics(**preset.reduced_kwargs())``;
+``evaluate({"fused": sr, "reference": gt}, preset.settings("reduced"))``, ``evaluate({"fused": sr, "ms": ms,
+"pan": pan, "ms_exp": lms}, preset.settings("full"))`` or ``ReducedMetrics(settings=preset.settings())``;
 :meth:`pansharp_iqa.Preset.check_data` tells the published test set (SHA-256) from other data, which is refused
 unless forced and then marked in the card. Every value and its source line: ``docs/benchmark.md``.
 """
@@ -21,7 +21,8 @@ from typing import Any
 
 from .hashing import sha256_file
 from .protocols import Protocol, get_protocol
-from .validation import InputError, SettingError
+from .settings import Settings, full_settings, reduced_settings
+from .validation import InputError, SettingError, check_choice
 
 __all__ = ["Preset", "PresetData", "PANCOLLECTION", "PUBLISHED_SHA256", "list_presets", "get_preset"]
 
@@ -39,27 +40,13 @@ PUBLISHED_SHA256: dict[str, str] = {
 
 @dataclasses.dataclass(frozen=True)
 class PresetData:
-    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``).
+    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``)."""
 
-    Parameters
-    ----------
-    file : str
-        The file's name.
-    resolution : {"reduced", "full"}
-        From its keys (``gt`` present: reduced).
-    sha256 : str
-        Its SHA-256.
-    published : bool or None
-        Whether the hash is the published file's; None where no published hash is recorded.
-    reasons : tuple of str
-        Why the file is not the published test set (forced presets only).
-    """
-
-    file: str
-    resolution: str
-    sha256: str
-    published: bool | None
-    reasons: tuple[str, ...] = ()
+    file: str  #: the file's name
+    resolution: str  #: ``"reduced"`` or ``"full"``, from its keys (``gt`` present: reduced)
+    sha256: str  #: its SHA-256
+    published: bool | None  #: whether the hash is the published file's; None where no published hash is recorded
+    reasons: tuple[str, ...] = ()  #: why the file is not the published test set (forced presets only)
 
     def card(self) -> dict[str, Any]:
         """Card entries for the data (JSON-serialisable)."""
@@ -71,109 +58,59 @@ class PresetData:
 
 @dataclasses.dataclass(frozen=True)
 class Preset:
-    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`).
+    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`)."""
 
-    Parameters
-    ----------
-    name : str
-        Registry name (``"pancollection-wv3"``, ...).
-    sensor : str
-        The data's sensor (registry name).
-    bands : int
-        MS bands of the test files.
-    bits : int
-        Radiometric resolution; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` (the scripts'
-        ``const``).
-    mtf_sensor : str
-        The sensor whose MTF the full-resolution scripts use (D_lambda_K).
-    files : tuple of str
-        The published reduced- and full-resolution file names.
-    ratio : int
-        PAN/MS resolution ratio.
-    protocol : Protocol
-        :data:`PANCOLLECTION`.
-    """
-
-    name: str
-    sensor: str
-    bands: int
-    bits: int
-    mtf_sensor: str
-    files: tuple[str, str]
-    ratio: int = 4
-    protocol: Protocol = PANCOLLECTION
+    name: str  #: registry name (``"pancollection-wv3"``, ...)
+    sensor: str  #: the data's sensor (registry name)
+    bands: int  #: MS bands of the test files
+    bits: int  #: radiometric resolution; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` (the scripts' ``const``)
+    mtf_sensor: str  #: the sensor whose MTF the full-resolution scripts use (D_lambda_K)
+    files: tuple[str, str]  #: the published reduced- and full-resolution file names
+    ratio: int = 4  #: PAN/MS resolution ratio
+    protocol: Protocol = PANCOLLECTION  #: :data:`PANCOLLECTION`
 
     @property
     def peak(self) -> int:
         """The scripts' ``const``: ``2**bits - 1`` DN."""
         return 2**self.bits - 1
 
-    def reduced_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`~pansharp_iqa.evaluate_reduced` and ``ReducedMetrics``.
-
-        Returns
-        -------
-        dict
-            ``ratio``, ``bits`` and ``protocol``.
+    def settings(self, resolution: str = "reduced", **keywords: Any) -> Settings:
+        """The settings value of this benchmark's evaluation at ``resolution`` (``"reduced"`` or ``"full"``): ratio,
+        bits and :data:`PANCOLLECTION`; at full resolution also the MTF the scripts use (``sensor``; ``satellite``
+        is the data's) and the file's ``lms`` as the upsampled MS (the input ``ms_exp``, ``upsampled="given"``).
+        ``keywords``: the other keywords of :func:`~pansharp_iqa.reduced_settings` / :func:`~pansharp_iqa.
+        full_settings` (``indexes``, ``scale``, ``declared``, ``upsampled="interp23tap"`` to compute the EXP, ...).
 
         Examples
         --------
-        >>> kw = get_preset("pancollection-gf2").reduced_kwargs()
-        >>> kw["ratio"], kw["bits"], kw["protocol"].name, kw["protocol"].dim_cut
+        >>> s = get_preset("pancollection-gf2").settings("reduced")
+        >>> s.ratio, s.bits, s.protocol.name, s.protocol.dim_cut
         (4, 10, 'pancollection', None)
-        >>> from pansharp_iqa import evaluate_reduced, wald_degrade
+        >>> from pansharp_iqa import evaluate, wald_degrade
         >>> from pansharp_iqa.baselines import gsa
         >>> from pansharp_iqa.demo_data import load_demo
         >>> ms, pan = load_demo()  # 11-bit, 4 bands: the QB preset's shape of data
         >>> ms_lr, pan_lr = wald_degrade(ms, pan, "QB", ratio=4)
-        >>> r = evaluate_reduced(gsa(ms_lr, pan_lr, ratio=4), ms, **get_preset("pancollection-qb").reduced_kwargs())
+        >>> r = evaluate({"fused": gsa(ms_lr, pan_lr, ratio=4), "reference": ms},
+        ...              get_preset("pancollection-qb").settings("reduced"))
         >>> [k for k in r if k != "protocol"], r["protocol"]["evaluated_shape"]
         (['Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'MPSNR', 'SSIM'], [144, 144, 4])
+        >>> f = get_preset("pancollection-qb").settings("full")
+        >>> f.sensor.name, f.satellite.name, f.roles, f.protocol.full_indexes
+        ('IKONOS', 'QB', ('fused', 'ms', 'pan', 'ms_exp'), ('D_s', 'D_lambda_K', 'HQNR'))
         """
-        return {"ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
-
-    def full_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`~pansharp_iqa.evaluate_full` and ``FullMetrics``.
-
-        Pass ``ms_exp=lms`` (the file's ``lms``) to :func:`~pansharp_iqa.evaluate_full` as well: the
-        scripts use it as the upsampled MS of D_lambda_K and D_s.
-
-        Returns
-        -------
-        dict
-            ``sensor`` (the MTF the scripts use), ``ratio``, ``bits`` and ``protocol``.
-
-        Examples
-        --------
-        >>> kw = get_preset("pancollection-qb").full_kwargs()
-        >>> kw["sensor"], kw["bits"], kw["protocol"].full_indexes
-        ('IKONOS', 11, ('D_s', 'D_lambda_K', 'HQNR'))
-        """
-        return {"sensor": self.mtf_sensor, "ratio": self.ratio, "bits": self.bits, "protocol": self.protocol}
+        fixed: dict[str, Any] = dict(ratio=self.ratio, bits=self.bits, protocol=self.protocol)
+        if check_choice("resolution", resolution, ("reduced", "full")) == "reduced":
+            return reduced_settings(**{**fixed, **keywords})
+        return full_settings(**{**fixed, "sensor": self.mtf_sensor, "satellite": self.sensor, "upsampled": "given",
+                                **keywords})
 
     def check_data(self, path: str | Path, *, force: bool = False,
                    known: Mapping[str, str] | None = None) -> PresetData:
-        """Whether a file is this preset's published test set; refuse other data unless forced.
-
-        Parameters
-        ----------
-        path : path-like
-            A PanCollection-style ``.h5`` (``gt``/``ms``/``lms``/``pan``, N x C x H x W).
-        force : bool
-            Evaluate other data with the preset anyway (its card then says it is not the
-            published test set).
-        known : mapping, optional
-            File name -> published SHA-256 (default :data:`PUBLISHED_SHA256`).
-
-        Returns
-        -------
-        PresetData
-
-        Raises
-        ------
-        InputError
-            The file's hash differs from the published one, or its band count from the preset's,
-            and ``force`` is not set; the message names both values and the fix.
+        """Whether a PanCollection-style ``.h5`` (``gt``/``ms``/``lms``/``pan``, N x C x H x W) is this preset's
+        published test set (``known``: file name -> SHA-256, default :data:`PUBLISHED_SHA256`): another hash or band
+        count is an :class:`InputError` naming both values, unless ``force`` (the card then says the data is not
+        the published test set).
 
         Examples
         --------
@@ -218,16 +155,7 @@ class Preset:
         return PresetData(path.name, resolution, digest, published, tuple(reasons))
 
     def card(self, data: PresetData | None = None) -> dict[str, Any]:
-        """The card entry ``"preset"``: name, what it fixes, and what is known about the data.
-
-        Parameters
-        ----------
-        data : PresetData, optional
-            From :meth:`check_data`.
-
-        Returns
-        -------
-        dict
+        """The card entry ``"preset"``: name, what it fixes, and what ``data`` (:meth:`check_data`) says of the data.
 
         Examples
         --------
@@ -257,10 +185,6 @@ _PRESETS: dict[str, Preset] = {p.name: p for p in (
 def list_presets() -> list[str]:
     """Names of the presets.
 
-    Returns
-    -------
-    list of str
-
     Examples
     --------
     >>> list_presets()
@@ -270,22 +194,8 @@ def list_presets() -> list[str]:
 
 
 def get_preset(name: str | Preset) -> Preset:
-    """A preset by name (case-insensitive), or a :class:`Preset` passed through.
-
-    Parameters
-    ----------
-    name : str or Preset
-        ``"pancollection-wv3"``, ``"pancollection-qb"``, ``"pancollection-gf2"`` or
-        ``"pancollection-wv2"``.
-
-    Returns
-    -------
-    Preset
-
-    Raises
-    ------
-    SettingError
-        Unknown name; the message lists the known ones.
+    """A preset by name (case-insensitive: ``"pancollection-wv3"``, ``-qb``, ``-gf2``, ``-wv2``), or a
+    :class:`Preset` passed through; an unknown name is a :class:`SettingError` listing the known ones.
 
     Examples
     --------

@@ -135,11 +135,14 @@ class Wording:
     declare_scale : mapping of str to (str, str)
         Per role, the key that declares its scale and where (``("result_scale", "dataset.toml (or
         --result-scale)")``); empty: one ``scale=`` for every role.
+    names : mapping of str to str
+        Per role, its name in messages (``pansharp-eval``: the file); default: the role.
     """
 
     override: str = ("pass scale_mismatch='warn' (pansharp-eval --scale-mismatch warn) to score it with a warning "
                      "recorded in the card")
     declare_scale: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    names: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def declare(self, role: str, value: str) -> str:
         """``declare result_scale = 'unit' in dataset.toml (or --result-scale)``, or ``""`` without a way."""
@@ -281,7 +284,11 @@ def _culprit(ev: Evidence, test: str, ref: str, factor: float, band: int | None)
             continue
         if abs(math.log(residual * found[0])) < math.log(EXPLAINED):
             return role, found[1]
-    return test, None
+    r, t = ev.facts[ref], ev.facts[test]  # else an undeclared reference that alone is not DN (beyond its bits, or
+    beyond = ev.bits is not None and r.hi > 2.0**ev.bits >= t.hi / EXPLAINED  # fractions next to DN) is
+    fractions = factor > 1 and not _integral(r) and 0 < r.hi <= UNIT_MAX and (_integral(t) or t.hi > UNIT_MAX)
+    alone = own[ref] is None and ((factor < 1 and beyond) or fractions)
+    return (ref if alone else test), None
 
 
 def _scale_message(ev: Evidence, test: str, ref: str, head: str, factor: float, band: int | None,
@@ -298,9 +305,13 @@ def _scale_message(ev: Evidence, test: str, ref: str, head: str, factor: float, 
                f"{_bands_text(bands, ev.facts[test].n_bands).split(' (of')[0]} on the scale of the others (or fix the "
                f"same bands of {other_name} if they are the wrong ones).")
     elif own is not None and not shared:
-        current = float(np.atleast_1d(np.asarray(own.value, dtype=float))[0 if band is None else band])
-        declare = ev.wording.declare(culprit, _value(ev, current / f))
-        fix = (f"{name}'s declared scale {own.text()} contradicts the data"
+        values = np.atleast_1d(np.asarray(own.value, dtype=float))
+        current = float(values[0 if band is None or values.size == 1 else band])
+        filed = own == ev.declared.get(culprit, "file_scale")  # the file's own tag: no setting corrects it
+        declare = "" if filed else ev.wording.declare(culprit, _value(ev, current / f))
+        shown = own.text() if values.size == 1 else f"{current:g} on band {band + 1 if band is not None else 1} " \
+                                                    f"({own.source})"
+        fix = (f"{name}'s declared scale {shown} contradicts the data"
                + (f": without it its values match {other_name}'s" if explaining else f" (about {_ratio_text(f)})")
                + (f"; {declare}." if declare else "; correct or remove that declaration."))
     else:

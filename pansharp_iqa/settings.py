@@ -129,6 +129,10 @@ class EvaluationSettings:
         """The inputs of an evaluation at this resolution (:data:`pansharp_iqa.evaluation.ROLES`)."""
         raise NotImplementedError
 
+    def declaring(self, role: str, key: str, value: Any, source: str) -> Any:
+        """These settings with one more declaration (:meth:`~pansharp_iqa.rules.Declarations.with_value`)."""
+        return dataclasses.replace(self, declared=self.declared.with_value(role, key, value, source))
+
     def override_card(self) -> dict[str, Any]:
         """The card entries of the declarations and of the scale-mismatch override."""
         scales = {r: self.scale_of(r) for r in self.roles}
@@ -178,7 +182,8 @@ class EvaluationSettings:
         specs = closure(self.indexes)
         alias = {"ms": "reference"}
         items = {alias.get(r, r): v for r, v in self.declared.items.items()}
-        ev = Evidence({alias.get(r, r): f for r, f in facts.items()}, Declarations(items), self.bits,
+        named = {r: dataclasses.replace(f, name=self.wording.names.get(r, f.name)) for r, f in facts.items()}
+        ev = Evidence({alias.get(r, r): f for r, f in named.items()}, Declarations(items), self.bits,
                       frozenset(alias.get(r, r) for spec in specs for r in spec.roles),
                       any(spec.casts for spec in specs), self.resolution == "reduced" or self.threshold,
                       self.scale_mismatch, self.wording)
@@ -375,6 +380,19 @@ class FullSettings(EvaluationSettings):
     def roles(self) -> tuple[str, ...]:
         """``("fused", "ms", "pan")``, and ``"ms_exp"`` when the upsampled MS is given."""
         return ("fused", "ms", "pan", "ms_exp") if self.upsampled == "given" else ("fused", "ms", "pan")
+
+    def for_bands(self, names: Sequence[str | None]) -> FullSettings:
+        """These settings with the MTF of each MS band ``names`` declares, in its order (the sensor's own: unchanged).
+
+        Examples
+        --------
+        >>> full_settings(sensor="IKONOS").for_bands(["NIR", "Red", "Green", "Blue"]).ms_gnyq(4)
+        (0.28, 0.29, 0.28, 0.26)
+        """
+        own = [b.casefold() for b in self.sensor.band_names or ()]
+        if self.sensor.is_generic or not names or None in names or [str(n).strip().casefold() for n in names] == own:
+            return self  # the generic sensor, no names or some unnamed: the sensor's own MTF
+        return dataclasses.replace(self, sensor=self.sensor.select_bands([str(n) for n in names]))
 
     def ms_gnyq(self, n_bands: int) -> tuple[float, ...]:
         """Per-band MS GNyq for ``n_bands`` bands under this protocol (sensor overrides applied)."""

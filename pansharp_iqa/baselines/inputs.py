@@ -33,7 +33,7 @@ from ..validation import (
     sample_step,
 )
 
-__all__ = ["READ_BYTES", "Pair", "check_pair", "fused_shape", "open_pair"]
+__all__ = ["READ_BYTES", "Pair", "check_pair", "fused_shape", "lazy_facts", "open_pair"]
 
 #: Size of the strips (float64 bytes) in which lazy inputs are read for their value check.
 READ_BYTES = 4 * 2**20
@@ -117,8 +117,9 @@ def _rows(image: Any, rows: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate(parts, axis=0)
 
 
-def _lazy_facts(name: str, source: Any) -> ImageFacts:
-    """Value summary of a window reader, read once in strips (what :func:`image_facts` computes in memory)."""
+def lazy_facts(name: str, source: Any, scale: float = 1.0) -> ImageFacts:
+    """Value summary of a window reader times ``scale``, read once in strips (what :func:`image_facts` computes in
+    memory)."""
     h, w, b = source.shape
     rows = max(1, READ_BYTES // max(1, w * b * 8))
     step = sample_step(h, w)
@@ -132,13 +133,13 @@ def _lazy_facts(name: str, source: Any) -> ImageFacts:
         values = strip[finite] if n_bad else strip
         if values.size:
             lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
-        n, s1, s2, lo_b, hi_b, nonint = grid_band_sums(strip[(-r0) % step :: step, ::step])
+        n, s1, s2, lo_b, hi_b, nonint = grid_band_sums(strip[(-r0) % step :: step, ::step], scale)
         count, b_sum, b_sq, b_nonint = count + n, b_sum + s1, b_sq + s2, b_nonint + nonint
         b_lo, b_hi = np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
         del strip, finite, values  # free this strip before the next is read
-    return facts_from_sums(name, (h, w, b), source.dtype, lo=lo, hi=hi, n=count * b, total=float(b_sum.sum()),
-                           total_sq=float(b_sq.sum()), non_finite=bad, band_total=b_sum, band_total_sq=b_sq,
-                           band_lo=b_lo, band_hi=b_hi, band_nonint=b_nonint)
+    return facts_from_sums(name, (h, w, b), source.dtype, lo=lo * scale, hi=hi * scale, n=count * b,
+                           total=float(b_sum.sum()), total_sq=float(b_sq.sum()), non_finite=bad, band_total=b_sum,
+                           band_total_sq=b_sq, band_lo=b_lo, band_hi=b_hi, band_nonint=b_nonint)
 
 
 def _check_dtype(name: str, dtype: Any) -> None:
@@ -155,7 +156,7 @@ def _open_lazy(ms: Any, pan: Any, ratio: int) -> Pair:
     _check_dtype("ms", ms_src.dtype)
     _check_dtype("pan", pan_src.dtype)
     _check_sizes(ms_shape, pan_src.shape, ratio)
-    apply_rules(Evidence({"reference": _lazy_facts("ms", ms_src), "pan": _lazy_facts("pan", pan_src)}))
+    apply_rules(Evidence({"reference": lazy_facts("ms", ms_src), "pan": lazy_facts("pan", pan_src)}))
     return Pair(ms_src, pan_src, ratio, ms_shape, tuple(pan_src.shape[:2]))  # type: ignore[arg-type]
 
 

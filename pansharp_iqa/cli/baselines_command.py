@@ -10,14 +10,14 @@ from typing import Any
 
 from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.discovery import SceneSource
-from pansharp_iqa.io.scale import check_input_values
 from pansharp_iqa.io.scenes import check_geometry, load_scene
-from pansharp_iqa.io.windows import NotWindowed, open_windowed, window_stats
+from pansharp_iqa.io.windows import NotWindowed, open_windowed
 from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
 from .output_dir import OutputFolder
+from .scene_eval import check_inputs
 
 __all__ = ["MANIFEST_NAME", "run_baselines"]
 
@@ -78,7 +78,8 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
     from pansharp_iqa.baselines import BASELINES
     from pansharp_iqa.baselines.npy_output import write_baseline
 
-    scale = settings.result_scale if settings.result_scale is not None else 1.0
+    # the baselines are linear in their inputs' unit: the result, in the inputs' stored unit, is written in its own
+    scale = (settings.result_scale or 1.0) / settings.input_scale
     sensor = settings.resolved_sensor()
     for w in warnings:
         print(f"pansharp-eval: warning: {w}", file=sys.stderr)
@@ -87,6 +88,7 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
     for scene in tqdm(scenes, desc="baselines", unit="scene", disable=None):
         try:
             data = _scene_inputs(scene, settings)
+            check_inputs(settings, scene, data)  # the settings' rules on each input, once per scene
         except InputError as exc:  # the package's rules (DataError among them, NaN/Inf too): one line
             failures.append(f"{scene.name}: {exc}")
             continue
@@ -109,41 +111,24 @@ def _fuse_all(scenes: list[SceneSource], methods: list[str], settings: DatasetSe
 
 
 def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, Any]:
-    """The scene's MS and PAN: window readers for per-role ``.npy``/GeoTIFF files, so the baselines run in bounded
-    memory, with the value rules checked on one streamed pass; otherwise (bundles, files read whole) the arrays, from
+    """The scene's MS and PAN as their files declare them: window readers for per-role ``.npy``/GeoTIFF files, so
+    the baselines run in bounded memory; otherwise (bundles, files read whole) the arrays, from
     :func:`~pansharp_iqa.io.scenes.load_scene`."""
     paths = {role: scene.file_for(role) for role in ("ms", "pan")}
     if scene.kind == "split" and not scene.problem and all(paths.values()):
         try:
-            images = {role: open_windowed(path, role=role, multiplier=settings.input_scale)
-                      for role, path in paths.items() if path}
+            images = {role: open_windowed(path, role=role) for role, path in paths.items() if path}
         except NotWindowed:
             images = None
         if images is not None:
-            check_geometry(scene, settings, {role: img.shape for role, img in images.items()})
-            for role, img in images.items():
-                check_input_values(window_stats(img).facts(Path(img.path).name), label=settings.input_scale_label,
-                                   bits=settings.bits, role=role)
+            check_geometry(scene, settings, {r: i.shape[:2] if r == "pan" else i.shape for r, i in images.items()})
             return images
     return load_scene(scene, settings, ("ms", "pan"))
 
 
 def _scale_note(sources: Mapping[str, str], *, label: str) -> str | None:
-    """What to pass when evaluating the written results, unless the dataset already declares it.
-
-    Parameters
-    ----------
-    sources : mapping
-        Where each setting came from (:attr:`DatasetSettings.sources
-        <pansharp_iqa.io.dataset_config.DatasetSettings.sources>`, as loaded for this run).
-    label : str
-        Scale the results were written in.
-
-    Returns
-    -------
-    str or None
-        ``None`` when the dataset (``dataset.toml``, or the ``.h5`` file's attributes) declares the
-        scale the results were written in, so ``pansharp-eval evaluate DATASET OUT/*`` finds it.
+    """What to pass when evaluating the written results (in scale ``label``), unless the dataset already declares it
+    (``sources``: :attr:`DatasetSettings.sources <pansharp_iqa.io.dataset_config.DatasetSettings.sources>`).
 
     Examples
     --------

@@ -29,45 +29,15 @@ from pansharp_iqa.io.scenes import load_scene
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .evaluate_command import dataset_scenes, settings_from_args
 from .output_dir import atomic_file, create_folder
+from .scene_eval import check_inputs
 
 __all__ = ["degrade_scene", "reduced_toml", "run_degrade"]
 
 
 def degrade_scene(ms: np.ndarray, pan: np.ndarray, settings: DatasetSettings) -> dict[str, np.ndarray]:
-    """Wald-protocol arrays of one scene: ``gt`` (the MS), ``ms`` and ``pan`` degraded by the ratio.
-
-    Parameters
-    ----------
-    ms : numpy.ndarray
-        ``(h, w, B)`` MS at its native scale, DN.
-    pan : numpy.ndarray
-        ``(ratio*h, ratio*w)`` PAN, DN.
-    settings : DatasetSettings
-        Gives the sensor (its MTF; ``band_names`` select bands) and the ratio.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        ``gt`` ``(h, w, B)`` (uint16 when the MS holds integers that fit, else float64), ``ms``
-        ``(h/ratio, w/ratio, B)`` and ``pan`` ``(h, w)`` float64, all DN.
-
-    Raises
-    ------
-    pansharp_iqa.InputError
-        Sizes that are not multiples of the ratio, or a sensor whose band count differs.
-
-    References
-    ----------
-    Wald et al., PE&RS 63(6), 1997; Vivone et al., IEEE GRSM 2021, doi:10.1109/MGRS.2020.3019315.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pansharp_iqa.io import load_settings  # doctest: +SKIP
-    >>> out = degrade_scene(ms, pan, load_settings("full_dataset"))  # doctest: +SKIP
-    >>> out["gt"].shape, out["ms"].shape, out["pan"].shape  # doctest: +SKIP
-    ((320, 320, 8), (80, 80, 8), (320, 320))
-    """
+    """Wald-protocol arrays of one scene (``ms``, ``pan`` as their files declare them): ``gt`` (the MS; uint16
+    when it holds integers that fit), ``ms`` and ``pan`` degraded by the ratio with the sensor's MTF (``band_names``
+    select bands), float64; an :class:`~pansharp_iqa.InputError` for sizes or bands that do not fit."""
     from pansharp_iqa import wald_degrade
 
     ms_lr, pan_lr = wald_degrade(ms, pan, settings.resolved_sensor(), settings.ratio)
@@ -82,38 +52,21 @@ def _toml_value(value: Any) -> str:
 
 
 def reduced_toml(settings: DatasetSettings, *, source: str) -> str:
-    """``dataset.toml`` of the degraded dataset.
-
-    Parameters
-    ----------
-    settings : DatasetSettings
-        The full-resolution dataset's settings (sensor, ratio, bits, band names, protocol and
-        result scale are copied).
-    source : str
-        The full-resolution dataset (recorded as ``source``).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from pansharp_iqa.io import load_settings  # doctest: +SKIP
-    >>> print(reduced_toml(load_settings("wv2_full"), source="wv2_full"))  # doctest: +SKIP
-    """
+    """``dataset.toml`` of the degraded dataset: the full-resolution dataset's sensor, ratio, bits, scale, band
+    names, protocol and result scale, and its ``source``."""
     from pansharp_iqa import __version__
 
     lines = [
         f"# Written by `pansharp-eval degrade` (pansharp_iqa {__version__}) from the full-resolution dataset",
         f"# {source}: Wald protocol (toolbox 2020): each MS filtered with the sensor's MTF and decimated",
         "# by the ratio (ms), each PAN shrunk by the ratio with bicubic imresize (pan); the original MS is",
-        "# the ground truth (gt). Values are digital numbers.",
+        "# the ground truth (gt). Values are in the full-resolution dataset's unit (scale).",
         f"name = {_toml_value(settings.name + '-reduced')}",
         'resolution = "reduced"',
         f"sensor = {_toml_value(settings.sensor)}",
         f"ratio = {int(settings.ratio)}",
         f"bits = {int(settings.bits or 0)}",  # degrade refuses a dataset without bits first
-        'scale = "dn"',
+        f"scale = {_toml_value(s if (s := settings.input_scale_label) in ('dn', 'unit') else settings.input_scale)}",
     ]
     if settings.band_names is not None:
         lines.append(f"band_names = {_toml_value(list(settings.band_names))}")
@@ -196,6 +149,7 @@ def _degrade_all(scenes: list[SceneSource], settings: DatasetSettings, folder: P
     for scene in tqdm(scenes, desc="degrade", unit="scene", disable=None):
         try:
             data = load_scene(scene, settings, ("ms", "pan"))
+            check_inputs(settings, scene, data)
             arrays = degrade_scene(data["ms"], data["pan"], settings)
         except DataError as exc:
             failures.append(f"{scene.name}: {exc}")

@@ -22,8 +22,7 @@ from pansharp_iqa.hashing import sha256_file
 from pansharp_iqa.io.dataset_config import METHOD_FILE, DatasetSettings, load_settings, method_settings
 from pansharp_iqa.io.discovery import NETWORK_RESULT_PATTERN, SceneSource, discover_scenes, network_result_index
 from pansharp_iqa.io.errors import DataError, DatasetConfigError
-from pansharp_iqa.io.results import RESULT_EXTENSIONS, find_result_file, method_result_files
-from pansharp_iqa.settings import requested_indexes
+from pansharp_iqa.io.results import RESULT_EXTENSIONS, check_numbering, find_result_file, method_result_files
 from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
@@ -88,15 +87,18 @@ def plan_evaluation(ns: argparse.Namespace) -> Plan:
     """Check the arguments of ``pansharp-eval evaluate`` and find every file."""
     settings = settings_from_args(ns)
     methods = _method_dirs(ns.results)
-    if settings.result_scale is None:
-        settings = _recorded_result_scale(settings, methods)
     per_method = _method_settings(settings, methods)
-    _check_protocol(settings)
     scenes, warnings = dataset_scenes(ns.dataset)
     out = Path(ns.out or f"pansharp-eval-{re.sub(r'[^A-Za-z0-9._-]+', '_', settings.name)}")
-    found, failed = _locate_results(scenes, methods)
+    items = max((s.count or 0 for s in scenes if s.kind == "h5"), default=0)
+    for method, folder in methods.items():  # results numbered from another item than declared: before any work
+        try:
+            check_numbering(folder, items, per_method[method].first_index)
+        except DataError as exc:
+            raise UsageError(f"{method}: {exc}") from None
+    found, failed = _locate_results(scenes, methods, per_method)
     for method, folder in methods.items():
-        warnings.extend(_unmatched_files(method, folder, scenes, found))
+        warnings.extend(_unmatched_files(method, folder, scenes, found, per_method[method].first_index))
     _check_dataset(scenes, settings)
     return Plan(settings, scenes, methods, per_method, out, found, failed, warnings,
                 Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures))
@@ -126,10 +128,13 @@ _CHECK_BYTES = 512 * 2**20
 
 
 def _check_dataset(scenes: list[SceneSource], settings: DatasetSettings) -> None:
-    """A setting that every scene contradicts (sizes, bands, values against the declared scale and
-    bits) is a usage error, said once before anything is written; the check stops at the first
-    scene that fits (scenes too large to read whole here are left to their evaluation)."""
+    """A setting that every scene contradicts (sizes, bands, the inputs' values against their declared scale and
+    bits: the settings value's rules, :meth:`pansharp_iqa.settings.EvaluationSettings.check`) is a usage error,
+    said once before anything is written; the check stops at the first scene that fits (scenes too large to read
+    whole here are left to their evaluation)."""
     from pansharp_iqa.io.scenes import load_scene
+
+    from .scene_eval import check_inputs
 
     roles = ("gt",) if settings.resolution == "reduced" else ("ms", "pan")
     reasons = []
@@ -138,7 +143,7 @@ def _check_dataset(scenes: list[SceneSource], settings: DatasetSettings) -> None
             size = 0 if scene.kind == "h5" else sum(Path(p).stat().st_size for p in scene.paths)
             if scene.problem or size > _CHECK_BYTES:
                 return
-            load_scene(scene, settings, roles)
+            check_inputs(settings, scene, load_scene(scene, settings, roles))
         except InputError as exc:
             reasons.append(str(exc))
             continue
@@ -236,56 +241,6 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
 
 
 
-def _recorded_result_scale(settings: DatasetSettings, methods: dict[str, Path]) -> DatasetSettings:
-    """The results' scale when every method's result files record the same one (``pansharp-nlrnet
-    infer`` writes ``result_scale`` into its h5), else the settings unchanged."""
-    from pansharp_iqa.io.dataset_config import parse_scale
-
-    found: set[str] = set()
-    for folder in methods.values():
-        labels = {_recorded_scale_label(p) for p in sorted(folder.iterdir())
-                  if p.suffix.lower() in (".h5", ".hdf5") and p.is_file()}
-        if not labels or None in labels:
-            return settings
-        found |= labels  # type: ignore[arg-type]
-    if len(found) != 1:
-        return settings
-    label = found.pop()
-    try:
-        value, shown = parse_scale(label, settings.bits, what="result_scale")
-    except DatasetConfigError:
-        return settings
-    return dataclasses.replace(settings, result_scale=value, result_scale_label=shown,
-                               sources={**settings.sources, "result_scale": "result file attributes"})
-
-
-def _recorded_scale_label(path: Path) -> str | None:
-    """The ``result_scale`` a result file records, or ``None`` (none recorded, or the file cannot
-    be read as HDF5: its scale is unknown, and its own evaluation will say what is wrong)."""
-    from pansharp_iqa.io.metadata import read_recorded
-
-    try:
-        return read_recorded(path).result_scale
-    except DataError:
-        return None
-
-
-def _check_protocol(settings: DatasetSettings) -> None:
-    from pansharp_iqa import get_protocol, list_protocols
-
-    try:
-        protocol = get_protocol(settings.protocol)
-    except ValueError:
-        raise UsageError(f"unknown protocol {settings.protocol!r}; known: {', '.join(list_protocols())}") from None
-    wanted = protocol.reduced_indexes if settings.resolution == "reduced" else protocol.full_indexes
-    if not wanted:
-        raise UsageError(f"protocol {settings.protocol!r} has no {settings.resolution}-resolution indexes")
-    try:
-        requested_indexes(settings.indexes, protocol, settings.resolution)
-    except InputError as exc:
-        raise UsageError(f"{exc} (--indexes or dataset.toml 'indexes')") from None
-
-
 def _method_dirs(paths: list[str]) -> dict[str, Path]:
     out: dict[str, Path] = {}
     for text in paths:
@@ -303,20 +258,23 @@ def _method_dirs(paths: list[str]) -> dict[str, Path]:
 
 
 def _unmatched_files(method: str, folder: Path, scenes: list[SceneSource],
-                     found: list[tuple[int, SceneSource, str, tuple[Path, int | None]]]) -> list[str]:
+                     found: list[tuple[int, SceneSource, str, tuple[Path, int | None]]], first: int) -> list[str]:
     """One warning naming a method's result files that match no scene; a method none of whose files
     matches a scene is a usage error (its files named, with the names expected)."""
     names = {s.name for s in scenes}
     items = {s.index for s in scenes if s.kind == "h5"}
     used = {path for _, _, m, (path, _) in found if m == method}
     files = method_result_files(folder)
-    extra = [p for p in files if p not in used and p.stem not in names and network_result_index(p.stem) not in items]
+    numbered = {p: network_result_index(p.stem) for p in files}
+    extra = [p for p in files if p not in used and p.stem not in names
+             and (numbered[p] is None or numbered[p] - first not in items)]  # type: ignore[operator]
     if not extra and (used or files):  # files that name scenes but were not taken fail their pairs, with the reason
         return []
     shown = [p.relative_to(folder).as_posix() for p in extra[:5]] + ([f"... ({len(extra)} in all)"] * (len(extra) > 5))
     h5 = [s for s in scenes if s.kind == "h5"]
     expected = f"{scenes[0].name}.<ext>" + (
-        f", {NETWORK_RESULT_PATTERN.replace('<i>', str(h5[0].index))}.mat (item i from 0 to {len(h5) - 1}) or "
+        f", {NETWORK_RESULT_PATTERN.replace('<i>', str((h5[0].index or 0) + first))}.mat (item i from {first} to "
+        f"{len(h5) - 1 + first}) or "
         f"one N x C x H x W stack of the {len(h5)} items" if h5 else "")
     if not used:
         what = f"holds {', '.join(shown)}" if shown else "holds no result file"
@@ -327,7 +285,7 @@ def _unmatched_files(method: str, folder: Path, scenes: list[SceneSource],
 
 
 def _locate_results(
-    scenes: list[SceneSource], methods: dict[str, Path],
+    scenes: list[SceneSource], methods: dict[str, Path], settings: dict[str, DatasetSettings],
 ) -> tuple[list[tuple[int, SceneSource, str, tuple[Path, int | None]]], dict[_Key, SceneOutcome]]:
     """Each pair's result file, and the pairs that already failed (no or ambiguous result file); nothing is read."""
     found = []
@@ -336,12 +294,14 @@ def _locate_results(
     for scene_number, scene in enumerate(scenes):
         for method, folder in methods.items():
             try:
-                result = find_result_file(folder, scene)
+                result = find_result_file(folder, scene, settings[method].first_index)
             except DataError as exc:
                 failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, str(exc))
                 continue
             if result is None:
-                network = NETWORK_RESULT_PATTERN.replace("<i>", str(scene.index)) if scene.kind == "h5" else ""
+                first = settings[method].first_index
+                network = NETWORK_RESULT_PATTERN.replace("<i>", str((scene.index or 0) + first)) \
+                    if scene.kind == "h5" else ""
                 network = f" or {network}.mat" if network else ""
                 reason = f"missing result: no {method}/{scene.name}.{{{extensions}}}{network}"
                 failed[(scene.name, method)] = SceneOutcome(scene.name, method, "failed", {}, None, reason)

@@ -120,18 +120,12 @@ class RunRecord:
         cards = [r["protocol"] for r in self.records if r["status"] == "ok" and r["protocol"]]
         if cards:
             return {k: v for k, v in cards[0].items() if k not in _SHAPE_KEYS and all(c.get(k) == v for c in cards[1:])}
-        from pansharp_iqa import __version__, get_protocol
+        from pansharp_iqa.settings import protocol_card
 
-        settings, proto = self.settings, get_protocol(self.settings.protocol)
-        card: dict[str, Any] = {
-            "name": proto.name, "library": "pansharp_iqa", "version": __version__,
-            "description": proto.description, **proto.settings(),
-            "resolution": settings.resolution, "ratio": settings.ratio, "bits": settings.bits,
-            "note": "no scene was evaluated; card made from the protocol registry",
-        }
-        if settings.resolution == "full":
-            card["sensor"] = settings.resolved_sensor().to_dict()
-        return card
+        core = self.settings.settings  # no scene was evaluated: the settings value's own entries
+        sensor = {"sensor": getattr(core, "sensor").to_dict()} if core.resolution == "full" else {}  # noqa: B009
+        return protocol_card(core.protocol, resolution=core.resolution, ratio=core.ratio, bits=core.bits, **sensor,
+                             note="no scene was evaluated; card made from the settings")
 
     @functools.cached_property
     def notes(self) -> list[str]:

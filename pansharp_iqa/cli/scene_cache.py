@@ -81,23 +81,9 @@ def store_outcome(path: Path, outcome: SceneOutcome, *, key: str, provenance: di
 
 
 def load_cached(path: Path, key: str, *, need_maps: bool) -> SceneOutcome | None:
-    """Return the stored outcome when its key matches and it succeeded, else ``None``.
-
-    Failed outcomes are never reused (the files may have been fixed since).
-
-    Parameters
-    ----------
-    path : Path
-        ``OUT/scenes/<method>/<scene>.json``.
-    key : str
-        :func:`cache_key` of the pair now.
-    need_maps : bool
-        The run draws Q2n/SAM maps (``--plots`` at reduced resolution): a record is reused only
-        with its ``.maps.npz``, unless it says why it has none (a tile-wise evaluation).
-
-    Returns
-    -------
-    SceneOutcome or None
+    """The stored outcome when its key (:func:`cache_key`) matches and it succeeded, else ``None`` (failed outcomes
+    are never reused: the files may have been fixed since); ``need_maps`` (``--plots`` at reduced resolution):
+    reused only with its ``.maps.npz``, unless it says why it has none (a tile-wise evaluation).
 
     Examples
     --------

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from pansharp_iqa.io.dataset_config import DatasetSettings
-from pansharp_iqa.io.windows import WindowedImage
+from pansharp_iqa.io.windows import Source
 from pansharp_iqa.reports.display import DISPLAY_SIDE, RgbChoice, downsample, residual_map, rgb_bands
 from pansharp_iqa.reports.pair_display import ArrayImages, PairDisplay, make_pair_display
 
@@ -38,11 +38,11 @@ def rgb_choice(settings: DatasetSettings, n_bands: int) -> RgbChoice:
 
 class _DecimatedImages:
     """:class:`~pansharp_iqa.reports.pair_display.ImageAccess` over images read window by window
-    (:class:`pansharp_iqa.io.windows.WindowedImage`: GeoTIFF, ``.npy`` or HDF5): decimated views
+    (:class:`pansharp_iqa.io.windows.Source`: GeoTIFF, ``.npy`` or HDF5), in DN (times ``scales``): decimated views
     (nearest neighbour, one row window at a time) and crop windows, never the whole image."""
 
-    def __init__(self, images: Mapping[str, WindowedImage]) -> None:
-        self.images = dict(images)
+    def __init__(self, images: Mapping[str, Source], scales: Mapping[str, float]) -> None:
+        self.images, self.scales = dict(images), scales
         self._views: dict[tuple[str, tuple[int, int]], np.ndarray] = {}
         H, W = self.shape("gt" if "gt" in self.images else "pan")
         self.notes = (
@@ -61,8 +61,8 @@ class _DecimatedImages:
             H, W = self.shape(role)
             rows = np.minimum((np.arange(key[1][0]) + 0.5) * H / key[1][0], H - 1).astype(np.int64)
             cols = np.minimum((np.arange(key[1][1]) + 0.5) * W / key[1][1], W - 1).astype(np.int64)
-            out = np.stack([np.asarray(img[r : r + 1, :])[0][cols] for r in rows])
-            self._views[key] = (out if out.ndim == 3 else out[:, :, None]).astype(np.float32)
+            out = np.stack([np.asarray(img.read(r, r + 1, 0, W), dtype=np.float64)[0][cols] for r in rows])
+            self._views[key] = (out * self.scales.get(role, 1.0)).astype(np.float32)
         return self._views[key]
 
     def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
@@ -70,9 +70,7 @@ class _DecimatedImages:
         return view[:, :, list(bands)] if bands else view[:, :, 0]
 
     def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
-        part = np.asarray(self.images[role][rows[0] : rows[1], cols[0] : cols[1]],
-                          dtype=np.float64)
-        part = part if part.ndim == 3 else part[:, :, None]
+        part = np.asarray(self.images[role].read(*rows, *cols), dtype=np.float64) * self.scales.get(role, 1.0)
         return part[:, :, list(bands)] if bands else part[:, :, 0]
 
     def residual(self, shape: Sequence[int]) -> np.ndarray:
@@ -90,27 +88,27 @@ def _make(access: object, n_bands: int, *, method: str, settings: DatasetSetting
 
 def display_from_arrays(
     fused: np.ndarray | None, inputs: Mapping[str, np.ndarray], *, method: str, settings: DatasetSettings,
-    max_side: int = DISPLAY_SIDE,
+    max_side: int = DISPLAY_SIDE, scales: Mapping[str, float] | None = None,
 ) -> PairDisplay | str:
-    """Display material from the arrays the evaluation already loaded."""
+    """Display material from the arrays the evaluation already loaded (``scales``: each role's multiplier to DN)."""
     try:
         n_bands = (inputs["gt"] if "gt" in inputs else inputs["ms"]).shape[2]
-        return _make(ArrayImages(fused, inputs), n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused=fused is not None)
+        return _make(ArrayImages(fused, inputs, scales or {}), n_bands, method=method, settings=settings,
+                     max_side=max_side, with_fused=fused is not None)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"
 
 
 def display_from_files(
-    images: Mapping[str, WindowedImage], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
+    images: Mapping[str, Source], *, method: str, settings: DatasetSettings, max_side: int = DISPLAY_SIDE,
+    scales: Mapping[str, float] | None = None,
 ) -> PairDisplay | str:
     """Display material of a tile-wise pair from decimated reads of its files (bounded memory): ``images`` holds
-    ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as :class:`pansharp_iqa.io.windows.WindowedImage`
-    (values in DN); the rest as in :func:`display_from_arrays`."""
+    ``fused`` and ``gt`` (reduced) or ``ms`` and ``pan`` (full) as :class:`pansharp_iqa.io.windows.Source`; the rest
+    as in :func:`display_from_arrays`."""
     try:
-        ref = images["gt" if "gt" in images else "ms"]
-        n_bands = int(ref.shape[2]) if len(ref.shape) == 3 else 1
-        return _make(_DecimatedImages(images), n_bands, method=method, settings=settings, max_side=max_side,
-                     with_fused="fused" in images)
+        n_bands = int(images["gt" if "gt" in images else "ms"].shape[2])
+        return _make(_DecimatedImages(images, scales or {}), n_bands, method=method, settings=settings,
+                     max_side=max_side, with_fused="fused" in images)
     except Exception as exc:  # noqa: BLE001 - a display problem never fails an evaluation
         return f"no display: {type(exc).__name__}: {exc}"

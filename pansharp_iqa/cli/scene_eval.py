@@ -1,43 +1,47 @@
 """Evaluation of one (scene, method) pair: the unit of work of ``pansharp-eval``.
 
-:func:`evaluate_scene` reads the scene's inputs and the method's result, checks them, and calls
-the core's one path, :func:`pansharp_iqa.evaluation.evaluate`, with the run's settings value
-(:func:`core_settings`): on the arrays in digital numbers, or, for scenes too big for the memory
-available (or big enough that it is faster), tile by tile on windows read from the files (same
-numbers, bounded memory; the library's rule :func:`pansharp_iqa.tiled.plan.choose_path` decides).
-It never raises: a problem becomes a failed :class:`SceneOutcome` with its reason. It takes and
-returns only picklable values, so any executor (processes, a Dask scheduler) can run it.
+:func:`evaluate_scene` reads the scene's inputs and the method's result as their files declare them, adds what
+the files declare (their units, for the messages; the MS's band names, which select its MTF) to the method's
+settings value (:func:`pair_settings`), and calls the core's one path, :func:`pansharp_iqa.evaluation.evaluate`,
+which applies each role's declared scale and the rules, once: on the arrays, or, for scenes too big for the memory
+available (or big enough that it is faster), tile by tile on windows read from the files, once (same numbers,
+bounded memory; the library's rule :func:`pansharp_iqa.tiled.plan.choose_path` decides). It never raises: a
+problem becomes a failed :class:`SceneOutcome` with its reason. It takes and returns only picklable values, so
+any executor (processes, a Dask scheduler) can run it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pansharp_iqa.io.dataset_config import DatasetSettings
+from pansharp_iqa.io.declared import Declared, band_order, scene_names
 from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
-from pansharp_iqa.io.results import band_names_file, check_result_georeference, load_result
-from pansharp_iqa.io.scale import check_input_values, check_result_values
-from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_shapes
-from pansharp_iqa.io.windows import NotWindowed, WindowedImage, open_windowed, window_stats
-from pansharp_iqa.settings import Settings, full_settings, reduced_settings
+from pansharp_iqa.io.results import check_result_georeference, load_result, result_record
+from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_records, scene_shapes
+from pansharp_iqa.io.windows import NotWindowed, Source, open_windowed
+from pansharp_iqa.settings import FullSettings, Settings
 from pansharp_iqa.tiled.plan import PathChoice, choose_path
-from pansharp_iqa.validation import InputError, image_facts
+from pansharp_iqa.validation import InputError
 
 from .memory_plan import TILE_SIZE
 
 __all__ = [
-    "DEFERRED_DISPLAY_BYTES", "SceneOutcome", "SceneTask", "core_settings", "evaluate_arrays", "evaluate_scene",
-    "quality_maps",
+    "CORE_ROLES", "DEFERRED_DISPLAY_BYTES", "SceneOutcome", "SceneTask", "check_inputs", "evaluate_arrays",
+    "evaluate_scene", "pair_settings", "quality_maps",
 ]
+
+#: The core's role of each file of a scene (``lms``: a PanCollection file's upsampled MS).
+CORE_ROLES = {"gt": "reference", "ms": "ms", "pan": "pan", "lms": "ms_exp", "fused": "fused"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,30 +78,65 @@ class SceneOutcome:
     display: Any = None  # PairDisplay (scene_display), or why none could be made
 
 
-def core_settings(settings: DatasetSettings) -> Settings:
-    """The core's settings value of a run (resolution, protocol, sensor, ratio, bits, indexes, override)."""
-    common: dict[str, Any] = dict(ratio=settings.ratio, bits=settings.bits, protocol=settings.protocol,
-                  scale_mismatch=settings.scale_mismatch, indexes=settings.indexes)
-    if settings.resolution == "reduced":
-        return reduced_settings(**common)
-    return full_settings(sensor=settings.resolved_sensor(), **common)
+def _scene_roles(settings: DatasetSettings) -> tuple[str, ...]:
+    """The scene's files to read: the GT, or the MS and PAN (and a preset's ``lms``: the scripts' upsampled MS)."""
+    return tuple(r for r, c in CORE_ROLES.items() if c in settings.settings.roles and r != "fused")
 
 
-def _roles(fused: Any, inputs: dict[str, Any], settings: DatasetSettings) -> dict[str, Any]:
-    """The scene's images under the core's role names."""
-    if settings.resolution == "reduced":
-        return {"fused": fused, "reference": inputs["gt"]}
-    return {"fused": fused, "ms": inputs["ms"], "pan": inputs["pan"]}
+def _label(scene: SceneSource, role: str) -> str:
+    """A scene file's name in messages (``a_gt.tif``, ``test.h5:gt[3]``)."""
+    path = Path(scene.file_for(role) or scene.name).name
+    return path if scene.kind == "split" else f"{path}:{role}" + (f"[{scene.index}]" if scene.kind == "h5" else "")
 
 
-def evaluate_arrays(fused: np.ndarray, inputs: dict[str, np.ndarray], settings: DatasetSettings) -> dict[str, Any]:
-    """Call the core in memory on arrays already in digital numbers (``inputs["lms"]``: the upsampled MS)."""
+def pair_settings(settings: DatasetSettings, scene: SceneSource, records: Mapping[str, Declared],
+                  names: tuple[str | None, ...] = (), result_file: str | None = None) -> Settings:
+    """The settings value of one pair: the method's, with the unit each file declares (``file_scale``, which
+    messages blame), the files' names in messages, and at full resolution the MTF of each band the MS declares."""
+    core, labels = settings.settings, {}
+    for role, record in records.items():
+        labels[CORE_ROLES[role]] = _label(scene, role) if role != "fused" else Path(str(result_file)).name
+        scales = record.scales
+        if role == "fused" and scales and (order := band_order(record.names, names, result_name=record.source,
+                                                                scene_name="the scene")) is not None:
+            scales = tuple(scales[i] for i in order)  # the bands as the core sees them
+        if scales:
+            core = core.declaring(CORE_ROLES[role], "file_scale", scales[0] if len(set(scales)) == 1 else scales,
+                                  record.where)
+    core = dataclasses.replace(core, wording=dataclasses.replace(core.wording, names=labels))
+    return core.for_bands(names) if isinstance(core, FullSettings) else core
+
+
+def _names(settings: DatasetSettings, record: Declared, n_bands: int) -> tuple[tuple[str | None, ...], str]:
+    """The scene's band names and where they come from (:func:`pansharp_iqa.io.declared.scene_names`)."""
+    from pansharp_iqa.sensors import get_sensor
+
+    return scene_names(record, n_bands=n_bands, band_names=settings.band_names, sensor=get_sensor(settings.sensor))
+
+
+def check_inputs(settings: DatasetSettings, scene: SceneSource, arrays: Mapping[str, Any]) -> None:
+    """What a scene's inputs declare against the settings (band names), and the settings value's rules
+    (:meth:`pansharp_iqa.settings.EvaluationSettings.check`) on each input alone, as its file declares it (what a
+    setting decides: its scale, the bits), before any result is read."""
+    from pansharp_iqa.baselines.inputs import lazy_facts
+    from pansharp_iqa.validation import image_facts
+
+    records = scene_records(scene, arrays)
+    ref = "gt" if "gt" in arrays else "ms"
+    names = _names(settings, records[ref], arrays[ref].shape[2])[0]  # the files' band names against band_names
+    core = pair_settings(settings, scene, records, names)
+    for role, a in arrays.items():
+        r = CORE_ROLES[role]
+        if r != "ms_exp":
+            facts = image_facts if isinstance(a, np.ndarray) else lazy_facts  # a window reader: one streamed pass
+            core.check({r: facts(r, a, scale=core.scale_of(r))})
+
+
+def evaluate_arrays(fused: np.ndarray, inputs: Mapping[str, np.ndarray], settings: Settings) -> dict[str, Any]:
+    """Call the core in memory on the arrays as their files declare them (``inputs`` by the scene's role names)."""
     from pansharp_iqa.evaluation import evaluate
 
-    core, roles = core_settings(settings), _roles(fused, inputs, settings)
-    if "lms" in inputs:  # the file's upsampled MS (a preset's .h5)
-        core, roles = dataclasses.replace(core, upsampled="given"), {**roles, "ms_exp": inputs["lms"]}  # type: ignore[arg-type]
-    return evaluate(roles, core, tiled="never")
+    return evaluate({CORE_ROLES[r]: a for r, a in {**inputs, "fused": fused}.items()}, settings, tiled="never")
 
 
 def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -121,16 +160,10 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
 _WINDOWED_KINDS = ("split",)
 
 
-def _scene_roles(settings: DatasetSettings, scene: SceneSource | None = None) -> tuple[str, ...]:
-    """The roles to read; a preset's full-resolution .h5 scene adds its ``lms`` (the scripts' upsampled MS)."""
-    if settings.resolution == "reduced":
-        return ("gt",)
-    lms = settings.preset is not None and scene is not None and scene.kind == "h5"
-    return ("ms", "pan", "lms") if lms else ("ms", "pan")
-
-
-def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tuple[str, str] | None]:
-    """The scene's files opened for window reads, or ``(None, (category, why not))``."""
+def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict[str, Source] | None,
+                                                                            tuple[str, str] | None]:
+    """The scene's files opened for window reads (the result's bands in the scene's order), or ``(None, (category,
+    why not))``."""
     scene, settings = task.scene, task.settings
     if task.result_index is not None:
         return None, ("stacked results", f"{Path(task.result_file).name} holds several scenes")
@@ -138,74 +171,50 @@ def _open_windowed(task: SceneTask) -> tuple[dict[str, WindowedImage] | None, tu
         name = Path(scene.paths[0]).name if scene.paths else scene.name
         return None, (f".{scene.kind} scenes", f"{name} holds the whole scene; store <scene>_gt/_ms/_pan as .npy "
                                                 "or GeoTIFF files for tile-wise evaluation")
-    images: dict[str, WindowedImage] = {}
+    images: dict[str, Source] = {}
     path: str | None = None
     try:
         for role in _scene_roles(settings):
             path = scene.file_for(role)
             if path is None:
                 raise DataError(f"scene {scene.name!r} has no {role} file ({scene.name}_{role}.tif or .npy)")
-            images[role] = open_windowed(path, role=role, multiplier=settings.input_scale)
-        check_geometry(scene, settings, {role: img.shape for role, img in images.items()})
-        if settings.resolution == "reduced":
-            expected = images["gt"].shape
-        else:
-            expected = (*images["pan"].shape, images["ms"].shape[2])
+            images[role] = open_windowed(path, role=role)
+        check_geometry(scene, settings, {r: img.shape[:2] if r == "pan" else img.shape for r, img in images.items()})
+        ref = images["gt" if settings.resolution == "reduced" else "ms"]
         path = task.result_file
-        images["fused"] = open_windowed(path, role="fused", multiplier=settings.result_scale or 1.0,
-                                        expected=expected, like=images[_scene_roles(settings)[0]])
+        images["fused"] = open_windowed(path, role="fused", expected=(*images.get("pan", ref).shape[:2],
+                                                                       ref.shape[2]))
+        images["fused"].follow_bands(ref, names)
     except NotWindowed as exc:
         ext = Path(path or "").suffix.lower() or "these"
         return None, (f"{ext} files" if ext != ".tiff" else ".tif files", str(exc))
     return images, None
 
 
-def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> None:
+def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> dict[str, tuple[int, ...]]:
     """Before any value is read: every image of the scene fits the others and the settings (sizes,
-    ratio, bands, sensor), and no file records a setting that contradicts the run's."""
+    ratio, bands, sensor), and no file records a setting that contradicts the run's; the shapes."""
     settings = task.settings
     for path in task.scene.paths:
         check_recorded(read_recorded(path), {"sensor": settings.sensor, "ratio": settings.ratio,
                                              "bits": settings.bits, "scale": settings.input_scale},
                        settings.sources)
-    check_geometry(task.scene, settings, scene_shapes(task.scene, settings, cache=bundles))
+    shapes = scene_shapes(task.scene, settings, cache=bundles)
+    check_geometry(task.scene, settings, shapes)
     check_result_georeference(task.result_file, task.scene, settings.resolution)
+    return shapes
 
 
-def _reference_label(task: SceneTask) -> str:
-    role = "gt" if task.settings.resolution == "reduced" else "ms"
-    path = task.scene.file_for(role)
-    return f"{Path(path).name}:{role}" if path else f"{task.scene.name}:{role}"
-
-
-def _check_windowed_values(images: dict[str, WindowedImage], settings: DatasetSettings, method: str) -> None:
-    """The in-memory path's value rules (:mod:`pansharp_iqa.io.scale`), from one streamed pass."""
-    facts = {}
-    for role, img in images.items():
-        facts[role] = window_stats(img).facts(Path(img.path).name)
-        if role != "fused":
-            check_input_values(facts[role], label=settings.input_scale_label, bits=settings.bits, role=role)
-    reference = facts["gt"] if settings.resolution == "reduced" else facts["ms"]
-    check_result_values(facts["fused"], reference, label=str(settings.result_scale_label),
-                        multiplier=float(settings.result_scale or 1.0), bits=settings.bits,
-                        scale_mismatch=settings.scale_mismatch, method=method)
-
-
-def _evaluate_windowed(images: dict[str, WindowedImage], settings: DatasetSettings, method: str) -> dict[str, Any]:
-    """The core's tile engine on the scene's windows (after the value checks of one streamed pass)."""
+def _evaluate_windowed(images: dict[str, Source], core: Settings) -> dict[str, Any]:
+    """The core's tile engine on the scene's windows (one read of each file)."""
     from pansharp_iqa.evaluation import evaluate
 
-    _check_windowed_values(images, settings, method)
-    result = evaluate(_roles(images["fused"], images, settings), core_settings(settings), tiled="always",
-                      tile_size=TILE_SIZE)
-    tiling = (result.get("protocol") or {}).get("tiling")
-    if isinstance(tiling, dict):
-        tiling["readers"] = {role: img.describe() for role, img in images.items()}
-    return result
+    return evaluate({CORE_ROLES[r]: src for r, src in images.items()}, core, tiled="always", tile_size=TILE_SIZE)
 
 
-def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, **extra: Any) -> SceneOutcome:
-    card = {**dict(result.get("protocol") or {}), **choice.to_card()}
+def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, named: dict[str, str],
+             **extra: Any) -> SceneOutcome:
+    card = {**dict(result.get("protocol") or {}), **named, **choice.to_card()}
     metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
     return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget, **extra)
 
@@ -221,8 +230,9 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
     records the path taken and why. ``defer_display(make)`` (e.g. a one-thread executor's ``submit``)
     makes the display of pairs read whole, up to :data:`DEFERRED_DISPLAY_BYTES`, while the next is evaluated."""
     settings = task.settings
-    images: dict[str, WindowedImage] | None = None
+    images: dict[str, Source] | None = None
     inputs: dict[str, np.ndarray] | None = None
+    core: Settings = settings.settings
     try:
         if settings.result_scale is None:
             raise DataError("the result scale is not declared (result_scale in dataset.toml or --result-scale)")
@@ -230,8 +240,12 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
             raise DataError(task.scene.problem)
         reduced = settings.resolution == "reduced"
         bundles: dict[str, dict[str, np.ndarray]] = {}
-        _check_scene(task, bundles)
-        images, not_windowed = _open_windowed(task) if task.tiled != "never" else (None, None)
+        shapes = _check_scene(task, bundles)
+        ref = "gt" if reduced else "ms"
+        records = {**scene_records(task.scene, _scene_roles(settings)), "fused": result_record(task.result_file)}
+        names, names_from = _names(settings, records[ref], shapes.get(ref, (0, 0, 0))[2])
+        core = pair_settings(settings, task.scene, records, names, task.result_file)
+        images, not_windowed = _open_windowed(task, names) if task.tiled != "never" else (None, None)
         if task.tiled == "always" and images is None:
             raise DataError(f"--tiled always: {not_windowed[1] if not_windowed else 'not readable tile-wise'}; "
                             "evaluate this scene with --tiled auto or never")
@@ -239,32 +253,24 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         choice = choose_path(task.tiled, resolution=settings.resolution, shape=shape,
                              available=available_memory() if task.tiled == "auto" else None, jobs=task.jobs,
                              not_windowed=not_windowed)
+        named = {"band_names": names_from} if names_from and records["fused"].names else {}
         if images is not None and choice.path == "tile-wise":
             if task.display_only:
-                return _display_outcome(task, _display(task, images=images))
+                return _display_outcome(task, _display(task, core, images=images))
             note = "no Q2n/SAM maps: the scene was evaluated tile-wise" if task.want_maps and reduced else None
-            return _outcome(task, _evaluate_windowed(images, settings, task.method), choice, maps_note=note,
-                            display=_display(task, images=images))
+            return _outcome(task, _evaluate_windowed(images, core), choice, named, maps_note=note,
+                            display=_display(task, core, images=images))
         images = None
-        inputs = load_scene(task.scene, settings, _scene_roles(settings, task.scene), cache=bundles)
-        if reduced:
-            reference = inputs["gt"]
-            expected = reference.shape
-        else:
-            reference = inputs["ms"]
-            expected = (*inputs["pan"].shape, reference.shape[2])
-        fused = load_result(task.result_file, expected, task.result_index,
-                            like=band_names_file(task.scene, settings.resolution)) * settings.result_scale
+        inputs = load_scene(task.scene, settings, _scene_roles(settings), cache=bundles)
+        expected = (*inputs["pan" if "pan" in inputs else ref].shape[:2], inputs[ref].shape[2])
+        fused = load_result(task.result_file, expected, task.result_index, like=task.scene.file_for(ref), names=names)
         if task.display_only:
-            return _display_outcome(task, _display(task, fused=fused, inputs=inputs, defer=defer_display))
-        check_result_values(image_facts(Path(task.result_file).name, fused),
-                            image_facts(_reference_label(task), reference), label=str(settings.result_scale_label),
-                            multiplier=float(settings.result_scale), bits=settings.bits,
-                            scale_mismatch=settings.scale_mismatch, method=task.method)
-        result = evaluate_arrays(fused, inputs, settings)
-        maps = quality_maps(fused, reference, result.get("protocol") or {}) if (task.want_maps and reduced) else None
-        return _outcome(task, result, choice, maps=maps,
-                        display=_display(task, fused=fused, inputs=inputs, defer=defer_display))
+            return _display_outcome(task, _display(task, core, fused=fused, inputs=inputs, defer=defer_display))
+        result = evaluate_arrays(fused, inputs, core)
+        maps = quality_maps(fused * core.scale_of("fused"), inputs[ref] * core.scale_of("reference"),
+                            result.get("protocol") or {}) if (task.want_maps and reduced) else None
+        return _outcome(task, result, choice, named, maps=maps,
+                        display=_display(task, core, fused=fused, inputs=inputs, defer=defer_display))
     except InputError as exc:  # the package's rules (DataError among them): the message is the reason
         reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - isolate every failure to its scene
@@ -272,7 +278,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
     # a failed pair still shows the scene's references, from what it read
     if images is not None:
         images = {k: v for k, v in images.items() if k != "fused"}
-    display = None if task.display_only else _display(task, inputs=inputs, images=images, defer=defer_display)
+    display = None if task.display_only else _display(task, core, inputs=inputs, images=images, defer=defer_display)
     return SceneOutcome(task.scene.name, task.method, "failed", {}, None, reason, display=display)
 
 
@@ -281,8 +287,8 @@ def _display_outcome(task: SceneTask, display: Any) -> SceneOutcome:
     return SceneOutcome(task.scene.name, task.method, "ok", {}, None, display=display)
 
 
-def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[str, np.ndarray] | None = None,
-             images: dict[str, WindowedImage] | None = None,
+def _display(task: SceneTask, core: Settings, *, fused: np.ndarray | None = None,
+             inputs: dict[str, np.ndarray] | None = None, images: dict[str, Source] | None = None,
              defer: Callable[[Callable[[], Any]], Any] | None = None) -> Any:
     """The pair's display images when the task asks for them (see :mod:`.scene_display`), or
     the future of them (``defer``, small in-memory pairs: see :func:`evaluate_scene`)."""
@@ -290,11 +296,13 @@ def _display(task: SceneTask, *, fused: np.ndarray | None = None, inputs: dict[s
         return None
     from .scene_display import display_from_arrays, display_from_files
 
+    scales = {r: core.scale_of(c) for r, c in CORE_ROLES.items()}  # the displays are in DN
     if images is not None:
-        return display_from_files(images, method=task.method, settings=task.settings, max_side=task.display)
+        return display_from_files(images, method=task.method, settings=task.settings, max_side=task.display,
+                                  scales=scales)
     if inputs is None:
         return None
     make = functools.partial(display_from_arrays, fused, inputs, method=task.method, settings=task.settings,
-                             max_side=task.display)
+                             max_side=task.display, scales=scales)
     size = sum(a.nbytes for a in inputs.values()) + (0 if fused is None else fused.nbytes)
     return defer(make) if defer is not None and size <= DEFERRED_DISPLAY_BYTES else make()

@@ -1,16 +1,15 @@
 """Readers for pansharpening datasets and results (the input side of ``pansharp-eval``).
 
-* ``dataset_config`` -- ``dataset.toml`` parsing and command-line overrides (sensor, ratio, bits,
-  resolution, protocol, input and result scales);
+* ``dataset_config`` -- ``dataset.toml``, ``method.toml``, presets and command-line flags made into the one
+  settings value (sensor, ratio, bits, resolution, protocol, each role's declared scale);
 * ``discovery`` -- which scenes a dataset folder (or PanCollection ``.h5`` file) holds;
 * ``arrays`` -- the format readers (``.mat``, ``.npy``, ``.npz``, ``.h5``);
 * ``declared`` -- what a file declares (scale/offset, no-data, mask band, band names, georeference),
   one record per file, applied by every reader;
 * ``geotiff`` -- the one GeoTIFF reader;
 * ``orientation`` -- ``(H, W, B)`` / ``(B, H, W)`` recognition;
-* ``scenes`` -- loading one scene's MS, PAN and GT in digital numbers;
+* ``scenes`` -- loading one scene's MS, PAN and GT as their files declare them;
 * ``results`` -- locating and loading a method's fused image for a scene;
-* ``scale`` -- value-range checks against the declared scale;
 * ``sha256_file`` -- SHA-256 of input files (from ``pansharp_iqa.hashing``);
 * ``windows`` -- ``.npy``/HDF5/GeoTIFF files read window by window (headers only until then),
   for tile-wise evaluation of scenes of any size (imported on demand, not here);

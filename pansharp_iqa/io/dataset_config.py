@@ -1,47 +1,15 @@
-"""Dataset settings: ``dataset.toml`` plus command-line overrides.
+"""Dataset settings: ``dataset.toml``, a method's ``method.toml``, a preset, what the files record and the
+command-line flags, made into the one settings value of :mod:`pansharp_iqa.settings`.
 
 Everything that changes the numbers (sensor, ratio, bits, resolution, protocol, the scale of the
 inputs and of the results) is read from ``dataset.toml`` or given on the command line; nothing is
-guessed from the data. Missing required settings raise :class:`~.errors.DatasetConfigError`.
+guessed from the data. Missing required settings raise :class:`~.errors.DatasetConfigError`. Which
+source wins, and which contradictions are refused: :data:`PRECEDENCE`. Each role's scale is a
+declaration (:class:`~pansharp_iqa.rules.Declarations`, with its source) that the core applies.
 
-``dataset.toml`` keys
----------------------
-sensor : str (required)
-    A registry name (``"WV2"``, ``"QB"``, ...) or ``"none"`` for the generic MTF.
-ratio : int (required)
-    PAN/MS resolution ratio (a power of two).
-bits : int (required at reduced resolution)
-    Radiometric resolution of the inputs in bits (e.g. 11); at full resolution only ``scale =
-    "unit"`` needs it (no full-resolution index does; the core then records the sensor's).
-resolution : ``"reduced"`` or ``"full"`` (required)
-    Reduced: each scene has a ground truth ``gt`` at PAN scale (Wald protocol). Full: no GT.
-protocol : str (optional, default ``"toolbox2020"``, always recorded in the results)
-band_names : list of str (optional)
-    Band order of the MS, as the files store the bands: with a named sensor every name must be one
-    of its bands, none twice, and each band gets its own MTF (a subset, or another order, is
-    applied); with the generic sensor, distinct labels.
-scale : ``"dn"``, ``"unit"`` or a number (optional, default ``"dn"``)
-    Multiplier that brings the stored inputs to digital numbers (``"unit"`` = ``2**bits - 1``).
-result_scale : ``"dn"``, ``"unit"`` or a number
-    The same for the fused results; required by the evaluation (or ``--result-scale``).
-scale_mismatch : ``"raise"`` or ``"warn"`` (optional, default ``"raise"``)
-    A result on another scale than its reference (e.g. a bit-depth factor of 2) fails its pair, or
-    is scored with a warning recorded in its card (``--scale-mismatch``).
-indexes : list of str or a comma-separated str (optional, default: the protocol's table)
-    The indexes to report: ``"default"`` stands for the protocol's table, and the catalogue's
-    extras (``"PSNR"``, ``"CC"``, ``"MPSNR"``, ``"RMSE"``, ``"SSIM"`` at reduced resolution) are added by name, e.g.
-    ``["default", "PSNR", "CC"]`` (``--indexes default,PSNR,CC``).
-preset : str (optional)
-    A benchmark preset (:func:`pansharp_iqa.presets.list_presets`, ``--preset``) for a
-    PanCollection ``.h5``: it fixes sensor, ratio, bits and protocol, and the resolution from the
-    file's keys (``gt`` present: reduced); an explicit setting that contradicts it is refused.
-    ``result_scale`` defaults to ``"dn"`` (the scripts' ``sr``); at full resolution the file's
-    ``lms`` is the upsampled MS. A
-    file that is not the published test set (another SHA-256 or band count) is refused unless
-    ``preset_force = true`` (``--preset-force``); the settings' ``preset`` entry records which.
-
-Integer settings (``ratio``, ``bits``) follow the package's one rule
-(:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
+The keys of ``dataset.toml`` and ``method.toml``: ``docs/cli.md``; what files declare and the precedence:
+``docs/validation.md``. Integer settings (``ratio``, ``bits``) follow the package's one
+rule (:func:`pansharp_iqa.validation.integer_setting`): ``4``, ``4.0`` and ``"4"`` alike.
 """
 
 from __future__ import annotations
@@ -53,14 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..rules import SCALE_MISMATCH_POLICIES
-from ..validation import (
-    InputError,
-    check_band_names,
-    check_bits,
-    check_choice,
-    check_ratio,
-)
+from ..rules import SCALE_MISMATCH_POLICIES, Declarations, Declared, Wording
+from ..settings import FullSettings, Settings, full_settings, reduced_settings
+from ..validation import InputError, check_band_names, check_bits, check_choice, check_ratio
 from .errors import DatasetConfigError
 
 if sys.version_info >= (3, 11):
@@ -68,149 +31,130 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["DEFAULT_PROTOCOL", "METHOD_FILE", "DatasetSettings", "load_settings", "method_settings", "parse_scale",
-           "settings_file_for"]
+__all__ = ["DEFAULT_PROTOCOL", "METHOD_FILE", "PRECEDENCE", "DatasetSettings", "cli_wording", "input_roles",
+           "load_settings", "method_settings", "parse_scale", "settings_file_for"]
 
 DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
-_KNOWN = set(_REQUIRED) | {
-    "protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description", "notes", "source",
-    "license", "attribution", "indexes", "preset", "preset_force",
-}
-_FLAG = {
-    "sensor": "--sensor", "ratio": "--ratio", "bits": "--bits", "resolution": "--resolution",
-    "protocol": "--protocol", "scale": "--input-scale", "result_scale": "--result-scale",
-    "scale_mismatch": "--scale-mismatch", "indexes": "--indexes",
-    "preset": "--preset", "preset_force": "--preset-force",
-}
+_KNOWN = set(_REQUIRED) | {"protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description",
+                           "notes", "source", "license", "attribution", "indexes", "preset", "preset_force"}
+_FLAG = {k: f"--{k.replace('_', '-')}" for k in (*_REQUIRED, "protocol", "result_scale", "scale_mismatch", "indexes",
+                                                 "preset", "preset_force")} | {"scale": "--input-scale"}
+#: Where a setting of ``pansharp-eval`` comes from, the first that gives it winning: a method's ``method.toml``
+#: (``result_scale``, ``scale_mismatch``, ``first_index``: for that method), the command line, ``dataset.toml``,
+#: the results' own records (``result_scale`` an h5 result records), then the defaults (a preset's ``result_scale =
+#: "dn"``, ``scale = "dn"``). What the data declare about themselves is no setting to override: a preset's fixed
+#: values, an h5/.mat file's recorded sensor, ratio, bits and scale, a file's band names, scale tags and no-data
+#: value. A setting that contradicts one of them is refused, naming both (:meth:`pansharp_iqa.rules.Declarations.
+#: with_value`); the file's own unit is applied by its reader and a setting's scale multiplies it.
+PRECEDENCE = ("method.toml", "flag", "dataset.toml", "result file attributes", "default")
+
+
+def input_roles(resolution: str, given: bool = False) -> tuple[str, ...]:
+    """The core's input roles: ``("reference",)`` (the GT), else ``("ms", "pan")`` and ``"ms_exp"`` when given."""
+    return ("reference",) if resolution == "reduced" else ("ms", "pan", "ms_exp") if given else ("ms", "pan")
+
+
+def cli_wording(method: str | None = None) -> Wording:
+    """The words of ``pansharp-eval`` in refusals (a result's scale is its method's, with ``method``)."""
+    where = f"{method}/method.toml (this method only)" if method else None
+    override = (f"declare scale_mismatch = 'warn' in {where}, or pass --scale-mismatch warn (every method), to score "
+                "it with a warning" if where else "declare scale_mismatch = 'warn' in dataset.toml (or "
+                "--scale-mismatch warn) to score it with a warning")
+    result = ("result_scale", f"{where or 'dataset.toml'} (or --result-scale)")
+    inputs = ("scale", "dataset.toml (or --input-scale)")
+    return Wording(override, {"fused": result, "reference": inputs, "pan": inputs})
+
+
+def _source(key: str, sources: Mapping[str, str]) -> str:
+    """A setting's source as messages name it: ``dataset.toml scale``, ``--input-scale``, ``preset ...``."""
+    where = sources.get(key, "default")
+    return {"dataset.toml": f"dataset.toml {key}", "flag": _FLAG.get(key, key)}.get(where, f"{where} {key}")
+
+
+def _override(declared: Declarations, role: str, key: str, value: Any, source: str) -> Declarations:
+    """``declared`` with ``role``'s ``key`` given by a source of higher :data:`PRECEDENCE`."""
+    return Declarations({**declared.items, role: {**declared.items.get(role, {}), key: Declared(value, source)}})
 
 
 @dataclasses.dataclass(frozen=True)
 class DatasetSettings:
-    """The settings one evaluation runs with (all recorded in ``results.json``).
-
-    Parameters
-    ----------
-    name : str
-        Dataset name (the folder or ``.h5`` file stem unless ``name`` is set in the TOML).
-    root : str
-        Absolute path of the dataset folder or ``.h5`` file.
-    sensor : str
-        Sensor name as given (resolved through :func:`pansharp_iqa.sensors.get_sensor`).
-    ratio : int
-        PAN/MS resolution ratio.
-    bits : int or None
-        Radiometric resolution of the inputs (bits); None: not given (full resolution only).
-    resolution : str
-        ``"reduced"`` or ``"full"``.
-    protocol : str
-        Protocol name for :func:`pansharp_iqa.evaluate_reduced` / ``evaluate_full``.
-    input_scale : float
-        Multiplier from stored input values to DN.
-    input_scale_label : str
-        ``"dn"``, ``"unit"`` or the number as given.
-    result_scale : float or None
-        Multiplier from stored result values to DN (``None``: not declared).
-    result_scale_label : str or None
-        As given.
-    band_names : tuple of str or None
-        MS band order, when declared (spelled as the sensor spells them).
-    sources : dict
-        For each setting, where it came from (``"dataset.toml"``, ``"flag"`` or ``"default"``).
-    scale_mismatch : str
-        ``"raise"`` or ``"warn"`` (see :func:`pansharp_iqa.evaluation.evaluate_reduced`).
-    indexes : tuple of str or None
-        The indexes to report (``"default"`` for the protocol's table, and extras such as
-        ``"PSNR"``, ``"CC"``), as given; None: the protocol's table. Checked against the protocol
-        before anything runs.
-    preset : mapping or None
-        The preset's card entry (:meth:`pansharp_iqa.Preset.card`: its name, what it fixes,
-        the data's SHA-256 and whether it is the published test set); None without a preset.
-    """
+    """Where a dataset is (``name``, ``root``) and the one settings value it is evaluated with, with what
+    ``results.json`` records beside it: the data's ``sensor`` (at full resolution ``settings.sensor`` is the MTF
+    used), the MS ``band_names`` declared, the ``labels`` of ``scale``, ``result_scale`` and ``indexes`` as given,
+    each setting's ``sources``, the ``preset``'s card entry and a method's ``first_index`` (``method.toml``)."""
 
     name: str
     root: str
     sensor: str
-    ratio: int
-    bits: int | None
-    resolution: str
-    protocol: str
-    input_scale: float
-    input_scale_label: str
-    result_scale: float | None
-    result_scale_label: str | None
-    band_names: tuple[str, ...] | None
-    sources: Mapping[str, str]
-    scale_mismatch: str = "raise"
-    indexes: tuple[str, ...] | None = None
+    settings: Settings
+    band_names: tuple[str, ...] | None = None
+    labels: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    sources: Mapping[str, str] = dataclasses.field(default_factory=dict)
     preset: Mapping[str, Any] | None = None
+    first_index: int = 0
+
+    resolution = property(lambda self: self.settings.resolution, doc="``reduced`` or ``full``.")
+    ratio = property(lambda self: self.settings.ratio, doc="PAN/MS resolution ratio.")
+    bits = property(lambda self: self.settings.bits, doc="Radiometric resolution, or None.")
+    protocol = property(lambda self: self.settings.protocol.name, doc="Protocol name.")
+    indexes = property(lambda self: self.settings.requested, doc="The indexes asked for, None: the protocol's.")
+    scale_mismatch = property(lambda self: self.settings.scale_mismatch, doc="``raise`` or ``warn``.")
+    input_scale = property(lambda self: self.settings.scale_of(input_roles(self.resolution)[0]),
+                           doc="Multiplier from stored input values to DN.")
+    input_scale_label = property(lambda self: self.labels.get("scale", "dn"), doc="The input scale as given.")
+    result_scale_label = property(lambda self: self.labels.get("result_scale"), doc="The results' scale as given.")
+
+    @property
+    def result_scale(self) -> float | None:
+        """Multiplier from stored result values to DN (None: not declared)."""
+        d = self.settings.declared.get("fused", "scale")
+        return None if d is None else float(d.value)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable copy."""
-        out = dataclasses.asdict(self)
-        out["band_names"] = list(self.band_names) if self.band_names is not None else None
-        out["sources"] = dict(self.sources)
-        if self.indexes is None:  # absent unless asked for (results.json of a default run unchanged)
-            del out["indexes"]
-        else:
-            out["indexes"] = list(self.indexes)
-        if self.preset is None:
-            del out["preset"]
-        return out
+        """JSON-serialisable record (``results.json``)."""
+        out = {"name": self.name, "root": self.root, "sensor": self.sensor, "ratio": self.ratio, "bits": self.bits,
+               "resolution": self.resolution, "protocol": self.protocol, "input_scale": self.input_scale,
+               "input_scale_label": self.input_scale_label, "result_scale": self.result_scale,
+               "result_scale_label": self.result_scale_label,
+               "band_names": list(self.band_names) if self.band_names is not None else None,
+               "sources": dict(self.sources), "scale_mismatch": self.scale_mismatch}
+        if self.indexes is not None:  # absent unless asked for (results.json of a default run unchanged)
+            out["indexes"] = list(self.labels.get("indexes", self.indexes))
+        return {**out, **({"preset": self.preset} if self.preset is not None else {})}
 
     def resolved_sensor(self) -> Any:
-        """The :class:`pansharp_iqa.sensors.Sensor`, its bands in the ``band_names`` order (a subset or
-        another order gets each named band's own MTF; the sensor's own order leaves it as it is)."""
+        """The :class:`pansharp_iqa.sensors.Sensor`, its bands in the ``band_names`` order."""
         from pansharp_iqa.sensors import get_sensor
 
+        if isinstance(self.settings, FullSettings):
+            return self.settings.sensor
         sensor = get_sensor(self.sensor)
-        if self.band_names is None or sensor.is_generic:
-            return sensor
-        if tuple(b.lower() for b in self.band_names) == tuple(b.lower() for b in sensor.band_names or ()):
-            return sensor
-        return sensor.select_bands(list(self.band_names))
+        return sensor if self.band_names is None or sensor.is_generic else \
+            full_settings(sensor=sensor, ratio=self.ratio).for_bands(self.band_names).sensor
 
 
 def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[float, str]:
-    """Turn a scale declaration into a multiplier to digital numbers.
+    """A scale declaration (``"dn"``, ``"unit"`` = ``2**bits - 1``, or a positive multiplier) as its multiplier to
+    DN and its label; anything else is a :class:`~.errors.DatasetConfigError` naming ``what``.
 
-    Parameters
-    ----------
-    value : str or number
-        ``"dn"`` (values are DN: multiplier 1), ``"unit"`` (values in [0, 1]: multiplier
-        ``2**bits - 1``) or a positive number (the multiplier itself, e.g. 2047).
-    bits : int or None
-        Radiometric resolution; required for ``"unit"``.
-    what : str
-        Name used in error messages.
-
-    Returns
-    -------
-    (float, str)
-        The multiplier and a label for reports.
-
-    Raises
-    ------
-    DatasetConfigError
-        If the value is not understood.
+    Examples
+    --------
+    >>> parse_scale("unit", 11), parse_scale(4, None)
+    ((2047.0, 'unit'), (4.0, '4'))
     """
-    if isinstance(value, str):
-        key = value.strip().lower()
-        if key in ("dn", "digital_numbers"):
-            return 1.0, "dn"
-        if key in ("unit", "[0,1]", "0-1", "01"):
-            if bits is None:
-                raise DatasetConfigError(f"{what} 'unit' needs the bit depth: set bits (dataset.toml or --bits)")
-            return float(2 ** int(bits) - 1), "unit"
-        try:
-            number = float(key)
-        except ValueError:
-            raise DatasetConfigError(
-                f"{what} must be 'dn', 'unit' or a positive number, got {value!r}"
-            ) from None
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-    else:
+    key = value.strip().lower() if isinstance(value, str) else None
+    if key in ("dn", "digital_numbers"):
+        return 1.0, "dn"
+    if key in ("unit", "[0,1]", "0-1", "01"):
+        if bits is None:
+            raise DatasetConfigError(f"{what} 'unit' needs the bit depth: set bits (dataset.toml or --bits)")
+        return float(2 ** int(bits) - 1), "unit"
+    try:
+        number = float(key if key is not None else value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if math.isnan(number):
         raise DatasetConfigError(f"{what} must be 'dn', 'unit' or a positive number, got {value!r}")
     if not math.isfinite(number) or number <= 0:
         raise DatasetConfigError(f"{what} must be a positive number, got {value!r}")
@@ -258,41 +202,19 @@ def _read_toml(path: Path, known: set[str] = _KNOWN) -> dict[str, Any]:
 
 
 def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = None) -> DatasetSettings:
-    """Read ``dataset.toml`` (if any) and apply command-line overrides.
-
-    Parameters
-    ----------
-    dataset : path-like
-        Dataset folder, or a PanCollection-style ``.h5`` file (its ``dataset.toml`` is the one
-        beside it).
-    overrides : mapping, optional
-        Values given on the command line (keys ``sensor``, ``ratio``, ``bits``, ``resolution``,
-        ``protocol``, ``scale``, ``result_scale``); ``None`` values are ignored. They take
-        precedence over the TOML.
-
-    Returns
-    -------
-    DatasetSettings
-
-    Raises
-    ------
-    DatasetConfigError
-        A required setting is missing, a value is invalid, or the sensor is unknown.
-    """
+    """``dataset.toml`` beside a dataset folder or PanCollection ``.h5`` file, the flags (``overrides``, by key;
+    None ignored), a preset and what the ``.h5`` records, made into a :class:`DatasetSettings` (see
+    :data:`PRECEDENCE`); a missing or invalid setting is a :class:`~.errors.DatasetConfigError`."""
     path = Path(dataset).expanduser().resolve()
     if not path.exists():
         raise DatasetConfigError(f"dataset {dataset} does not exist")
     toml_path = settings_file_for(path)
     data = _read_toml(toml_path)
-    merged: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for key, value in data.items():
-        merged[key] = value
-        sources[key] = "dataset.toml"
+    merged: dict[str, Any] = dict(data)
+    sources: dict[str, str] = {key: "dataset.toml" for key in data}
     for key, value in (overrides or {}).items():
         if value is not None:
-            merged[key] = value
-            sources[key] = "flag"
+            merged[key], sources[key] = value, "flag"
     preset = _apply_preset(path, merged, sources) if merged.get("preset") is not None else None
     if path.is_file():  # an .h5 dataset records its own settings (pansharp-nlrnet prepare writes them)
         _merge_recorded(path, merged, sources)
@@ -302,11 +224,10 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         hint = ", ".join(f"{k} (TOML key '{k}' or {_FLAG[k]})" for k in missing)
         where = str(toml_path) if toml_path.is_file() else f"{toml_path} (not found)"
         raise DatasetConfigError(f"missing dataset setting(s): {hint}; looked in {where}")
-    sensor_name = str(merged["sensor"])
     from pansharp_iqa.sensors import get_sensor
 
     try:
-        sensor = get_sensor(sensor_name)
+        sensor = get_sensor(str(merged["sensor"]))
     except ValueError as exc:
         raise DatasetConfigError(str(exc)) from None
     try:  # the package's one bits rule (1..16; 11, 11.0 and "11" alike)
@@ -320,44 +241,39 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         ratio = check_ratio(merged["ratio"], exp=resolution == "full")
     except InputError as exc:
         raise DatasetConfigError(f"{exc} ({_FLAG['ratio']} or dataset.toml 'ratio')") from None
-    protocol = str(merged.get("protocol", DEFAULT_PROTOCOL))
-    sources.setdefault("protocol", "default")
-    input_scale, input_label = parse_scale(merged.get("scale", "dn"), bits, what="scale")
-    sources.setdefault("scale", "default")
-    if "result_scale" in merged:
-        result_scale, result_label = parse_scale(merged["result_scale"], bits, what="result_scale")
-    else:
-        result_scale, result_label = None, None
     band_names = merged.get("band_names")
-    if band_names is not None:
-        try:  # every name one of the sensor's bands, none twice: each band gets its own MTF
-            band_names = check_band_names(sensor, band_names, what="dataset.toml band_names")
-        except InputError as exc:
-            raise DatasetConfigError(str(exc)) from None
     try:
+        if band_names is not None:  # every name one of the sensor's bands, none twice: each band gets its own MTF
+            band_names = check_band_names(sensor, band_names, what="dataset.toml band_names")
         scale_mismatch = check_choice("scale_mismatch", merged.get("scale_mismatch", "raise"), SCALE_MISMATCH_POLICIES)
     except InputError as exc:
-        raise DatasetConfigError(f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
-    indexes = _index_names(merged.get("indexes"))
-    name = str(data.get("name") or (path.name if path.is_dir() else path.stem))
-    return DatasetSettings(
-        name=name,
-        root=str(path),
-        sensor=sensor_name,
-        ratio=ratio,
-        bits=bits,
-        resolution=resolution,
-        protocol=protocol,
-        input_scale=input_scale,
-        input_scale_label=input_label,
-        result_scale=result_scale,
-        result_scale_label=result_label,
-        band_names=band_names,
-        sources=sources,
-        scale_mismatch=scale_mismatch,
-        indexes=indexes,
-        preset=preset,
-    )
+        raise DatasetConfigError(str(exc) if band_names is not None and "scale_mismatch" not in str(exc) else
+                                 f"{exc} ({_FLAG['scale_mismatch']} or dataset.toml 'scale_mismatch')") from None
+    given = preset is not None and resolution == "full"  # a preset's .h5: its lms is the upsampled MS
+    declared, labels = Declarations(), dict[str, Any](indexes=_index_names(merged.get("indexes")))
+    for key, roles in (("scale", input_roles(resolution, given)), ("result_scale", ("fused",))):
+        if key in merged:
+            value, labels[key] = parse_scale(merged[key], bits, what=key)
+            for role in roles:
+                declared = declared.with_value(role, "scale", value, _source(key, sources))
+    common: dict[str, Any] = dict(indexes=_index_names(merged.get("indexes")), scale_mismatch=scale_mismatch,
+                                  declared=declared, wording=cli_wording())
+    try:
+        if preset is not None:
+            from pansharp_iqa.presets import get_preset
+
+            core: Settings = get_preset(preset["name"]).settings(resolution, **common)
+        else:
+            common.update(protocol=str(merged.get("protocol", DEFAULT_PROTOCOL)), ratio=ratio, bits=bits)
+            core = reduced_settings(**common) if resolution == "reduced" else full_settings(sensor=sensor, **common)
+        core = core.for_bands(band_names or ()) if isinstance(core, FullSettings) else core
+    except ValueError as exc:  # an unknown protocol or index, a protocol without this resolution
+        flag = "--indexes or dataset.toml 'indexes'" if "ndex" in str(exc) else "--protocol or dataset.toml 'protocol'"
+        raise DatasetConfigError(f"{exc} ({flag})") from None
+    sources.setdefault("protocol", "default")
+    sources.setdefault("scale", "default")
+    return DatasetSettings(str(data.get("name") or (path.name if path.is_dir() else path.stem)), str(path),
+                           sensor.name, core, band_names, labels, sources, preset)
 
 
 def _apply_preset(path: Path, merged: dict[str, Any], sources: dict[str, str]) -> dict[str, Any]:
@@ -373,8 +289,7 @@ def _apply_preset(path: Path, merged: dict[str, Any], sources: dict[str, str]) -
     except InputError as exc:
         raise DatasetConfigError(str(exc)) from None
     fixed = {"resolution": data.resolution, "ratio": preset.ratio, "bits": preset.bits,
-             "protocol": preset.protocol.name,
-             "sensor": preset.mtf_sensor if data.resolution == "full" else preset.sensor}
+             "protocol": preset.protocol.name, "sensor": preset.sensor}
     for key, value in fixed.items():
         if key in merged:
             given = merged[key]
@@ -414,30 +329,15 @@ def _index_names(value: Any) -> tuple[str, ...] | None:
 
 #: A method's own declarations, in its results folder (``METHOD/method.toml``).
 METHOD_FILE = "method.toml"
-_METHOD_KEYS = {"result_scale", "scale_mismatch", "name", "description", "notes", "source", "license", "attribution"}
+_METHOD_KEYS = {"result_scale", "scale_mismatch", "first_index", "name", "description", "notes", "source", "license",
+                "attribution"}
 
 
 def method_settings(settings: DatasetSettings, method_dir: str | Path) -> DatasetSettings:
-    """The settings one method's results are evaluated with: ``METHOD/method.toml`` may declare
-    ``result_scale = "unit" | "dn" | <multiplier>`` and ``scale_mismatch``, which override the
-    dataset's (and the flags) for that method only; without the file, ``settings`` unchanged.
-
-    Parameters
-    ----------
-    settings : DatasetSettings
-        The dataset's (from :func:`load_settings`).
-    method_dir : path-like
-        The method's results folder.
-
-    Returns
-    -------
-    DatasetSettings
-        ``result_scale`` from the method's file, its source recorded as ``"<method>/method.toml"``.
-
-    Raises
-    ------
-    DatasetConfigError
-        Unreadable file, an unknown key or a scale that is not understood.
+    """The settings of one method's results: ``METHOD/method.toml`` may declare ``result_scale``, ``scale_mismatch``
+    (over the dataset's and the flags, for that method only) and ``first_index`` (its PanCollection results are
+    numbered ``output_mulExm_<i>`` from it: 0 as the scripts write them, or 1); without a declared
+    ``result_scale``, the one its h5 results record (``pansharp-nlrnet infer``). Refusals name its file.
 
     Examples
     --------
@@ -450,16 +350,37 @@ def method_settings(settings: DatasetSettings, method_dir: str | Path) -> Datase
     """
     path = Path(method_dir) / METHOD_FILE
     data = _read_toml(path, _METHOD_KEYS)
-    source = f"{Path(method_dir).resolve().name}/{METHOD_FILE}"
-    if "scale_mismatch" in data:
-        try:
-            mismatch = check_choice("scale_mismatch", data["scale_mismatch"], SCALE_MISMATCH_POLICIES)
-        except InputError as exc:
-            raise DatasetConfigError(f"{path}: {exc}") from None
-        settings = dataclasses.replace(settings, scale_mismatch=mismatch,
-                                       sources={**settings.sources, "scale_mismatch": source})
-    if "result_scale" not in data:
-        return settings
-    value, label = parse_scale(data["result_scale"], settings.bits, what=f"{path} result_scale")
-    return dataclasses.replace(settings, result_scale=value, result_scale_label=label,
-                               sources={**settings.sources, "result_scale": source})
+    method = Path(method_dir).resolve().name
+    source = f"{method}/{METHOD_FILE}"
+    core, sources, labels = settings.settings, dict(settings.sources), dict(settings.labels)
+    first = data.get("first_index", settings.first_index)
+    try:
+        if "scale_mismatch" in data:
+            core = dataclasses.replace(core, scale_mismatch=check_choice("scale_mismatch", data["scale_mismatch"],
+                                                                         SCALE_MISMATCH_POLICIES))
+        if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+            raise InputError(f"first_index must be the number of the first result (0 or 1), got {first!r}")
+    except InputError as exc:
+        raise DatasetConfigError(f"{path}: {exc}") from None
+    if "result_scale" not in data and settings.result_scale is None and (label := _recorded(method_dir)):
+        data["result_scale"], source = label, f"{method} result file attributes"
+    if "result_scale" in data:
+        value, labels["result_scale"] = parse_scale(data["result_scale"], settings.bits, what=f"{path} result_scale")
+        core = dataclasses.replace(core, declared=_override(core.declared, "fused", "scale", value,
+                                                            f"{source} result_scale"))
+    sources.update({k: source for k in ("result_scale", "scale_mismatch", "first_index") if k in data})
+    return dataclasses.replace(settings, settings=dataclasses.replace(core, wording=cli_wording(method)),
+                               labels=labels, sources=sources, first_index=first)
+
+
+def _recorded(method_dir: str | Path) -> str | None:
+    """The ``result_scale`` every h5 result of a method records (``pansharp-nlrnet infer`` writes it), else None."""
+    from .errors import DataError
+    from .metadata import read_recorded
+
+    try:
+        found = {read_recorded(p).result_scale for p in sorted(Path(method_dir).iterdir())
+                 if p.suffix.lower() in (".h5", ".hdf5") and p.is_file()}
+    except (DataError, OSError):
+        return None
+    return found.pop() if len(found) == 1 and None not in found else None

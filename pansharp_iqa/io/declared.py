@@ -1,13 +1,14 @@
 """What a file declares about its pixels: one record per file, read from its tags, used by every reader.
 
-A GeoTIFF declares (GDAL's tags, read with tifffile): its unit (``value = raw x scale + offset`` per
-band, GDAL's exact rule: ``GDAL_METADATA`` items of role ``scale``/``offset``), a no-data value
-(``GDAL_NODATA``), a GDAL mask band (an internal mask IFD, or a ``<file>.msk`` sidecar), band names
-(GDAL band descriptions; generic ones such as ``"Band 1"`` say nothing) and its georeference; other
-GDAL rasters declare the same, as GDAL reads them (rasterio). An HDF5 dataset declares its unit with
-the CF attributes ``scale_factor``/``add_offset``.
+A GeoTIFF declares, as GDAL reads it (rasterio: its tags and its ``<file>.aux.xml`` sidecar): its unit
+(``value = raw x scale + offset`` per band), a no-data value, a GDAL mask band (an internal mask, or a
+``<file>.msk`` sidecar), band names (descriptions; generic ones such as ``"Band 1"`` say nothing, a name given
+twice is refused) and its georeference (read from the tags with tifffile). Without rasterio the tags are
+read with tifffile, and a file with a sidecar is refused (only GDAL reads it). Other GDAL rasters declare
+the same (rasterio). An HDF5 dataset declares its unit with the CF attributes ``scale_factor``/``add_offset``.
 :func:`read_declared` builds the record once per file; the in-memory readers (:mod:`.geotiff`,
-:mod:`.results`, :mod:`.scenes`) and the window readers (:mod:`.windows`) apply it alike.
+:mod:`.results`, :mod:`.scenes`) and the window readers (:mod:`.windows`) apply it alike, and
+:func:`band_order` / :func:`scene_names` put a result's bands in its scene's order by the names declared.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import importlib.util
 import logging
 import os
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -28,8 +30,8 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["Declared", "GeoInfo", "band_order", "check_unmasked", "count_masked", "is_mask_page", "quiet_tifffile",
-           "read_declared", "tiff_declared"]
+__all__ = ["Declared", "GeoInfo", "band_order", "check_unmasked", "count_masked", "gdal_declared", "is_mask_page",
+           "quiet_tifffile", "read_declared", "scene_names"]
 
 _TIFF_SUFFIXES = (".tif", ".tiff")
 _ARRAYS = (".npy", ".npz", ".mat", ".h5", ".hdf5")
@@ -66,8 +68,9 @@ class Declared:
     geo: GeoInfo = GeoInfo()
     scales: tuple[float, ...] = ()  #: per GDAL band, value = raw x scale + offset; () when not declared
     offsets: tuple[float, ...] = ()
-    names: tuple[str, ...] = ()  #: band names, only when every band has a distinct, non-generic one
+    names: tuple[str | None, ...] = ()  #: per band its name (None: none or a generic one); () when none is named
     mask: str | None = None  #: where a GDAL mask band is ("internal mask", "<file>.msk"); None without one
+    where: str = ""  #: where the unit, no-data value and names are declared ("GeoTIFF tags of a.tif", "a.tif.aux.xml")
 
     @property
     def unit(self) -> str | None:
@@ -130,12 +133,18 @@ def is_mask_page(page: Any) -> bool:
 
 
 def _record(source: str, geo: GeoInfo, scales: Sequence[float], offsets: Sequence[float], names: Sequence[str],
-            mask: str | None) -> Declared:
-    """A record from GDAL's per-band values (an identity scale/offset and generic or repeated names say nothing)."""
+            mask: str | None, where: str) -> Declared:
+    """A record from GDAL's per-band values (an identity scale/offset and generic names say nothing; a name given
+    twice is refused)."""
     unit = any(v != 1.0 for v in scales) or any(v != 0.0 for v in offsets)
-    named = not any(_GENERIC.match(n) for n in names) and len({n.casefold() for n in names}) == len(names)
+    named = tuple(None if _GENERIC.match(n or "") else n.strip() for n in names)
+    keys = [n.casefold() for n in named if n is not None]
+    twice = sorted({n for n in keys if keys.count(n) > 1})
+    if twice:
+        raise DataError(f"{source} names two bands {twice[0]!r} ({where}: {list(names)}): a band name says which band "
+                        "it is, so each names one band; correct the band descriptions")
     return Declared(source, geo, tuple(scales) if unit else (), tuple(offsets) if unit else (),
-                    tuple(names) if named else (), mask)
+                    named if keys else (), mask, where)
 
 
 def _gdal_items(page: Any, bands: int) -> tuple[list[float], list[float], list[str]]:
@@ -159,62 +168,82 @@ def _gdal_items(page: Any, bands: int) -> tuple[list[float], list[float], list[s
     return scale, offset, names
 
 
-def tiff_declared(tif: Any, path: str) -> Declared:
-    """The record of an open ``tifffile.TiffFile`` (what :func:`read_declared` gives for its path)."""
-    pages = [p for p in tif.pages if not getattr(p, "is_reduced", False)]
-    page = pages[0]
-    nodata_tag = page.tags.get(42113)  # GDAL_NODATA
-    nodata = None if nodata_tag is None else _float(nodata_tag.value)
-    try:
-        meta = tif.geotiff_metadata if getattr(tif, "is_geotiff", False) else None
-    except Exception:  # noqa: BLE001 - broken GeoTIFF keys: no georeference to compare
-        meta = None
-    geo = GeoInfo(_crs(meta), _transform(meta), nodata) if meta else GeoInfo(nodata=nodata)
-    mask = "internal mask" if any(is_mask_page(p) for p in pages[1:]) else \
-        f"{Path(path).name}.msk" if os.path.isfile(path + ".msk") else None
-    return _record(Path(path).name, geo, *_gdal_items(page, int(page.samplesperpixel)), mask)
+def _tiff_tags(path: str) -> Declared:
+    """What a TIFF's own tags declare (tifffile): its georeference, and GDAL's items without GDAL."""
+    import tifffile
+
+    name = Path(path).name
+    with quiet_tifffile(), tifffile.TiffFile(path) as tif:
+        pages = [p for p in tif.pages if not getattr(p, "is_reduced", False)]
+        page = pages[0]
+        nodata_tag = page.tags.get(42113)  # GDAL_NODATA
+        nodata = None if nodata_tag is None else _float(nodata_tag.value)
+        try:
+            meta = tif.geotiff_metadata if getattr(tif, "is_geotiff", False) else None
+        except Exception:  # noqa: BLE001 - broken GeoTIFF keys: no georeference to compare
+            meta = None
+        geo = GeoInfo(_crs(meta), _transform(meta), nodata) if meta else GeoInfo(nodata=nodata)
+        mask = "internal mask" if any(is_mask_page(p) for p in pages[1:]) else \
+            f"{name}.msk" if os.path.isfile(path + ".msk") else None
+        return _record(name, geo, *_gdal_items(page, int(page.samplesperpixel)), mask, f"GeoTIFF tags of {name}")
 
 
-def _dataset_declared(path: str) -> Declared:
-    """The record of another GDAL raster (VRT, JPEG 2000, a remote file, ...), as GDAL reads it (rasterio)."""
-    import rasterio
+def gdal_declared(ds: Any, name: str, geo: GeoInfo | None = None) -> Declared:
+    """The record of an open rasterio dataset: its scales, offsets, no-data value, mask and descriptions as GDAL
+    holds them (its tags and ``.aux.xml`` sidecar); ``geo``: the georeference, if read otherwise."""
     from rasterio.enums import MaskFlags
 
-    try:
-        with rasterio.open(path) as ds:
-            flags = set(ds.mask_flag_enums[0]) if ds.count else set()
-            epsg = ds.crs.to_epsg() if ds.crs else None  # a user-defined CRS is not compared (tags differ in form)
-            crs = None if epsg is None else f"EPSG:{epsg}"
-            geo = GeoInfo(crs, None if ds.transform.is_identity else tuple(ds.transform)[:6], ds.nodata)
-            mask = "GDAL mask band" if flags == {MaskFlags.per_dataset} else None
-            return _record(Path(path).name, geo, ds.scales, ds.offsets, [d or "" for d in ds.descriptions], mask)
-    except Exception as exc:  # noqa: BLE001
-        raise DataError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    flags = set(ds.mask_flag_enums[0]) if ds.count else set()
+    if geo is None:
+        epsg = ds.crs.to_epsg() if ds.crs else None  # a user-defined CRS is not compared (tags differ in form)
+        geo = GeoInfo(None if epsg is None else f"EPSG:{epsg}",
+                      None if ds.transform.is_identity else tuple(ds.transform)[:6])
+    mask = None if flags != {MaskFlags.per_dataset} else \
+        f"{name}.msk" if os.path.isfile(f"{ds.name}.msk") else "internal mask"
+    return _record(name, dataclasses.replace(geo, nodata=ds.nodata), ds.scales, ds.offsets,
+                   [d or "" for d in ds.descriptions], mask, f"GDAL metadata of {name}")
 
 
 @functools.lru_cache(maxsize=64)
-def _read_cached(path: str, stamp: tuple[int, int]) -> Declared:
-    import tifffile
-
+def _read_cached(path: str, stamp: tuple[tuple[int, int], ...]) -> Declared:
+    name, sidecar = Path(path).name, path + ".aux.xml"
+    tiff = Path(path).suffix.lower() in _TIFF_SUFFIXES
+    gdal = importlib.util.find_spec("rasterio") is not None
     try:
-        with quiet_tifffile(), tifffile.TiffFile(path) as tif:
-            return tiff_declared(tif, path)
+        tags = _tiff_tags(path) if tiff else None
+        if not gdal:
+            if os.path.isfile(sidecar):
+                raise DataError(f"{name}: its GDAL sidecar {name}.aux.xml may declare a scale, offset, no-data value "
+                                "or band names, which only GDAL reads: install rasterio (pip install "
+                                "'pansharp_iqa[scale]'), or write them into the file (gdal_translate)")
+            return tags or Declared(name)
+        import rasterio
+
+        with warnings.catch_warnings():  # plain TIFFs have no georeference: nothing to say about it
+            warnings.filterwarnings("ignore", message=".*geotransform.*")
+            with rasterio.open(path) as ds:
+                record = gdal_declared(ds, name, tags.geo if tags else None)
+    except DataError:
+        raise
     except Exception as exc:  # noqa: BLE001
-        raise DataError(f"cannot read TIFF {path}: {type(exc).__name__}: {exc}") from None
+        raise DataError(f"cannot read {'TIFF ' if tiff else ''}{path}: {type(exc).__name__}: {exc}") from None
+    own = tags is not None and (tags.scales, tags.offsets, tags.names, tags.geo.nodata) == \
+        (record.scales, record.offsets, record.names, record.geo.nodata)
+    return dataclasses.replace(record, where=tags.where if own and tags else
+                               f"{name}.aux.xml" if os.path.isfile(sidecar) else record.where)
 
 
 def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Declared:
-    """What a file declares about its pixels, from its tags (no pixels are read)."""
+    """What a file declares about its pixels, as GDAL reads it (its tags and sidecar; no pixels are read)."""
     path = os.fspath(path)
-    if key is not None and Path(path).suffix.lower() in (".h5", ".hdf5"):
-        return _h5_declared(path, key)
     suffix = Path(path).suffix.lower()
-    if suffix in _TIFF_SUFFIXES and os.path.exists(path):
-        st = os.stat(path)
-        return _read_cached(path, (st.st_mtime_ns, st.st_size))
-    if suffix in _ARRAYS or importlib.util.find_spec("rasterio") is None:
+    if key is not None and suffix in (".h5", ".hdf5"):
+        return _h5_declared(path, key)
+    if suffix in _ARRAYS or (suffix not in _TIFF_SUFFIXES and importlib.util.find_spec("rasterio") is None):
         return Declared(Path(path).name)
-    return _dataset_declared(path)
+    stamp = tuple((st.st_mtime_ns, st.st_size) for p in (path, path + ".aux.xml") if os.path.exists(p)
+                  for st in [os.stat(p)])
+    return _read_cached(path, stamp)
 
 
 def _h5_declared(path: str, key: str) -> Declared:
@@ -229,22 +258,79 @@ def _h5_declared(path: str, key: str) -> Declared:
         raise DataError(f"cannot read {key!r} from {path}: {type(exc).__name__}: {exc}") from None
     scale, offset = np.broadcast_arrays(scale, offset)
     return _record(f"{Path(path).name}:{key}", GeoInfo(), [float(v) for v in scale], [float(v) for v in offset], (),
-                   None)
+                   None, f"h5 attributes scale_factor/add_offset of {Path(path).name}:{key}")
 
 
-def band_order(result: Declared, scene: Declared, *, result_name: str, scene_name: str) -> tuple[int, ...] | None:
-    """Indexes that put a result's bands in its scene's order by name (None: nothing to reorder)."""
-    if not result.names or not scene.names or len(result.names) != len(scene.names):
-        return None  # a band-count mismatch is the shape check's to name
-    ours = [n.casefold() for n in result.names]
-    if sorted(ours) != sorted(n.casefold() for n in scene.names):
-        raise DataError(
-            f"{result_name} names its bands {', '.join(result.names)} but {scene_name} names them "
-            f"{', '.join(scene.names)}: the result's bands are not the scene's. Write the result with the scene's "
-            f"bands (or its band descriptions with the scene's names, in its own order)"
-        )
-    order = tuple(ours.index(n.casefold()) for n in scene.names)
-    return None if order == tuple(range(len(order))) else order
+def _key(name: str | None) -> str | None:
+    return None if name is None else name.strip().casefold()
+
+
+def band_order(result: Sequence[str | None], scene: Sequence[str | None], *, result_name: str,
+               scene_name: str) -> tuple[int, ...] | None:
+    """Indexes that put a result's bands in its scene's order by the names both declare (None: storage order).
+
+    Partial names are used for what they say: named bands go where the scene has them (no case, no surrounding
+    spaces), one band left unnamed to the one place left. Refused: a name the scene lacks, and names that move
+    bands while two or more are left unnamed (their order is open).
+
+    Examples
+    --------
+    >>> band_order(["Red", "Green", None], ["Blue", "Green", "red"], result_name="r", scene_name="s")
+    (2, 1, 0)
+    """
+    if not any(n is not None for n in result) or not any(n is not None for n in scene) or len(result) != len(scene):
+        return None  # nothing to compare (a band-count mismatch is the shape check's to name)
+    r, s = [_key(n) for n in result], [_key(n) for n in scene]
+    where = {n: j for j, n in enumerate(s) if n is not None}
+    order: dict[int, int] = {where[n]: i for i, n in enumerate(r) if n in where}
+    left_r, left_s = [i for i in range(len(r)) if i not in order.values()], [j for j in range(len(s)) if j not in order]
+    stranger = [i for i in left_r if r[i] is not None and all(s[j] is not None for j in left_s)] or \
+        [j for j in left_s if s[j] is not None and all(r[i] is not None for i in left_r)]
+    if stranger:
+        shown = ", ".join(str(n) for n in result)
+        raise DataError(f"{result_name} names its bands {shown} but {scene_name} names them "
+                        f"{', '.join(str(n) for n in scene)}: the result's bands are not the scene's. Write the result "
+                        "with the scene's bands (or its band descriptions with the scene's names, in its own order)")
+    if len(left_r) == 1:
+        order[left_s[0]] = left_r[0]
+    elif left_r and not (all(j == i for j, i in order.items()) and left_r == left_s):
+        named = [f"{result[i]} (band {i + 1})" for i in sorted(order.values())]
+        raise DataError(f"{result_name} names {len(order)} of its {len(r)} bands ({', '.join(named)}) where "
+                        f"{scene_name} has them in another order, which leaves the order of its other {len(left_r)} "
+                        "bands open: name every band (or none), so that its bands can be put in the scene's order")
+    full = tuple(order.get(j, j) for j in range(len(s)))
+    return None if full == tuple(range(len(s))) else full
+
+
+def scene_names(record: Declared, *, n_bands: int, band_names: Sequence[str] | None = None, sensor: Any = None,
+                what: str = "dataset.toml band_names") -> tuple[tuple[str | None, ...], str]:
+    """A scene file's band names and where they come from: its own (which must agree with ``band_names``, ``what``;
+    partial ones completed by a named ``sensor``'s where that is determined), ``band_names``, else the sensor
+    registry's order where a named sensor has ``n_bands`` bands; ``((), "")`` where nothing declares them.
+
+    Examples
+    --------
+    >>> from pansharp_iqa.sensors import get_sensor
+    >>> scene_names(Declared("ms.tif", names=("NIR", None, "Green", "Blue")), n_bands=4, sensor=get_sensor("IKONOS"))
+    (('NIR', 'Red', 'Green', 'Blue'), 'ms.tif band names, completed from the sensor registry (IKONOS)')
+    """
+    own, where = record.names, record.where or f"{record.source} band names"
+    registry = tuple(getattr(sensor, "band_names", None) or ()) if not getattr(sensor, "is_generic", True) else ()
+    if band_names is not None:
+        if own and (len(band_names) != len(own) or any(n is not None and _key(n) != _key(b)
+                                                       for n, b in zip(own, band_names, strict=False))):
+            raise DataError(f"{what} {list(band_names)} contradicts {record.source}'s band names {list(own)} "
+                            f"({where}): the two declare other bands; correct or remove one of them")
+        return tuple(band_names), what
+    if own and None in own and len(registry) == len(own):
+        order = band_order(own, registry, result_name=record.source, scene_name=f"sensor {sensor.name}")
+        full = list(registry) if order is None else [registry[order.index(i)] for i in range(len(own))]
+        return tuple(full), f"{where}, completed from the sensor registry ({sensor.name})"
+    if own:
+        return own, where
+    if len(registry) == n_bands:
+        return registry, f"the sensor registry's order of {sensor.name} ({record.source} names no band)"
+    return (), ""
 
 
 def count_masked(path: str | os.PathLike[str]) -> int:

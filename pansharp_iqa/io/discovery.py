@@ -48,31 +48,14 @@ def network_result_index(stem: str) -> int | None:
 
 @dataclasses.dataclass(frozen=True)
 class SceneSource:
-    """Where one scene's inputs are.
+    """Where one scene's inputs are."""
 
-    Parameters
-    ----------
-    name : str
-        Scene name (results are looked up as ``<method>/<name>.<ext>``).
-    kind : str
-        ``"mat"``, ``"npz"``, ``"split"`` (one file per role) or ``"h5"``.
-    files : tuple of (str, str)
-        ``(role, absolute path)`` pairs; role ``"bundle"`` for single-file kinds.
-    index : int or None
-        Item index in a ``.h5`` stack.
-    problem : str or None
-        Why the scene cannot be used (e.g. two layouts claim the same name); reported as its
-        failure.
-    count : int or None
-        Items in the ``.h5`` stack (``N``).
-    """
-
-    name: str
-    kind: str
-    files: tuple[tuple[str, str], ...]
-    index: int | None = None
-    problem: str | None = None
-    count: int | None = None
+    name: str  #: scene name (results are looked up as ``<method>/<name>.<ext>``)
+    kind: str  #: ``"mat"``, ``"npz"``, ``"split"`` (one file per role) or ``"h5"``
+    files: tuple[tuple[str, str], ...]  #: ``(role, absolute path)`` pairs; role ``"bundle"`` for single-file kinds
+    index: int | None = None  #: item index in a ``.h5`` stack
+    problem: str | None = None  #: why the scene cannot be used (e.g. two layouts claim it): its failure
+    count: int | None = None  #: items in the ``.h5`` stack (``N``)
 
     @property
     def paths(self) -> list[str]:
@@ -80,18 +63,7 @@ class SceneSource:
         return sorted({p for _, p in self.files})
 
     def file_for(self, role: str) -> str | None:
-        """Path of the file holding ``role`` (``"bundle"`` files hold every role).
-
-        Parameters
-        ----------
-        role : str
-            ``"ms"``, ``"pan"``, ``"gt"``, ...
-
-        Returns
-        -------
-        str or None
-            ``None`` when the scene has no file for it.
-        """
+        """Path of the file holding ``role`` (``"bundle"`` files hold every role); None without one."""
         for r, p in self.files:
             if r in (role, "bundle"):
                 return p
@@ -121,23 +93,9 @@ def _h5_scenes(path: Path) -> list[SceneSource]:
 
 
 def discover_scenes(dataset: str | Path) -> tuple[list[SceneSource], list[str]]:
-    """List the scenes of a dataset folder or ``.h5`` file.
-
-    Parameters
-    ----------
-    dataset : path-like
-        Folder (see the module docstring for the layouts) or a PanCollection-style ``.h5``.
-
-    Returns
-    -------
-    (list of SceneSource, list of str)
-        Scenes in natural name order, and warnings (ignored files, ambiguous names).
-
-    Raises
-    ------
-    DatasetConfigError
-        If the dataset does not exist or holds no scene.
-    """
+    """The scenes of a dataset folder (see the module docstring for the layouts) or PanCollection ``.h5`` file, in
+    natural name order, and the warnings of the discovery (ignored files, ambiguous names); a missing dataset, or
+    one without scenes, is a :class:`DatasetConfigError`."""
     root = Path(dataset).expanduser().resolve()
     warnings: list[str] = []
     if root.is_file():

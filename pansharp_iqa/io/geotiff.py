@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .declared import GeoInfo, check_unmasked, is_mask_page, quiet_tifffile, read_declared, tiff_declared
+from .declared import Declared, GeoInfo, check_unmasked, is_mask_page, quiet_tifffile, read_declared
 from .errors import DataError
 
-__all__ = ["check_no_nodata", "check_nodata_count", "check_raster_path", "check_same_grid", "check_same_grid_files",
-           "read_geotiff"]
+__all__ = ["check_no_nodata", "check_nodata_count", "check_same_grid", "check_same_grid_files", "read_geotiff"]
 
 #: Largest georeference difference taken as the same grid: a thousandth of a pixel (offset) and a
 #: relative 1e-6 (pixel size), far below any real misregistration, above float rounding of the tags.
@@ -86,52 +85,21 @@ def check_same_grid(result: GeoInfo, scene: GeoInfo, *, result_name: str, scene_
         )
 
 
-def _nodata_message(name: str, count: int, nodata: float) -> str:
-    return (f"{name}: {count} pixels hold the declared no-data value {nodata:g} (its GeoTIFF nodata tag); the "
-            f"indexes cannot leave pixels out, and would score them as values. Crop the scene and the result to "
-            f"the valid window, or fill them (and remove the nodata tag) if scoring the filled values is intended")
-
-
-def check_no_nodata(array: np.ndarray, nodata: float | None, *, name: str) -> None:
+def check_no_nodata(array: np.ndarray, declared: Declared, *, name: str) -> None:
     """Refuse an image holding its declared no-data value (in stored units)."""
-    if nodata is None or math.isnan(nodata):  # NaN no-data: the non-finite rule refuses it
-        return
-    check_nodata_count(int(np.count_nonzero(np.asarray(array) == nodata)), nodata, name=name)
+    nodata = declared.geo.nodata
+    if nodata is not None and not math.isnan(nodata):  # NaN no-data: the non-finite rule refuses it
+        check_nodata_count(int(np.count_nonzero(np.asarray(array) == nodata)), nodata, name=name,
+                           where=declared.where)
 
 
-def check_nodata_count(count: int, nodata: float, *, name: str) -> None:
-    """Refuse ``count`` > 0 pixels holding the declared no-data value (the message of :func:`check_no_nodata`)."""
+def check_nodata_count(count: int, nodata: float, *, name: str, where: str) -> None:
+    """Refuse ``count`` > 0 values equal to the no-data value declared in ``where``."""
     if count:
-        raise DataError(_nodata_message(name, count, nodata))
-
-
-def _count_nodata(path: str | os.PathLike[str], nodata: float) -> int:
-    """Pixels of a raster equal to ``nodata``, read block by block with rasterio (bounded memory)."""
-    import rasterio
-
-    count = 0
-    try:
-        with rasterio.open(os.fspath(path)) as ds:
-            for _, window in ds.block_windows(1):
-                count += int(np.count_nonzero(ds.read(window=window) == nodata))
-    except Exception as exc:  # noqa: BLE001
-        raise DataError(f"cannot read {os.fspath(path)}: {type(exc).__name__}: {exc}") from None
-    return count
-
-
-def check_raster_path(path: str | os.PathLike[str], *, name: str) -> None:
-    """A GeoTIFF given as a path to the tile engine must not hold its declared no-data value, nor pixels its GDAL mask
-    band leaves out."""
-    try:
-        declared = read_declared(path)
-        nodata = declared.geo.nodata
-        count = _count_nodata(path, nodata) if nodata is not None and not math.isnan(nodata) else 0
-    except DataError:
-        return
-    label = f"{name} ({Path(path).name})"
-    if count and nodata is not None:
-        raise DataError(_nodata_message(label, count, nodata))
-    check_unmasked(path, declared, name=label)
+        raise DataError(f"{name}: {count} values hold the declared no-data value {nodata:g} ({where}); the indexes "
+                        "cannot leave pixels out, and would score them as values. Crop the scene and the result to the "
+                        "valid window, or fill them (and remove the no-data value) if scoring the filled values is "
+                        "intended")
 
 
 def _pages_stack(tif: Any, path: str) -> tuple[np.ndarray, bool]:
@@ -159,12 +127,12 @@ def read_geotiff(path: str | os.PathLike[str]) -> np.ndarray:
     try:
         with quiet_tifffile(), tifffile.TiffFile(path) as tif:
             array, single = _pages_stack(tif, path)
-            declared = tiff_declared(tif, path)
             separate = tif.pages[0].planarconfig == 2
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - any reader failure becomes a per-scene reason
         raise DataError(f"cannot read TIFF {path}: {type(exc).__name__}: {exc}") from None
-    check_no_nodata(array, declared.geo.nodata, name=Path(path).name)
+    declared = read_declared(path)
+    check_no_nodata(array, declared, name=Path(path).name)
     check_unmasked(path, declared, name=Path(path).name)
     return declared.values(array, band_axis=0 if separate else -1) if single else array

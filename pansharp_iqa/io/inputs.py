@@ -1,8 +1,8 @@
 """Files given by path to the library's tile engine (``evaluate_reduced("fused.tif", "gt.tif", ...)``).
 
 :func:`check_image_path` says plainly what a path cannot be (a missing file, a MATLAB/``.npz``/HDF5
-container, which holds several arrays) and refuses a GeoTIFF that holds its declared no-data value or
-pixels its GDAL mask band leaves out;
+container, which holds several arrays) (a GeoTIFF's declared no-data values are refused by the tiles that read
+them, pixels its GDAL mask band leaves out by its reader);
 :func:`check_path_grid` holds a fused image's georeference against its reference's when both are
 GeoTIFF paths (or rasterio datasets), as ``pansharp-eval`` does for its scenes.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DataError
-from .geotiff import check_raster_path, check_same_grid_files
+from .geotiff import check_same_grid_files
 
 __all__ = ["check_image_path", "check_path_grid"]
 
@@ -35,12 +35,9 @@ def _path_of(value: Any) -> str | None:
 
 def check_image_path(name: str, value: Any) -> Any:
     """Refuse paths the tile engine cannot read as one image, with what to do instead."""
-    path = _path_of(value)
-    if path is None:
+    if not isinstance(value, (str, os.PathLike)):
         return value
-    if not isinstance(value, (str, os.PathLike)):  # a rasterio dataset: its file's no-data and mask band
-        check_raster_path(path, name=name)
-        return value
+    path = os.fspath(value)
     suffix = Path(path).suffix.lower()
     if suffix in _CONTAINERS:
         raise DataError(
@@ -50,8 +47,6 @@ def check_image_path(name: str, value: Any) -> Any:
         )
     if not os.path.exists(path):
         raise DataError(f"{name}: {path} does not exist")
-    if suffix != ".npy":  # a GDAL raster: its no-data value and mask band
-        check_raster_path(path, name=name)
     return value
 
 

@@ -12,13 +12,13 @@ import numpy as np
 from ..validation import finite_range
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .declared import Declared, band_order, read_declared
-from .discovery import RESULT_SUBFOLDER, SceneSource, network_result_index
+from .discovery import NETWORK_RESULT_PATTERN, RESULT_SUBFOLDER, SceneSource, network_result_index
 from .errors import DataError
 from .geotiff import check_same_grid_files, read_geotiff
 from .orientation import match_expected_shape
 
 __all__ = ["RESULT_EXTENSIONS", "RESULT_KEYS", "band_names_file", "check_result_georeference", "find_result_file",
-           "load_result", "method_result_files", "result_key", "stacked_items"]
+           "check_numbering", "load_result", "method_result_files", "result_key", "result_record", "stacked_items"]
 
 RESULT_EXTENSIONS = (".mat", ".tif", ".tiff", ".npy", ".npz", ".h5", ".hdf5")
 #: Variable names tried, in order, when a container holds more than one array.
@@ -63,30 +63,36 @@ def stacked_items(path: str | Path) -> int | None:
     return int(shape[0]) if len(shape) == 4 else None
 
 
-def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path, int | None] | None:
-    """Find the result file of one scene in a method folder.
+def check_numbering(method_dir: str | Path, items: int, first_index: int = 0) -> None:
+    """Refuse PanCollection results numbered from another number than ``first_index`` (``method.toml``): files
+    ``output_mulExm_1..N`` for the ``N`` items of a file numbered from 0 would each be scored against the next item.
 
-    Looked for in ``METHOD/`` and ``METHOD/results/``: ``<scene>.<ext>``; for item ``i`` of a
-    PanCollection ``.h5`` (scene ``<stem>_<i>``) also ``output_mulExm_<i>.<ext>`` as networks write it
-    (``i`` from 0: ``io.discovery.network_result_index``), and else a stacked result
-    (N x C x H x W, ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file.
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = [(folder / f"output_mulExm_{i}.mat").write_bytes(b"") for i in (1, 2)]
+    >>> check_numbering(folder, 2, first_index=1)  # declared: accepted; check_numbering(folder, 2) refuses them
+    """
+    numbers = sorted({n for p in method_result_files(method_dir) if (n := network_result_index(p.stem)) is not None})
+    if not numbers or items < 1:
+        return
+    other = 1 - first_index if first_index in (0, 1) else 0
+    if numbers[0] == other and numbers[-1] == items - 1 + other:
+        where = Path(method_dir).resolve().name
+        raise DataError(
+            f"{NETWORK_RESULT_PATTERN.replace('<i>', f'{numbers[0]}..{numbers[-1]}')} number the {items} items of the "
+            f"dataset from {other}, not from {first_index}: each would be scored against the "
+            f"{'next' if other > first_index else 'previous'} item. If they are numbered from {other}, declare "
+            f"first_index = {other} in {where}/method.toml (else rename them)")
 
-    Parameters
-    ----------
-    method_dir : path-like
-        ``RESULTS/<method>``.
-    source : SceneSource
-        The scene.
 
-    Returns
-    -------
-    (Path, int or None) or None
-        The file and the item index in a stacked file; ``None`` when the scene has no result.
-
-    Raises
-    ------
-    DataError
-        If several files claim the scene, or a file named as the stack is not an N x C x H x W stack.
+def find_result_file(method_dir: str | Path, source: SceneSource,
+                     first_index: int = 0) -> tuple[Path, int | None] | None:
+    """The result file of one scene in a method folder (``METHOD/`` or ``METHOD/results/``), and the item index in a
+    stacked file (None: a file of its own); None without one. ``<scene>.<ext>``; for item ``i`` of a PanCollection
+    ``.h5`` also ``output_mulExm_<i + first_index>.<ext>`` as networks write it, else a stacked result (N x C x H x W,
+    ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file. Several claims: a :class:`DataError`.
 
     Examples
     --------
@@ -99,7 +105,8 @@ def find_result_file(method_dir: str | Path, source: SceneSource) -> tuple[Path,
     """
     files = method_result_files(method_dir)
     index = source.index if source.kind == "h5" else None
-    found = [p for p in files if p.stem == source.name or (index is not None and network_result_index(p.stem) == index)]
+    found = [p for p in files if p.stem == source.name or (index is not None and network_result_index(p.stem)
+                                                           == index + first_index)]
     if len(found) > 1:
         raise DataError(
             f"several result files for scene {source.name!r}: {', '.join(_shown(p, method_dir) for p in found)}"
@@ -159,37 +166,23 @@ def _one_result(arrays: dict[str, np.ndarray], path: Path) -> np.ndarray:
     return arrays[key]
 
 
-def load_result(path: str | Path, expected_shape: Sequence[int], index: int | None = None, *,
-                like: str | os.PathLike[str] | None = None) -> np.ndarray:
-    """Read a fused image and return it as ``(H, W, B)`` float64, in the values the file declares.
-
-    Parameters
-    ----------
-    path : path-like
-        ``.mat`` (the only array, or ``I_F``/``sr``/``fused``/...), ``.tif``, ``.npy``, ``.npz``
-        or ``.h5``.
-    expected_shape : sequence of int
-        ``(H, W, B)`` of the reference; ``(B, H, W)`` storage is recognised from it.
-    index : int, optional
-        Item of a stacked (N x C x H x W) file.
-    like : path-like, optional
-        The scene file whose band names the result's bands follow (both named: reordered by name).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, the file's declared scale/offset applied (``io.declared``), not yet multiplied
-        by the result scale.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, ambiguous content (two results in one container), wrong shape or band
-        count, NaN/Inf values, band names that contradict ``like``'s.
-    """
+def result_record(path: str | Path) -> Declared:
+    """What a result file declares about its pixels (an HDF5 file: its result dataset's attributes)."""
     path = Path(path)
     ext = path.suffix.lower()
-    declared = Declared(path.name)
+    if ext in (".h5", ".hdf5"):
+        return read_declared(path, result_key(list(h5_dataset_shapes(path)), path))
+    return read_declared(path) if ext in (".tif", ".tiff") else Declared(path.name)
+
+
+def load_result(path: str | Path, expected_shape: Sequence[int], index: int | None = None, *,
+                like: str | os.PathLike[str] | None = None, names: Sequence[str | None] | None = None) -> np.ndarray:
+    """A fused image as ``(H, W, B)`` float64, in the values its file declares (its scale/offset, ``index``: the
+    item of a stacked file), its bands in the scene's order by name (:func:`.declared.band_order`: the names of
+    the scene file ``like``, or ``names``); a :class:`DataError` for what cannot be read or paired."""
+    path = Path(path)
+    ext = path.suffix.lower()
+    declared = result_record(path)
     if ext == ".mat":
         raw = _one_result(read_mat(path), path)
     elif ext == ".npz":
@@ -197,11 +190,9 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     elif ext == ".npy":
         raw = read_npy(path)
     elif ext in (".tif", ".tiff"):
-        raw, declared = read_geotiff(path), read_declared(path)  # the GeoTIFF reader applies its scale/offset
+        raw = read_geotiff(path)  # the GeoTIFF reader applies its scale/offset
     elif ext in (".h5", ".hdf5"):
-        key = result_key(list(h5_dataset_shapes(path)), path)
-        raw, index = read_h5_item(path, key, index), None
-        declared = read_declared(path, key)
+        raw, index = read_h5_item(path, result_key(list(h5_dataset_shapes(path)), path), index), None
     else:
         raise DataError(f"{path.name}: unsupported result format {ext!r}")
     if index is not None:
@@ -211,8 +202,9 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     arr = match_expected_shape(raw, expected_shape, name=path.name)
     if ext not in (".tif", ".tiff"):
         arr = declared.values(arr)
-    order = None if like is None else band_order(declared, read_declared(like), result_name=path.name,
-                                                 scene_name=Path(like).name)
+    scene = names if names is not None else read_declared(like).names if like is not None else ()
+    order = band_order(declared.names, scene, result_name=path.name,
+                       scene_name=Path(like).name if like is not None else "the scene")
     arr = arr if order is None else arr[..., list(order)]
     finite_range(path.name, np.asarray(arr))  # NaN/Inf refused; min/max in row chunks, no copy
     return np.ascontiguousarray(arr, dtype=np.float64)

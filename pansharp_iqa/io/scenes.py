@@ -1,4 +1,5 @@
-"""Loading one scene's MS, PAN and GT, in digital numbers, validated."""
+"""Loading one scene's MS, PAN and GT in the values their files declare, and what the files declare (their unit,
+band names) for the settings value."""
 
 from __future__ import annotations
 
@@ -13,25 +14,21 @@ from ..validation import (
     check_pan_ratio,
     check_reduced_geometry,
     check_sensor_bands,
-    image_facts,
 )
 from .arrays import h5_dataset_shapes, read_h5_item, read_mat, read_npy, read_npz
 from .dataset_config import DatasetSettings
-from .declared import read_declared
+from .declared import Declared, read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
 from .orientation import as_hw, as_hwb
-from .scale import check_input_values
 
 
-class _Shaped:
-    """Stand-in with the ``shape`` of an image (the geometry checks need nothing else)."""
+def _shaped(shape: tuple[int, ...]) -> np.ndarray:
+    """A stand-in of that shape, without data (the geometry checks need nothing else)."""
+    return np.broadcast_to(np.float32(0), shape)
 
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        self.shape = shape
-
-__all__ = ["ROLE_KEYS", "check_geometry", "load_scene", "scene_shapes"]
+__all__ = ["ROLE_KEYS", "check_geometry", "load_scene", "scene_records", "scene_shapes"]
 
 #: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins).
 ROLE_KEYS: dict[str, tuple[str, ...]] = {
@@ -72,32 +69,9 @@ def load_scene(
     source: SceneSource, settings: DatasetSettings, roles: Iterable[str] = ("ms", "pan", "gt"), *,
     cache: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Read, orient, validate and scale a scene's inputs.
-
-    Parameters
-    ----------
-    source : SceneSource
-        From :func:`~.discovery.discover_scenes`.
-    settings : DatasetSettings
-        Gives the ratio, the bits and the input scale.
-    roles : iterable of str
-        Which of ``"ms"`` (low-resolution MS, ``(H/ratio, W/ratio, B)``), ``"pan"`` (``(H, W)``)
-        and ``"gt"`` (``(H, W, B)``) to load.
-    cache : dict, optional
-        Contents of ``.mat``/``.npz`` bundles already read (shared with ``scene_shapes``).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        float64 arrays in digital numbers: the values the file declares (``io.declared``: GeoTIFF
-        scale/offset, HDF5 ``scale_factor``/``add_offset``) times the input scale.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, missing array, wrong orientation or size, NaN/Inf values, or values that
-        contradict the declared scale or bit depth.
-    """
+    """A scene's inputs (``roles`` of ``"ms"``, ``"pan"``, ``"gt"``, ``"lms"``), oriented, in the values
+    their files declare (GeoTIFF scale/offset, HDF5 ``scale_factor``/``add_offset``): the input scale is the
+    settings value's, applied by the core. ``cache``: bundles already read (shared with :func:`scene_shapes`)."""
     if source.problem:
         raise DataError(source.problem)
     roles = tuple(roles)
@@ -110,10 +84,19 @@ def load_scene(
         arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
-        check_input_values(image_facts(label, arr, scale=settings.input_scale), label=settings.input_scale_label,
-                           bits=settings.bits, role=role)
-        out[role] = np.ascontiguousarray(arr, dtype=np.float64) * settings.input_scale
+        out[role] = np.ascontiguousarray(arr)  # the core converts strips: no float64 copy of the scene here
     check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})
+    return out
+
+
+def scene_records(source: SceneSource, roles: Iterable[str]) -> dict[str, Declared]:
+    """What each role's file declares about its pixels (:func:`.declared.read_declared`; a ``.mat``/``.npz`` bundle
+    declares nothing)."""
+    out = {}
+    for role in roles:
+        path = source.file_for(role)
+        if path is not None:
+            out[role] = read_declared(path, role if source.kind == "h5" else None)
     return out
 
 
@@ -132,7 +115,8 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
             continue
         if source.kind == "split":
             try:
-                shapes[role] = tuple(open_windowed(path, role=role).shape)
+                shape = open_windowed(path, role=role).shape
+                shapes[role] = shape[:2] if role == "pan" else shape
                 continue
             except NotWindowed:
                 pass
@@ -157,7 +141,7 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
 
 def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mapping[str, tuple[int, ...]]) -> None:
     """Check that a scene's images fit together and fit the settings."""
-    arrays = {role: _Shaped(tuple(shape)) for role, shape in shapes.items()}
+    arrays = {role: _shaped(tuple(shape)) for role, shape in shapes.items()}
     r = settings.ratio
     ms, pan, gt = arrays.get("ms"), arrays.get("pan"), arrays.get("gt")
     try:
@@ -169,7 +153,7 @@ def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mappi
         if gt is not None:
             check_reduced_geometry(gt, ratio=r, ms=ms, pan=pan)
         elif ms is not None and pan is not None:
-            check_pan_ratio(_Shaped((*pan.shape[:2], ms.shape[2])), ms, pan, r, fused_name="pan")
+            check_pan_ratio(_shaped((*pan.shape[:2], ms.shape[2])), ms, pan, r, fused_name="pan")
         bands = next((a.shape[2] for a in (gt, ms) if a is not None and len(a.shape) == 3), None)
         if bands is not None:
             if settings.band_names is not None and bands != len(settings.band_names):

@@ -11,9 +11,9 @@ workers; whichever process reads opens the file.
 
 :func:`open_source` takes the tile engine's inputs as stored (``(H, W)`` or ``(H, W, B)``).
 :func:`open_windowed` opens ``pansharp-eval``'s files with the in-memory readers' band-layout rules
-(:mod:`.orientation`), checks the shape from the header and returns a :class:`WindowedImage`: the
-same windows as float64 digital numbers (stored values times the declared scale, as :mod:`.scenes`
-and :mod:`.results` load them whole). :func:`window_stats` streams one for the value checks.
+(:mod:`.orientation`) and checks the shape from the header. Every reader applies what its file declares
+(:mod:`.declared`: its unit, band order; a GDAL mask band that leaves pixels out is refused when it is
+opened); the units of a role (its declared scale) are the core's to apply.
 """
 
 from __future__ import annotations
@@ -31,15 +31,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..validation import ImageFacts, InputError, check_image_shape, facts_from_sums, grid_band_sums, sample_step
-from .declared import Declared, band_order, check_unmasked, is_mask_page, quiet_tifffile, read_declared
+from ..validation import InputError, check_image_shape
+from .declared import Declared, band_order, check_unmasked, gdal_declared, is_mask_page, quiet_tifffile, read_declared
 from .errors import DataError, NotWindowed, SceneReadError
-from .geotiff import check_nodata_count
 from .orientation import as_hw, as_hwb, match_expected_shape
 
 __all__ = [
     "Layout", "Source", "ArraySource", "MemmapSource", "H5Source", "RasterioSource", "open_source",
-    "is_lazy_input", "NotWindowed", "WindowedImage", "open_windowed", "WindowStats", "window_stats",
+    "is_lazy_input", "NotWindowed", "open_windowed",
 ]
 
 _TIFF = (".tif", ".tiff")
@@ -102,17 +101,31 @@ class Source:
         raise NotImplementedError
 
     def declare(self, declared: Declared) -> None:
-        """Apply what the file declares to every window (its scale/offset make the windows float64)."""
+        """Apply what the file declares to every window (its scale/offset make the windows float64); a GDAL mask band
+        that leaves pixels out is refused."""
         self.declared = declared
         if declared.scales:
             self.dtype = np.dtype(np.float64)
+        if declared.mask is not None and self.path is not None:
+            check_unmasked(self.path, declared, name=self.label)
 
-    def follow_bands(self, scene: Source) -> None:
-        """Return the bands in ``scene``'s order when both files name them (:func:`.declared.band_order`)."""
-        def label(src: Source) -> str:
-            return src.name if src.name == src.declared.source else f"{src.name} ({src.declared.source})"
+    def file_scale(self) -> Any:
+        """The multiplier the file declares (GDAL scale, CF ``scale_factor``), per band as read; None: none."""
+        own = self.declared.scales
+        scales = [own[i] for i in self.band_index or range(len(own))] if own else []
+        return None if not scales else scales[0] if len(set(scales)) == 1 else tuple(scales)
 
-        self.band_index = band_order(self.declared, scene.declared, result_name=label(self), scene_name=label(scene))
+    @property
+    def label(self) -> str:
+        """The role and its file, for messages."""
+        return self.name if self.declared.source in ("", self.name) else f"{self.name} ({self.declared.source})"
+
+    def follow_bands(self, scene: Source, names: Sequence[str | None] | None = None) -> None:
+        """Return the bands in ``scene``'s order by the names both declare (``names``: the scene's, where they come
+        from elsewhere than its file: :func:`.declared.scene_names`)."""
+        if names is not None or scene.declared.names:  # else an order already decided stays
+            self.band_index = band_order(self.declared.names, scene.declared.names if names is None else names,
+                                         result_name=self.label, scene_name=scene.label)
 
     def describe(self) -> str:
         """Short description for cards and messages (reader kind and file, declared unit and band order)."""
@@ -250,7 +263,7 @@ class RasterioSource(Source):
 
     kind = "rasterio"
 
-    def __init__(self, path: str | os.PathLike[str], name: str = "image") -> None:
+    def __init__(self, path: str | os.PathLike[str], name: str = "image", dataset: Any = None) -> None:
         self.name, self.path = name, os.fspath(path)
         ds = _open_dataset(self.path)
         if ds.subdatasets:
@@ -265,7 +278,8 @@ class RasterioSource(Source):
             raise SceneReadError(f"{name}: {self.path} mixes band data types {sorted(set(ds.dtypes))}; "
                                  "convert it to one type (e.g. gdal_translate -ot UInt16)")
         self.dtype = np.dtype(ds.dtypes[0])
-        self.declare(read_declared(self.path))
+        self.declare(read_declared(self.path) if dataset is None or os.path.isfile(self.path)
+                     else gdal_declared(dataset, Path(self.path).name))  # a dataset of no file (/vsimem/...)
 
     def _window(self, rows: slice, cols: slice) -> np.ndarray:
         from rasterio.windows import Window
@@ -389,27 +403,11 @@ def _is_rasterio_dataset(x: Any) -> bool:
 
 
 def open_source(x: Any, name: str = "image") -> Source:
-    """Wrap an input in a window reader.
-
-    Parameters
-    ----------
-    x : path-like, rasterio dataset, ndarray, np.memmap, array-like or Source
-        ``.npy`` paths are memory-mapped, ``.h5``/``.hdf5`` paths read their one image dataset,
-        other paths are opened with rasterio (GeoTIFF and any GDAL raster; without rasterio,
-        uncompressed TIFFs are memory-mapped). Stored arrays are ``(H, W)`` or ``(H, W, B)``.
-    name : str
-        Role of the image for error messages.
-
-    Returns
-    -------
-    Source
-
-    Raises
-    ------
-    SceneReadError
-        A file that cannot be opened.
-    InputError
-        An object that is not an image.
+    """A window reader of an input of the tile engine (stored ``(H, W)`` or ``(H, W, B)``; ``name``: its role in
+    messages): ``.npy`` paths memory-mapped, ``.h5``/``.hdf5`` paths their one image dataset, other paths and
+    rasterio datasets with rasterio (any GDAL raster; without rasterio, uncompressed TIFFs memory-mapped), arrays and
+    array-likes sliced; a :class:`SceneReadError` for a file that cannot be opened, an :class:`InputError` for an
+    object that is not an image.
 
     Examples
     --------
@@ -426,7 +424,7 @@ def open_source(x: Any, name: str = "image") -> Source:
         except NotWindowed as exc:
             raise SceneReadError(str(exc)) from None
     if _is_rasterio_dataset(x):
-        return RasterioSource(x.name, name)
+        return RasterioSource(x.name, name, dataset=x)
     if isinstance(x, np.memmap) and getattr(x, "filename", None) and isinstance(x.base, mmap.mmap) \
             and x.flags.c_contiguous:  # a whole mapped file, not a view of one
         return MemmapSource(x.filename, x.dtype, x.shape, x.offset, name)
@@ -439,21 +437,9 @@ def open_source(x: Any, name: str = "image") -> Source:
 
 
 def is_lazy_input(x: Any) -> bool:
-    """Whether an input should be evaluated tile-wise rather than loaded whole.
-
-    Parameters
-    ----------
-    x : object
-        An image argument of ``evaluate_reduced`` / ``evaluate_full``.
-
-    Returns
-    -------
-    bool
-        True for paths (``str``/``os.PathLike``), rasterio datasets, ``Source`` readers
-        (``pansharp_iqa.io.windows``) and
-        non-``ndarray`` array-likes with ``.shape`` and slicing (h5py/zarr datasets...); False for
-        NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and
-        scalars.
+    """Whether an input of :func:`pansharp_iqa.evaluate` is read tile-wise rather than loaded whole: paths, rasterio
+    datasets, :class:`Source` readers and non-``ndarray`` array-likes with ``.shape`` and slicing (h5py, zarr);
+    not NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and scalars.
 
     Examples
     --------
@@ -484,151 +470,11 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
     return Layout(stored, (r, c, b[0] if b else None))
 
 
-@dataclasses.dataclass
-class WindowedImage:
-    """An image file read window by window, in digital numbers (made by :func:`open_windowed`)."""
-
-    source: Source
-    multiplier: float = 1.0
-    two_d: bool = False
-
-    #: values are returned as float64 DN
-    dtype = np.dtype(np.float64)
-
-    @property
-    def path(self) -> str:
-        """The file."""
-        return str(self.source.path)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """``(H, W, B)``, or ``(H, W)`` for a PAN."""
-        return self.source.shape[:2] if self.two_d else self.source.shape
-
-    @property
-    def stored_dtype(self) -> np.dtype:
-        """Data type in the file."""
-        return self.source.dtype
-
-    @property
-    def ndim(self) -> int:
-        """2 for a PAN, else 3."""
-        return len(self.shape)
-
-    def describe(self) -> str:
-        """``"<npy|h5|tiff>:<path>"``, the file's declared unit and band order, and the multiplier when it is not 1."""
-        ext = Path(self.path).suffix.lower()
-        fmt = "tiff" if ext in _TIFF else ext.lstrip(".").replace("hdf5", "h5")
-        return f"{fmt}:{self.path}{self.source.notes()}" + ("" if self.multiplier == 1.0 else f" x {self.multiplier:g}")
-
-    def read_stored(self, key: Any) -> np.ndarray:
-        """The window ``img[key]`` (``key = (slice(r0, r1), slice(c0, c1))``) as the file declares it:
-        ``(h, w[, B])``, the file's own scale/offset applied, not the multiplier."""
-        if not isinstance(key, tuple):
-            key = (key,)
-        if len(key) > 2 or not all(isinstance(k, slice) for k in key):
-            raise TypeError("windowed images support img[r0:r1, c0:c1] only")
-        # rows and columns only: the shape's band axis has no key
-        (r0, r1, rstep), (c0, c1, cstep) = (k.indices(n) for k, n in zip(key + (slice(None),) * (2 - len(key)),
-                                                                          self.shape, strict=False))
-        if rstep != 1 or cstep != 1:
-            raise TypeError("windowed images support steps of 1 only")
-        window = self.source.read(r0, max(r0, r1), c0, max(c0, c1))
-        return window[:, :, 0] if self.two_d else window
-
-    def __getitem__(self, key: Any) -> np.ndarray:
-        out = np.asarray(self.read_stored(key), dtype=np.float64)
-        if self.multiplier != 1.0:
-            out = out * self.multiplier
-        return np.ascontiguousarray(out)
-
-
-def open_windowed(
-    path: str | os.PathLike[str],
-    *,
-    role: str,
-    multiplier: float = 1.0,
-    expected: Sequence[int] | None = None,
-    like: WindowedImage | None = None,
-) -> WindowedImage:
-    """Open an image file for window reads, checking its shape from the header."""
+def open_windowed(path: str | os.PathLike[str], *, role: str, expected: Sequence[int] | None = None) -> Source:
+    """Open an image file of ``role`` (``"pan"``: (H, W); ``"fused"`` shaped as ``expected``) for window reads,
+    checking its shape from the header."""
     path = os.fspath(path)
     name, ext = Path(path).name, Path(path).suffix.lower()
     if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
-    source = _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))
-    if like is not None:
-        source.follow_bands(like.source)
-    return WindowedImage(source, float(multiplier), two_d=role == "pan")
-
-
-@dataclasses.dataclass(frozen=True)
-class WindowStats:
-    """Whole-image statistics of a windowed image, in DN."""
-
-    minimum: float
-    maximum: float
-    nonfinite: int
-    grid: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    shape: tuple[int, ...] = ()
-    dtype: str = "float64"
-    #: per band: sum, sum of squares, minimum and maximum on the sample grid (the per-band rules)
-    bands: tuple[tuple[float, ...], ...] = ()
-    #: a GeoTIFF's declared no-data value and how many pixels hold it
-    nodata: tuple[float, int] | None = None
-    #: the file's path and record when its GDAL mask band leaves pixels out
-    masked: tuple[str, Declared] | None = None
-
-    def facts(self, name: str) -> ImageFacts:
-        """The :class:`~pansharp_iqa.validation.ImageFacts` the value rules decide on."""
-        if self.nodata is not None:
-            check_nodata_count(self.nodata[1], self.nodata[0], name=name)
-        if self.masked is not None:
-            check_unmasked(*self.masked, name=name)
-        per = dict(zip(("band_total", "band_total_sq", "band_lo", "band_hi"), self.bands,
-                       strict=False))  # bands is () when not sampled per band (the field's default)
-        return facts_from_sums(name, self.shape, self.dtype, lo=self.minimum, hi=self.maximum, n=self.grid[0],
-                               total=self.grid[1], total_sq=self.grid[2], non_finite=self.nonfinite, **per)
-
-
-def window_stats(image: WindowedImage, *, strip_bytes: int = 64 * 2**20) -> WindowStats:
-    """Minimum, maximum, non-finite count and sample-grid sums of an image, reading it once in row strips (what
-    :meth:`WindowStats.facts` gives the value rules)."""
-    h, w = image.shape[:2]
-    bands = image.shape[2] if len(image.shape) == 3 else 1
-    rows = max(1, int(strip_bytes) // max(1, w * bands * 8))
-    floating = image.stored_dtype.kind == "f"
-    lo, hi, bad = np.inf, -np.inf, 0
-    step = sample_step(h, w)
-    g_n, g_sum, g_sq = 0.0, 0.0, 0.0
-    b_sum, b_sq, b_lo, b_hi = np.zeros(bands), np.zeros(bands), np.full(bands, np.inf), np.full(bands, -np.inf)
-    m = image.multiplier
-    declared = image.source.declared
-    nodata = declared.geo.nodata
-    counted = nodata is not None and not np.isnan(nodata)  # NaN no-data: the non-finite rule refuses it
-    as_read = declared.values(np.full((1, 1, bands), nodata if counted else 0.0))  # as windows give it
-    as_read = as_read[:, :, list(image.source.band_index or range(bands))]
-    as_read = as_read[:, :, 0] if image.two_d else as_read
-    n_nodata = 0
-    for r0 in range(0, h, rows):
-        strip = image.read_stored((slice(r0, min(h, r0 + rows)), slice(0, w)))  # stored units: no copy to DN
-        grid = np.asarray(strip[(-r0) % step :: step, ::step], dtype=np.float64) * m
-        if np.isfinite(grid).all():
-            g_n, g_sum, g_sq = g_n + grid.size, g_sum + float(grid.sum()), g_sq + float(np.sum(grid * grid))
-            _, s1, s2, lo_b, hi_b, _ = grid_band_sums(grid)
-            b_sum, b_sq, b_lo, b_hi = b_sum + s1, b_sq + s2, np.minimum(b_lo, lo_b), np.maximum(b_hi, hi_b)
-        finite = np.isfinite(strip) if floating else None
-        n_bad = int(strip.size - np.count_nonzero(finite)) if finite is not None else 0
-        values = strip[finite] if n_bad else strip
-        bad += n_bad
-        if counted:
-            n_nodata += int(np.count_nonzero(strip == as_read))
-        if values.size:
-            lo, hi = min(lo, float(values.min())), max(hi, float(values.max()))
-    if not np.isfinite(lo):
-        lo = hi = 0.0
-    shape = tuple(image.shape) if len(image.shape) == 3 else (*image.shape, 1)
-    per_band = tuple(tuple(float(v) for v in a) for a in (b_sum, b_sq, b_lo, b_hi))
-    return WindowStats(lo * m, hi * m, bad, (g_n, g_sum, g_sq), shape, str(image.stored_dtype), per_band,
-                       None if nodata is None else (nodata, n_nodata),
-                       None if declared.mask is None else (image.path, declared))
+    return _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))

@@ -51,26 +51,30 @@ class ImageAccess(Protocol):
 
 
 class ArrayImages:
-    """:class:`ImageAccess` over whole arrays in DN (roles ``fused``, ``gt``, ``ms``, ``pan``)."""
+    """:class:`ImageAccess` over whole arrays (roles ``fused``, ``gt``, ``ms``, ``pan``), in DN times ``scales``."""
 
     notes: tuple[str, ...] = ()
 
-    def __init__(self, fused: np.ndarray | None, inputs: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, fused: np.ndarray | None, inputs: Mapping[str, np.ndarray],
+                 scales: Mapping[str, float] | None = None) -> None:
         self.arrays = {**inputs, **({} if fused is None else {"fused": fused})}
+        self.scales = scales or {}
 
     def shape(self, role: str) -> tuple[int, int]:
         return tuple(self.arrays[role].shape[:2])
 
     def display(self, role: str, bands: Sequence[int], shape: Sequence[int]) -> np.ndarray:
         arr = self.arrays[role]
-        return downsample(arr[:, :, list(bands)] if bands else arr, shape)
+        return downsample(arr[:, :, list(bands)] if bands else arr, shape) * self.scales.get(role, 1.0)
 
     def window(self, role: str, rows: tuple[int, int], cols: tuple[int, int], bands: Sequence[int]) -> np.ndarray:
         part = self.arrays[role][rows[0] : rows[1], cols[0] : cols[1]]
-        return part[:, :, list(bands)] if bands else part
+        return (part[:, :, list(bands)] if bands else part) * self.scales.get(role, 1.0)
 
     def residual(self, shape: Sequence[int]) -> np.ndarray:
-        return residual_map(self.arrays["fused"], self.arrays["gt"], shape)
+        fused, gt = self.arrays["fused"], self.arrays["gt"]
+        s, g = self.scales.get("fused", 1.0), self.scales.get("gt", 1.0)
+        return residual_map(fused if s == 1.0 else fused * s, gt if g == 1.0 else gt * g, shape)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -224,9 +224,11 @@ def _numbers_key(doc: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """What a run's numbers depend on, among ``keys`` (settings first, then the protocol card)."""
     dataset, card = doc.get("dataset") or {}, doc.get("protocol") or {}
     out = {k: dataset.get(k, card.get(k)) for k in keys}
+    if "sensor" in out:  # the data's sensor: the card's satellite where the MTF used is another sensor's
+        out["sensor"] = card.get("satellite", out["sensor"])
     preset = dataset.get("preset")
-    if isinstance(preset, Mapping):  # its name; it fixes the sensor (whose MTF its FR run uses) and the data
-        out.update({k: v for k, v in (("preset", preset.get("name")), ("sensor", preset.get("sensor"))) if k in out})
+    if isinstance(preset, Mapping) and "preset" in out:
+        out["preset"] = preset.get("name")
     if "band_names" in out and out["band_names"] is None:
         out.pop("band_names")
     return out

@@ -20,6 +20,7 @@ import numpy as np
 from ..indexes import catalog
 from ..indexes.full_resolution import low_res_block
 from ..indexes.strips import check_block_fits
+from ..io.declared import scene_names
 from ..io.inputs import check_image_path, check_path_grid
 from ..io.windows import Source, open_source
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
@@ -61,6 +62,14 @@ def _tiling_card(sources: list[Source], tile: int, n_tiles: int, origin: str) ->
     }
 
 
+def _declaring(settings: Any, sources: dict[str, Source]) -> Any:
+    """The settings with the multiplier each file declares (``file_scale``: which messages blame)."""
+    for role, src in sources.items():
+        if (value := src.file_scale()) is not None:
+            settings = settings.declaring(role, "file_scale", value, src.declared.where)
+    return settings
+
+
 def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
                 tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
     """Plan the tiles of a reduced-resolution evaluation with validated settings."""
@@ -69,6 +78,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
     check_same_shape("reference", ref, "fused", fus)
     check_path_grid(fused, reference)
     fus.follow_bands(ref)
+    settings = _declaring(settings, {"fused": fus, "reference": ref})
     lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
     ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w))
@@ -99,7 +109,9 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
         raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
     check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
     check_path_grid(fused, pan, scene_name="pan")
-    fus.follow_bands(ms_src)
+    names = scene_names(ms_src.declared, sensor=settings.sensor, n_bands=ms_src.shape[2])[0]
+    fus.follow_bands(ms_src, names)
+    settings = _declaring(settings.for_bands(names), {"fused": fus, "ms": ms_src, "pan": pan_src})  # the MS's bands
     ms_gnyq = settings.ms_gnyq(fus.shape[2])
     return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
 

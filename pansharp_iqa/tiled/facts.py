@@ -5,13 +5,15 @@ the count, sum, sum of squares, minimum and maximum of the pixels it owns on the
 of :func:`pansharp_iqa.validation.sample_step` (by :func:`pansharp_iqa.validation.grid_band_sums`,
 the in-memory summary's own formula); :func:`facts_of` turns the combined sums into the same
 :class:`~pansharp_iqa.validation.ImageFacts` the in-memory path computes, so both paths apply the
-same rules (:mod:`pansharp_iqa.validation`), band by band, to the same evidence.
+same rules (:mod:`pansharp_iqa.validation`), band by band, to the same evidence. The values equal to a file's
+declared no-data value are counted where a tile owns them, and refused (the scene is read once).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..io.geotiff import check_nodata_count
 from ..io.windows import Source
 from ..validation import ImageFacts, facts_from_sums, grid_band_sums, sample_step
 from .accumulate import Partial
@@ -21,7 +23,7 @@ __all__ = ["add_facts", "facts_of"]
 
 
 def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict[str, float],
-              rows: np.ndarray, cols: np.ndarray) -> None:
+              rows: np.ndarray, cols: np.ndarray, scale: float = 1.0) -> None:
     """Record one tile's share of an image's value summary."""
     out.maximum(name + "_max", stats["max"])
     out.maximum(name + "_negmin", -stats["min"])
@@ -34,6 +36,10 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
     else:
         count, total, total_sq, lo, hi, nonint = grid_band_sums(np.zeros((0, 0, bands)))
     out.add(name + "_grid", np.concatenate([[count], total, total_sq, nonint]))
+    nodata = source.declared.geo.nodata
+    if nodata is not None and not np.isnan(nodata):  # in the units the windows give (declared, scaled, reordered)
+        value = source.declared.values(np.full((1, 1, bands), nodata))[:, :, list(source.band_index or range(bands))]
+        out.add(name + "_nodata", [np.count_nonzero(patch.take(rows, cols) == value * patch.scale)])
     for b in range(bands):
         out.maximum(f"{name}_gridmax{b}", hi[b])
         out.maximum(f"{name}_gridnegmin{b}", -lo[b])
@@ -41,6 +47,9 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
 
 def facts_of(total: Partial, name: str, source: Source) -> ImageFacts:
     """The :class:`~pansharp_iqa.validation.ImageFacts` of an image from the combined partials."""
+    if name + "_nodata" in total.sums:
+        check_nodata_count(int(total.sums[name + "_nodata"][0]), float(source.declared.geo.nodata or 0),
+                           name=source.label, where=source.declared.where)
     sums = total.sums[name + "_grid"]
     bands = int(source.shape[2])
     count, band_total, band_sq = sums[0], sums[1 : 1 + bands], sums[1 + bands : 1 + 2 * bands]

@@ -27,6 +27,7 @@ class Patch:
     rows: np.ndarray
     cols: np.ndarray
     data: np.ndarray
+    scale: float = 1.0  #: the multiplier the data were read with
 
     def take(self, row_idx: np.ndarray, col_idx: np.ndarray) -> np.ndarray:
         """Pixels at global positions; ``-1`` positions (zero padding) read as 0."""
@@ -78,4 +79,4 @@ def fetch(
         data *= scale
     top, bottom = float(data.max()), float(data.min())
     stats = {"min": bottom, "max": top, "maxabs": max(top, -bottom)}
-    return Patch(rows, cols, data), stats
+    return Patch(rows, cols, data, scale), stats

@@ -138,7 +138,7 @@ def test_contradictions_and_masked_pixels_are_refused_in_one_line(runs, mode):
     assert "s_gt.tif" in reasons["contradicts"] and "names them Coastal, Blue" in reasons["contradicts"]
     assert "1600 pixels are masked out by its GDAL mask band (internal mask)" in reasons["masked"], reasons
     assert "is flipped north-south against s_gt.tif" in reasons["southup"], reasons
-    assert f"{8 * 8 * 8} pixels hold the declared no-data value 0" in reasons["nodata"], reasons
+    assert f"{8 * 8 * 8} values hold the declared no-data value 0" in reasons["nodata"], reasons
     assert all(pairs[m]["status"] == "failed" and "\n" not in r for m, r in reasons.items())
     if mode == "never":
         reason = pairs["twomat"].get("reason") or ""

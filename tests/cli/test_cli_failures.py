@@ -76,8 +76,10 @@ def test_result_failure_is_isolated(tmp_path, capsys, reduced_dataset, rr_method
     "case, expected",
     [
         ("gt_nan", "NaN"),
-        ("gt_unit_declared_dn", "declared as DN"),
-        ("gt_over_bits", "exceeds the 11-bit range"),
+        # one rule application on the pair blames the GT, the image the evidence points to (fractions, or beyond
+        # its bits, next to DN), and says which setting brings it to DN
+        ("gt_unit_declared_dn", "Bring s1.npz:gt to the scale of s1."),
+        ("gt_over_bits", "s1.npz:gt is on another scale than s1."),
         ("gt_missing", "no gt array"),
         ("unreadable_input", "cannot read"),
     ],

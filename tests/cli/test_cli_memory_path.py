@@ -102,7 +102,7 @@ def test_auto_goes_tile_wise_when_memory_is_short_and_says_so(tmp_path, capsys, 
     ("dn_declared_unit", "contradicts the data"),
     ("nan", "NaN/Inf"),
     ("wrong_bands", "wrong band count"),
-    ("gt_over_bits", "exceeds the 11-bit range"),
+    ("gt_over_bits", "Bring hwb_gt.npy to the scale of hwb.npy: divide it by about 4"),
 ])
 def test_tile_wise_path_makes_the_in_memory_checks(tmp_path, case, expected):
     # bhw fits the settings: hwb's gt above the bits fails that scene alone (were it every scene, the

@@ -77,23 +77,32 @@ def test_network_names_a_stack_and_a_method_scale_give_the_librarys_numbers(tmp_
             assert {k: got[k] for k in INDEXES} == {k: float(expected[k]) for k in INDEXES}, (method, i)
 
 
-def test_one_based_names_leave_item_0_missing_and_list_the_extra_file_once(tmp_path, capsys, rr):
+def test_results_numbered_from_1_are_refused_unless_method_toml_says_so(tmp_path, capsys, rr):
     _, h5, scenes, fused = rr
     data = _dataset(tmp_path, h5, result_scale="dn")
     method = tmp_path / "ONE"
     method.mkdir()
-    for i, image in enumerate(fused, start=1):  # numbered from 1: item 0 has no result, item 4 does not exist
+    for i, image in enumerate(fused, start=1):  # numbered from 1: each would be scored against the next scene
         scipy.io.savemat(method / f"output_mulExm_{i}.mat", {"sr": image})
     out = tmp_path / "out"
-    code, stdout, stderr = _run(capsys, "evaluate", data, method, "--out", out)
-    assert code == 1
+    code, _, stderr = _run(capsys, "evaluate", data, method, "--out", out)
+    assert code == 2 and not out.exists()  # refused before any work, naming the likely shift and the declaration
+    one_error_line(stderr, "ONE", "output_mulExm_1..4 number the 4 items", "from 1, not from 0", "next",
+                   "first_index = 1 in ONE/method.toml")
+    (method / "method.toml").write_text("first_index = 1\n")  # declared: paired item i with output_mulExm_<i + 1>
+    code, _, stderr = _run(capsys, "evaluate", data, method, "--out", out, "--format", "json")
+    assert code == 0, stderr
     doc = json.loads((out / "results.json").read_text())
-    assert [f["scene"] for f in doc["failures"]] == ["test_wv2_multiExm1_0"]
-    assert "output_mulExm_0.mat" in doc["failures"][0]["reason"]
-    assert len([line for line in stderr.splitlines() if "output_mulExm_4.mat" in line]) == 1
-    # scene 1 was scored with output_mulExm_1, which holds scene 0's fusion: the names decide, not the content
-    got = _scene_values(doc, "ONE")[1]["Q2n"]
-    assert got == float(evaluate_reduced(fused[0], scenes[1]["gt"], ratio=RATIO, bits=11)["Q2n"])
+    for i, scene in enumerate(scenes):
+        expected = evaluate_reduced(fused[i], scene["gt"], ratio=RATIO, bits=11)
+        assert {k: _scene_values(doc, "ONE")[i][k] for k in INDEXES} == {k: float(expected[k]) for k in INDEXES}
+    # the other side: a method.toml saying 1 for results numbered from 0 is refused too
+    zero = tmp_path / "ZERO"
+    write_network_results(zero, fused, sub="")
+    (zero / "method.toml").write_text("first_index = 1\n")
+    code, _, stderr = _run(capsys, "evaluate", data, zero, "--out", tmp_path / "o2")
+    assert code == 2
+    one_error_line(stderr, "output_mulExm_0..3", "from 0, not from 1", "first_index = 0")
 
 
 def test_a_folder_with_no_result_for_any_scene_is_refused_once(tmp_path, capsys, rr):
@@ -121,7 +130,8 @@ def test_unit_results_on_a_dn_dataset_advise_method_toml_and_cost_the_others_not
     doc = json.loads((out / "results.json").read_text())
     reasons = {f["reason"] for f in doc["failures"]}
     assert {f["method"] for f in doc["failures"]} == {"PNN"} and len(doc["failures"]) == 4
-    assert all("result_scale = 'unit' in PNN/method.toml" in r and "dataset.toml" not in r for r in reasons)
+    assert all("result_scale = 'unit' in PNN/method.toml" in r and "declared scale 1 (dataset.toml result_scale)" in r
+               for r in reasons), reasons  # the declaration the data contradict, and where it comes from
     assert doc["summary"]["GSA"]["complete"] and doc["summary"]["GSA"]["scenes_ok"] == 4
 
 

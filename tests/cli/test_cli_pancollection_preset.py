@@ -14,7 +14,7 @@ import pytest
 
 from cli_helpers import one_error_line
 from pancollection_data import RATIO, full_h5, reduced_h5, write_network_results
-from pansharp_iqa import evaluate_full, evaluate_reduced, get_preset, presets
+from pansharp_iqa import evaluate, get_preset, presets
 from pansharp_iqa.cli.main import main
 from pansharp_iqa.io import sha256_file
 
@@ -88,14 +88,15 @@ def test_forced_preset_on_both_resolutions_then_one_table(tmp_path, capsys, benc
     for i, scene in enumerate(rr["dataset"]["scenes"]):
         gt = _h5(files["rr"], "gt", i)
         for method, fused in files["rr_fused"].items():
-            want = evaluate_reduced(fused[i], gt, **preset.reduced_kwargs())
+            want = evaluate({"fused": fused[i], "reference": gt}, preset.settings("reduced"))
             assert rr["scenes"][scene][method]["metrics"] == {k: float(want[k]) for k in RR_TABLE}
     for i, scene in enumerate(fr["dataset"]["scenes"]):
         ms, pan, lms = (_h5(files["fr"], k, i) for k in ("ms", "pan", "lms"))
         for method, fused in files["fr_fused"].items():
-            want = evaluate_full(fused[i], ms, pan, ms_exp=lms, **preset.full_kwargs())
+            want = evaluate({"fused": fused[i], "ms": ms, "pan": pan, "ms_exp": lms}, preset.settings("full"))
             assert fr["scenes"][scene][method]["metrics"] == {k: float(want[k]) for k in FR_TABLE}
-        own_exp = evaluate_full(files["fr_fused"]["GSA"][i], ms, pan, **preset.full_kwargs())
+        own_exp = evaluate({"fused": files["fr_fused"]["GSA"][i], "ms": ms, "pan": pan},
+                           preset.settings("full", upsampled="interp23tap"))
         assert fr["scenes"][scene]["GSA"]["metrics"]["D_lambda_K"] != own_exp["D_lambda_K"]  # the file's lms
     # one table: both resolutions' columns, one row per method, a caption naming preset and data
     code, out, err = _run(capsys, "table", tmp_path / "rr", tmp_path / "fr", "--out", tmp_path / "table")
@@ -145,7 +146,8 @@ def test_full_resolution_needs_no_bits_reduced_does(tmp_path, capsys, bench):
                           "json")
     assert code == 0, out + err
     doc = json.loads((tmp_path / "o" / "results.json").read_text())
-    assert doc["dataset"]["bits"] is None and doc["summary"]["GSA"]["complete"]
+    assert doc["summary"]["GSA"]["complete"]  # the card says where the bits come from: not from a setting
+    assert doc["protocol"]["declared"]["all"]["bits"] == {"value": 11, "source": "sensor registry (WV2)"}
     # 'unit' is 2**bits - 1: then bits is needed, and at reduced resolution always
     (data / "dataset.toml").write_text('sensor = "WV2"\nratio = 4\nresolution = "full"\nresult_scale = "unit"\n')
     code, _, err = _run(capsys, "evaluate", h5, root / "methods_fr" / "GSA", "--out", tmp_path / "o2")

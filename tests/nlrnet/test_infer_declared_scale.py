@@ -34,7 +34,7 @@ def test_a_networks_poor_band_gets_numbers_with_the_declared_scale_in_the_card(t
     doc = infer.infer_scenes(tmp_path / "m.ckpt", [scene], tmp_path / "R", reduced=reduced)
     res = doc["scenes"]["qb"]
     assert all(np.isfinite(v) for k, v in res.items() if isinstance(v, float))
-    assert res["protocol"]["scale_mismatch"].startswith("declared")
+    assert res["protocol"]["declared"]["fused"]["dn"] == {"value": True, "source": infer.PRODUCER}
     # the other side: the same image scored without the declaration is refused, naming band 3
     import scipy.io as sio
 
@@ -42,3 +42,31 @@ def test_a_networks_poor_band_gets_numbers_with_the_declared_scale_in_the_card(t
     if not reduced:
         with pytest.raises(ScaleError, match=r"fused band 3 \(of 4\) is on another scale"):
             pi.evaluate_full(fused, ms, pan, sensor="QB", ratio=4, bits=11)
+
+
+def test_infer_data_h5_scores_a_poor_band_with_the_producers_declaration(tmp_path, monkeypatch):
+    """Issue 31 item 6, end to end: ``pansharp-nlrnet infer --data val.h5`` (the h5 path) scores its own output,
+    declared DN by the command, where a poor band of the network is a poor number, not an exit 2."""
+    import json
+
+    import h5py
+
+    from nlrnet_helpers import synthetic_arrays, write_h5
+    from pansharp_iqa.nlrnet import infer
+    from pansharp_iqa.nlrnet.cli import main
+
+    meta = {"bands": 4, "ratio": 4, "sensor": "QB", "bits": 11, "train_patch": 80}
+    monkeypatch.setattr(infer, "load_predictor", lambda model: (_poor_network, meta, None))
+    gt, lms, pan = synthetic_arrays(2, 96, bands=4)
+    h5 = write_h5(tmp_path / "val.h5", gt, lms, pan, sensor="QB")
+    (tmp_path / "m.ckpt").write_bytes(b"")  # the predictor is the poor network above
+    assert main(["infer", "--ckpt", str(tmp_path / "m.ckpt"), "--data", str(h5), "--out", str(tmp_path / "R"),
+                 "--whole-scene"]) == 0
+    doc = json.loads((tmp_path / "R" / "metrics.json").read_text())
+    assert doc["protocol"]["declared"]["fused"]["dn"] == {"value": True, "source": infer.PRODUCER}
+    assert 0 < doc["mean"]["Q2n"] < 1
+    # the other side: the same output scored without the producer's declaration is refused, naming band 3
+    with h5py.File(tmp_path / "R" / "val.h5") as f:
+        sr = np.moveaxis(f["sr"][0], 0, -1)
+    with pytest.raises(ScaleError, match=r"fused band 3 \(of 4\) is on another scale"):
+        pi.evaluate_reduced(sr, np.moveaxis(gt[0], 0, -1).astype(np.float64) * 2047.0, ratio=4, bits=11)

@@ -18,6 +18,7 @@ from pansharp_iqa.indexes.reduced_pass import reduced_sums
 from pansharp_iqa.indexes.ssim import ssim
 from pansharp_iqa.indexes.strips import StripImage
 from pansharp_iqa.io import DatasetConfigError, load_settings, sha256_file
+from pansharp_iqa.settings import ReducedSettings
 from pansharp_iqa.validation import InputError, SettingError
 
 PEAK = 2047.0
@@ -34,16 +35,21 @@ def test_presets_fix_the_scripts_settings():
         p = pi.get_preset(f"pancollection-{tag}")
         assert (p.sensor, p.bands, p.bits, p.mtf_sensor, p.ratio, p.peak) == (sensor, bands, bits, mtf, 4, 2**bits - 1)
         assert p.files == (f"test_{tag}_multiExm1.h5", f"test_{tag}_OrigScale_multiExm1.h5")
-        proto = p.reduced_kwargs()["protocol"]
+        reduced, full = p.settings("reduced"), p.settings("full")
+        proto = reduced.protocol
+        assert isinstance(reduced, ReducedSettings) and (reduced.ratio, reduced.bits) == (4, bits)
         assert proto.dim_cut is None and proto.block_size == 32 and proto.sigma_form == "2020"
         assert proto.d_s_low_pass == "exp-imresize" and proto.low_res_terms == "exp"
-        assert p.full_kwargs()["sensor"] == mtf and p.full_kwargs()["bits"] == bits
+        assert (full.sensor.name, full.satellite.name, full.bits, full.upsampled) == (mtf, sensor, bits, "given")
+        assert full.protocol is proto and "ms_exp" in full.roles
+    with pytest.raises(InputError, match="resolution must be one of"):
+        pi.get_preset("pancollection-wv3").settings("fr")
     with pytest.raises(InputError, match="known presets: pancollection-wv3"):
         pi.get_preset("pancollection-wv4")
 
 
 def test_the_gf2_preset_uses_the_ikonos_mtf_as_the_scripts_do():
-    gnyq = pi.get_sensor(pi.get_preset("pancollection-gf2").full_kwargs()["sensor"]).ms_gnyq
+    gnyq = pi.get_preset("pancollection-gf2").settings("full").ms_gnyq(4)
     assert list(gnyq) == [0.26, 0.28, 0.29, 0.28]  # genMTF.m 'IKONOS', not the GF2 entry
 
 
@@ -72,10 +78,15 @@ def _ssim_index(x, y, peak):
     return float((((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sx + sy + c2))).mean())
 
 
+def _rr(sr, gt, preset="pancollection-wv2", tiled="auto", **keywords):
+    """The preset's settings value, evaluated."""
+    return pi.evaluate({"fused": sr, "reference": gt}, pi.get_preset(preset).settings("reduced", **keywords),
+                       tiled=tiled)
+
+
 def test_reduced_preset_on_a_pancollection_file_no_border_cut(pancollection):
-    kw = pi.get_preset("pancollection-wv2").reduced_kwargs()
     for gt, sr in zip(pancollection["gt"], pancollection["sr_rr"], strict=True):
-        r = pi.evaluate_reduced(sr, gt, indexes=["default", "RMSE", "CC"], **kw)
+        r = _rr(sr, gt, indexes=["default", "RMSE", "CC"])
         assert list(r)[:6] == ["Q2n", "Q", "SAM", "ERGAS", "SCC", "MPSNR"]
         assert r["protocol"]["name"] == "pancollection" and r["protocol"]["dim_cut"] is None
         assert r["protocol"]["evaluated_shape"] == [64, 64, 8]  # the whole scene: no border cut
@@ -92,10 +103,9 @@ def test_reduced_preset_on_a_pancollection_file_no_border_cut(pancollection):
 
 
 def test_ssim_is_the_scripts_ssim_index(pancollection):
-    kw = pi.get_preset("pancollection-wv2").reduced_kwargs()
     for gt, sr in zip(pancollection["gt"], pancollection["sr_rr"], strict=True):
         expected = np.mean([_ssim_index(sr[..., b], gt[..., b], PEAK) for b in range(8)])
-        assert pi.evaluate_reduced(sr, gt, **kw)["SSIM"] == pytest.approx(expected, rel=1e-9)
+        assert _rr(sr, gt)["SSIM"] == pytest.approx(expected, rel=1e-9)
         # strips of 16 rows, each with its 10-row halo: the same valid windows
         sums = reduced_sums(StripImage(gt), StripImage(sr), statistics=["ssim_windows"], strip_rows=16,
                             ctx=ChunkContext(peak=PEAK))["ssim_windows"]
@@ -106,19 +116,18 @@ def test_ssim_is_the_scripts_ssim_index(pancollection):
     with pytest.raises(InputError, match="at least 11x11"):
         ssim(np.ones((8, 8, 2)), np.ones((8, 8, 2)), data_range=PEAK)
     with pytest.raises(SettingError, match="in memory only"):  # the tile engine refuses it in one line
-        pi.evaluate_reduced(sr, gt, **kw, tiled="always")
-    assert "SSIM" not in pi.evaluate_reduced(sr, gt, **{**kw, "indexes": "Q2n,SAM"}, tiled="always")
+        _rr(sr, gt, tiled="always")
+    assert "SSIM" not in _rr(sr, gt, tiled="always", indexes="Q2n,SAM")
 
 
 def test_reduced_metrics_in_a_training_loop_give_the_same_numbers(pancollection):
-    kw = pi.get_preset("pancollection-wv2").reduced_kwargs()
-    metric = pi.ReducedMetrics(layout="NHWC", backend="host", **kw)
+    metric = pi.ReducedMetrics(pi.get_preset("pancollection-wv2").settings(), layout="NHWC", backend="host")
     sr, gt = np.stack(pancollection["sr_rr"]), np.stack(pancollection["gt"])
     metric.update(sr[:2], gt[:2])
     metric.update(sr[2:], gt[2:])
     values = metric.compute()
     for i, (g, s) in enumerate(zip(pancollection["gt"], pancollection["sr_rr"], strict=True)):
-        one = pi.evaluate_reduced(s, g, **kw)
+        one = _rr(s, g)
         for name in ("Q2n", "SAM", "MPSNR"):
             assert values["per_image"][name][i] == pytest.approx(one[name], rel=1e-12)
     assert values["MPSNR"] == pytest.approx(np.mean(values["per_image"]["MPSNR"]), rel=1e-12)
@@ -126,10 +135,10 @@ def test_reduced_metrics_in_a_training_loop_give_the_same_numbers(pancollection)
 
 
 def test_full_preset_is_khan_hqnr_with_the_file_lms(pancollection):
-    kw = pi.get_preset("pancollection-wv2").full_kwargs()
+    settings = pi.get_preset("pancollection-wv2").settings("full")
     for sr, ms, pan, lms in zip(pancollection["sr_fr"], pancollection["ms_fr"], pancollection["pan_fr"],
                                 pancollection["lms_fr"], strict=True):
-        r = pi.evaluate_full(sr, ms, pan, ms_exp=lms, **kw)
+        r = pi.evaluate({"fused": sr, "ms": ms, "pan": pan, "ms_exp": lms}, settings)
         assert [k for k in r if k != "protocol"] == ["D_s", "D_lambda_K", "HQNR"]
         assert r["HQNR"] == pytest.approx((1 - r["D_lambda_K"]) * (1 - r["D_s"]), rel=1e-12)
         assert r["protocol"]["sensor"]["name"] == "WV2"
@@ -182,7 +191,7 @@ def test_a_preset_forced_on_other_bands(pancollection, tmp_path):
     card = pi.get_preset("pancollection-wv2").card(pi.get_preset("pancollection-wv2").check_data(path, force=True))
     assert card["published_test_set"] is False and "NOT the published" in card["data_note"]
     sr = [s[..., [1, 2, 4, 6]] // 2 for s in pancollection["sr_fr"]]
-    r = pi.evaluate_full(sr[0], ms4[0], pan[0], ms_exp=lms4[0], **preset.full_kwargs())
+    r = pi.evaluate({"fused": sr[0], "ms": ms4[0], "pan": pan[0], "ms_exp": lms4[0]}, preset.settings("full"))
     assert r["protocol"]["sensor"]["name"] == "IKONOS" and r["protocol"]["bits"] == 10
 
 
@@ -227,14 +236,13 @@ def test_mpsnr_and_rmse_tile_wise_and_on_torch_equal_the_formulas():
     rng = np.random.default_rng(3)
     gt = rng.integers(1, 1024, (96, 80, 4)).astype(float)
     sr = gt + rng.normal(0, 20, gt.shape) * np.array([0.5, 1, 2, 4])
-    kw = pi.get_preset("pancollection-gf2").reduced_kwargs()
     mpsnr = np.mean([peak_signal_noise_ratio(gt[..., b], sr[..., b], data_range=1023.0) for b in range(4)])
     rmse = np.sqrt(np.mean((gt - sr) ** 2)) / 1023.0
     for tiled in ("never", "always"):
-        r = pi.evaluate_reduced(sr, gt, tiled=tiled, indexes=["MPSNR", "RMSE"], **kw)
+        r = _rr(sr, gt, "pancollection-gf2", tiled, indexes=["MPSNR", "RMSE"])
         assert (r["MPSNR"], r["RMSE"]) == pytest.approx((mpsnr, rmse), rel=1e-12)
     torch = pytest.importorskip("torch")
-    metric = pi.ReducedMetrics(backend="torch", indexes=["MPSNR", "RMSE"], **kw)
+    metric = pi.ReducedMetrics(pi.get_preset("pancollection-gf2").settings(indexes=["MPSNR", "RMSE"]), backend="torch")
     nchw = lambda a: torch.from_numpy(a.transpose(2, 0, 1)[None].copy())  # noqa: E731
     metric.update(nchw(sr), nchw(gt))
     out = metric.compute()

@@ -88,16 +88,23 @@ def test_runs_of_other_labs_merge_and_disagreements_are_refused():
 
 
 def test_a_preset_card_is_compared_by_name_its_data_sensor_not_the_mtf_sensor():
-    # pancollection-qb: the full-resolution run's sensor is the MTF the scripts use (IKONOS)
+    # pancollection-qb: the full-resolution run uses IKONOS's MTF (the card's sensor); its satellite is QB's
     def card(res, published):
         return {"name": "pancollection-qb", "sensor": "QB", "mtf_sensor": "IKONOS", "file": f"{res}.h5",
                 "sha256": res, "published_test_set": published}
+
+    def full(sensor, preset, satellite="QB"):
+        doc = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor=sensor, preset=preset)
+        return {**doc, "protocol": {**doc["protocol"], "sensor": {"name": "IKONOS"}, "satellite": satellite}}
     rr = run("reduced", {"A": [0.9, 0.8]}, index="Q2n", sensor="QB", preset=card("rr", True))
-    fr = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="IKONOS", preset=card("fr", None))
+    fr = full("QB", card("fr", None))
     assert paper_table([rr, fr]).caption().startswith("QB: preset pancollection-qb, protocol toolbox2020;")
-    forced = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="IKONOS", preset=card("fr", False))
+    assert paper_table([rr, full("IKONOS", card("fr", None))]).settings["sensor"] == "QB"  # the card decides
+    with pytest.raises(InputError, match="differ in sensor .'QB' vs 'GF2'"):  # another satellite: not merged
+        paper_table([rr, full("QB", card("fr", None), satellite="GF2")])
+    forced = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="QB", preset=card("fr", False))
     assert "preset pancollection-qb, NOT the published test set," in paper_table([rr, forced]).caption()
-    plain = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="IKONOS", preset=None)
+    plain = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="QB", preset=None)
     with pytest.raises(InputError, match="differ in preset"):
         paper_table([rr, plain])
     other = run("full", {"A": [0.1, 0.2]}, index="D_s", sensor="QB", preset={**card("fr", None), "name": "x"})

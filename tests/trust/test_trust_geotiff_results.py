@@ -104,7 +104,7 @@ def test_declared_nodata_pixels_are_refused_not_scored_as_zeros(tmp_path, capsys
     _write(method / "s.tif", fused, nodata=0)
     code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o", "--tiled", mode)
     reason = pairs[("s", "m")]["reason"]
-    assert code == 1 and f"{32 * 32 * 4} pixels hold the declared no-data value 0" in reason, reason
+    assert code == 1 and f"{32 * 32 * 4} values hold the declared no-data value 0" in reason, reason
     with pytest.raises(DataError, match="declared no-data value 0"):
         pi.evaluate_reduced(method / "s.tif", data / "s_gt.tif", ratio=4, bits=11)
 

@@ -44,4 +44,4 @@ def test_pansharp_eval_refuses_a_pan_on_another_bit_depth(tmp_path, capsys):
         if name == "ok":
             assert code == 0 and 0 < pairs[("s", "m")]["metrics"]["HQNR"] < 1
         else:
-            assert code == 1 and "pan is on another scale than ms" in pairs[("s", "m")]["reason"]
+            assert code == 1 and "s_pan.npy is on another scale than s_ms.npy" in pairs[("s", "m")]["reason"]
