@@ -476,9 +476,9 @@ def _batch_stats(values):
 def test_pancollection_analysis_ref(piq):
     """``analysis_ref_batched_images(path, 4, 0, 2047)``: mean and std over a batch of two."""
     gt, sr = fx("pc_ref", "gt").astype(np.float64), fx("pc_ref", "sr").astype(np.float64)
-    kw = piq.get_preset("pancollection-qb").reduced_kwargs()
-    res = [piq.evaluate_reduced(np.moveaxis(sr[i], 0, 2), np.moveaxis(gt[i], 0, 2), tiled="never", **kw)
-           for i in range(2)]
+    settings = piq.get_preset("pancollection-qb").settings("reduced")
+    res = [piq.evaluate({"fused": np.moveaxis(sr[i], 0, 2), "reference": np.moveaxis(gt[i], 0, 2)}, settings,
+                        tiled="never") for i in range(2)]
     for key, name in {"Q2n": "qn", "Q": "qave", "SAM": "sam", "ERGAS": "ergas", "SCC": "scc", "MPSNR": "psnr",
                       "SSIM": "ssim"}.items():
         mean, std = _batch_stats([r[key] for r in res])
@@ -492,9 +492,9 @@ def test_pancollection_analysis_unref(piq, case, preset):
     """``analysis_unref_batched_images(path, 4, sensor)``: HQNR with the file's lms ('QB' -> 'IKONOS')."""
     ms, sr, pan = (fx(case, k).astype(np.float64) for k in ("ms", "sr", "pan"))
     lms = np.repeat(np.repeat(ms, 4, axis=2), 4, axis=3)
-    kw = piq.get_preset(preset).full_kwargs()
-    res = [piq.evaluate_full(np.moveaxis(sr[i], 0, 2), np.moveaxis(ms[i], 0, 2), pan[i, 0],
-                             ms_exp=np.moveaxis(lms[i], 0, 2), tiled="never", **kw) for i in range(2)]
+    settings = piq.get_preset(preset).settings("full")
+    res = [piq.evaluate({"fused": np.moveaxis(sr[i], 0, 2), "ms": np.moveaxis(ms[i], 0, 2), "pan": pan[i, 0],
+                         "ms_exp": np.moveaxis(lms[i], 0, 2)}, settings, tiled="never") for i in range(2)]
     for key, name in {"D_lambda_K": "d_lambda", "D_s": "d_s", "HQNR": "qnr_index"}.items():
         mean, std = _batch_stats([r[key] for r in res])
         tb = fx(case, name).ravel()
