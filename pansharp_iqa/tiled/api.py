@@ -31,12 +31,12 @@ from ..validation import (
     check_pan_ratio,
     check_same_shape,
 )
-from .accumulate import Partial
+from .accumulate import Partial, sums_of
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
 from .full import FullContext, full_tile, full_values
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
-from .reduced import TILE_SUPPORTS, ReducedContext, reduced_sums_of, reduced_tile
+from .reduced import TILE_SUPPORTS, ReducedContext, reduced_tile
 
 __all__ = ["evaluate_reduced_tiled", "evaluate_full_tiled", "evaluate_tiled", "job", "reduced_job", "full_job"]
 
@@ -78,7 +78,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("reference", ref))})
-        values = catalog.finalize(settings.indexes, reduced_sums_of(total, ctx.statistics),
+        values = catalog.finalize(settings.indexes, sums_of(total, ctx.statistics),
                                   catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb))
         card = settings.card(
             image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
@@ -114,8 +114,8 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
     if proto.low_res_terms == "ms":
         low_res_block(bs, ratio)
-    ctx = FullContext(fus, ms_src, pan_src, settings, ms_gnyq,
-                      settings.pan_gnyq() if proto.d_s_uses_sensor else None, fus.shape[:2])
+    ctx = FullContext({"fused": fus, "ms": ms_src, "pan": pan_src}, settings, settings.chunk_context(ms_gnyq),
+                      fus.shape[:2])
     tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
     tiles = plan_tiles(*fus.shape[:2], tile)
     sources = [fus, ms_src, pan_src]

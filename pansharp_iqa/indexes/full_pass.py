@@ -1,0 +1,203 @@
+"""The one full-resolution engine: the catalogue's statistics over one window of a scene.
+
+A :class:`Scene` reads the inputs (``read(role, rows, cols)``: band planes at global positions)
+and computes every image a requested statistic reads from the catalogue's declarations
+(:data:`~.catalog.DERIVED`): a window of a derived image is its operator applied to the window of
+its source widened by the declared halo (positions beyond the image follow the declared border
+rule, :func:`pansharp_iqa.borders.border_index`), and the kept part is exactly the whole-image
+result; a window spanning a whole axis needs no halo (the operator's own border handling is the
+declared rule). :meth:`Scene.sums` hands each statistic the images it reads over the window and
+returns its chunk fields (``Statistic.chunk``), merged by ``Statistic.reduce``.
+
+* In memory (:mod:`pansharp_iqa.evaluation`, :mod:`pansharp_iqa.no_reference`) the whole image
+  is one window, computed with no halo and no copy of the inputs;
+* tile by tile (:mod:`pansharp_iqa.tiled.full`), each tile's window: :meth:`Scene.support` says
+  which input pixels it reads, the tile engine fetches them and adds the fields exactly;
+* the PyTorch backend (``pansharp_iqa.torch_backend``) computes the same declarations on the
+  device, the whole image of each batch at once.
+
+Nothing here names an index, a derived image or a protocol: they are the catalogue's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..borders import border_index, consecutive_runs
+from ..validation import ShapeError, as_image
+from .catalog import DERIVED, ROLE_SCALES, ChunkContext, Derived, Statistic, image_of
+
+__all__ = ["Reader", "Scene", "given_planes", "whole_reader", "scale_of"]
+
+#: ``read(role, rows, cols) -> (C, len(rows), len(cols))`` float64 planes of an input at global positions.
+Reader = Callable[[str, np.ndarray, np.ndarray], np.ndarray]
+
+
+def whole_reader(images: Mapping[str, np.ndarray]) -> Reader:
+    """A :data:`Reader` of whole (C, h, w) planes held in memory (a whole axis is read without a copy).
+
+    Examples
+    --------
+    >>> read = whole_reader({"pan": np.arange(12.0).reshape(1, 3, 4)})
+    >>> read("pan", np.arange(3), np.array([3, 0]))[0].tolist()
+    [[3.0, 0.0], [7.0, 4.0], [11.0, 8.0]]
+    """
+    def read(name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        a = images[name]
+        a = a if np.array_equal(rows, np.arange(a.shape[1])) else a[:, rows]
+        return a if np.array_equal(cols, np.arange(a.shape[2])) else a[:, :, cols]
+
+    return read
+
+
+def given_planes(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
+    """A caller's image of a derived one (e.g. the upsampled MS ``ms_exp``), checked against the fused
+    image's ``(H, W, B)`` shape, as float64 band planes.
+
+    Examples
+    --------
+    >>> given_planes("ms_exp", np.ones((4, 4, 2)), (4, 4, 2)).shape
+    (2, 4, 4)
+    """
+    arr = as_image(name, value)
+    if arr.shape != tuple(shape):
+        raise ShapeError(f"{name} {arr.shape} must have the fused image's shape {tuple(shape)}")
+    return np.moveaxis(arr, 2, 0)
+
+
+@dataclasses.dataclass
+class Scene:
+    """The inputs of one full-resolution evaluation as the engine reads them.
+
+    Parameters
+    ----------
+    read : Reader
+        Planes of an input at global positions (:func:`whole_reader` in memory, a tile's patches).
+    roles : tuple of str
+        The images given (``fused``, ``ms``, ``pan``; a derived image given instead, e.g. ``exp``).
+    shape : (int, int)
+        The fused image's rows and columns (PAN scale).
+    ctx : ChunkContext
+        Block size, ratio, protocol and MTF gains the declarations read.
+    cache : dict, optional
+        Images and statistics that do not read the sensor's MTF, kept for another call on the same
+        inputs and protocol (:func:`pansharp_iqa.evaluation.sensor_sensitivity`).
+    """
+
+    read: Reader
+    roles: tuple[str, ...]
+    shape: tuple[int, int]
+    ctx: ChunkContext
+    cache: dict[Any, Any] | None = None
+
+    def _length(self, name: str, axis: int) -> int:
+        """Samples of ``name`` along an axis."""
+        n = self.shape[axis]
+        return n // self.ctx.ratio if scale_of(name) == "ms" else n
+
+    def _source(self, d: Derived, lo: int, hi: int, axis: int) -> tuple[np.ndarray, int]:
+        """The source positions the window ``[lo, hi)`` of ``d`` reads along an axis, and where the window starts in
+        the operator's output."""
+        r = self.ctx.ratio
+        num, den = {("pan", "ms"): (r, 1), ("ms", "pan"): (1, r)}.get((d.scale, scale_of(d.source)), (1, 1))
+        n_src = self._length(d.source, axis)
+        if lo == 0 and hi == self._length(d.name, axis):
+            return np.arange(n_src), 0
+        h = d.halo(r)
+        assert lo * den % num == 0 and hi * den % num == 0 and h * num % den == 0, "windows off the source grid"
+        return border_index(np.arange(lo * den // num - h, hi * den // num + h), n_src, d.border), h * num // den
+
+    def provides(self, name: str) -> bool:
+        """Whether ``name`` is given or computed from what is given."""
+        return name in self.roles or (name in DERIVED and self.provides(DERIVED[name].source))
+
+    def sensor_free(self, name: str) -> bool:
+        """Whether ``name`` is computed without the sensor's MTF."""
+        d = DERIVED.get(name)
+        return name in self.roles or d is None or (not d.sensor and self.sensor_free(d.source))
+
+    def support(self, name: str, positions: np.ndarray, axis: int, out: dict[str, list[np.ndarray]]) -> None:
+        """Add to ``out[role]`` the positions (along an axis) of each input that ``name`` at ``positions`` reads."""
+        d = DERIVED.get(name)
+        if name in self.roles or d is None:
+            out.setdefault(name, []).append(positions)
+            return
+        for lo, hi in consecutive_runs(positions):
+            self.support(d.source, self._source(d, lo, hi, axis)[0], axis, out)
+
+    def window(self, name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``name``'s (C, len(rows), len(cols)) planes at global positions (at its scale), each run of
+        consecutive positions computed from its source's window (see the module docstring)."""
+        d = DERIVED.get(name)
+        if name in self.roles or d is None:
+            return self.read(name, rows, cols)
+        assert d.compute is not None, f"{name} is an alias"
+        row_parts = []
+        for r0, r1 in consecutive_runs(rows):
+            src_rows, top = self._source(d, r0, r1, 0)
+            parts = []
+            for c0, c1 in consecutive_runs(cols):
+                src_cols, left = self._source(d, c0, c1, 1)
+                out = d.compute(self.window(d.source, src_rows, src_cols), self.ctx)
+                parts.append(out[:, top : top + r1 - r0, left : left + c1 - c0])
+            row_parts.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2))
+        return row_parts[0] if len(row_parts) == 1 else np.concatenate(row_parts, axis=1)
+
+    def positions(self, name: str, rows: tuple[int, int], cols: tuple[int, int]) -> list[np.ndarray]:
+        """The rows and columns of ``name`` (at its scale) covering the PAN-scale window ``rows`` x ``cols``."""
+        f = self.ctx.ratio if scale_of(name) == "ms" else 1
+        return [np.arange(lo // f, hi // f) for lo, hi in (rows, cols)]
+
+    def images(self, statistics: Sequence[Statistic]) -> tuple[str, ...]:
+        """The images (aliases resolved) the statistics read that the inputs provide."""
+        names = {image_of(r, self.ctx.protocol) for s in statistics for r in s.reads}
+        return tuple(sorted(n for n in names if self.provides(n)))
+
+    def sums(self, statistics: Sequence[Statistic], rows: tuple[int, int], cols: tuple[int, int]
+             ) -> dict[str, dict[str, Any]]:
+        """Each statistic's chunk fields over the window ``rows`` x ``cols`` (PAN scale, whole blocks).
+
+        Each image is computed once for all the statistics that read it; with a ``cache``, what
+        does not read the sensor's MTF is taken from it (or kept in it).
+        """
+        cache: dict[Any, Any] = {} if self.cache is None else self.cache
+        memo: dict[str, np.ndarray] = {}
+
+        def image(name: str) -> np.ndarray:
+            if name not in memo:
+                keep = self.sensor_free(name)
+                if keep and ("image", name) in cache:
+                    memo[name] = cache["image", name]
+                else:
+                    memo[name] = self.window(name, *self.positions(name, rows, cols))
+                    if keep and self.cache is not None:
+                        cache["image", name] = memo[name]
+            return memo[name]
+
+        out = {}
+        for stat in statistics:
+            reads = {r: image_of(r, self.ctx.protocol) for r in stat.reads}
+            keep = self.cache is not None and all(self.sensor_free(n) for n in reads.values())
+            if keep and ("statistic", stat.name) in cache:
+                out[stat.name] = cache["statistic", stat.name]
+                continue
+            assert stat.chunk is not None
+            out[stat.name] = stat.chunk({r: image(n) for r, n in reads.items() if self.provides(n)}, self.ctx)
+            if keep:
+                cache["statistic", stat.name] = out[stat.name]
+        return out
+
+
+def scale_of(name: str) -> str:
+    """The grid an input or a derived image lives on: ``"pan"`` or ``"ms"``.
+
+    Examples
+    --------
+    >>> scale_of("ms"), scale_of("pan_lr"), scale_of("exp")
+    ('ms', 'ms', 'pan')
+    """
+    return DERIVED[name].scale if name in DERIVED else ROLE_SCALES.get(name, "pan")
