@@ -239,7 +239,8 @@ class Derived:
     the image-wide ``border`` rule; ``compute`` is the whole-image operator (applied to that wider
     window, whose own border handling then never reaches the kept part). A window spanning the
     whole image needs no halo: the operator's own border handling is ``border``. In memory the whole
-    image is one window; tile by tile, each tile's window.
+    image is one window; tile by tile, each tile's window. An operator that keeps only what its
+    halo covers (``valid``) is given the halo in every case.
 
     Parameters
     ----------
@@ -259,8 +260,11 @@ class Derived:
     compute : callable
         ``compute(planes, ctx) -> planes``: (C, h, w) float64 source planes to (C, h', w') planes
         (numpy; ``ctx`` is a :class:`ChunkContext`).
+    valid : bool
+        ``compute`` returns only the samples whose halo it is given (the window less the halo; no
+        border handling of its own): the engine then reads the halo for whole images too.
     torch : callable or None
-        ``torch(batch, ctx, ops)``: the same operator on an (N, C, H, W) tensor, ``ops`` being
+        ``torch(batch, ctx, ops)``: the whole-image operator on an (N, C, H, W) tensor, ``ops`` being
         :mod:`pansharp_iqa.torch_ops`; None where the torch backend has none (refused in one line).
     sensor : bool
         It reads the sensor's MTF (:func:`pansharp_iqa.evaluation.sensor_sensitivity` computes it
@@ -279,6 +283,7 @@ class Derived:
     halo: Callable[[int], int] = lambda ratio: 0
     border: BorderMode = "replicate"
     compute: Callable[[np.ndarray, ChunkContext], np.ndarray] | None = None
+    valid: bool = False
     torch: Callable[[Any, ChunkContext, Any], Any] | None = None
     sensor: bool = False
     choice: str | None = None
@@ -475,17 +480,17 @@ DERIVED: dict[str, Derived] = {
     d.name: d
     for d in (
         Derived("exp", "the MS upsampled to PAN scale by the 23-tap interpolator (interp23tap)", "ms", "pan",
-                _exp_halo, "wrap", lambda x, c: interp23tap_planes(x, c.ratio),
+                _exp_halo, "wrap", lambda x, c: interp23tap_planes(x, c.ratio), False,
                 lambda x, c, ops: ops.interp23tap(x, c.ratio)),
         Derived("pan_lr", "imresize(PAN, 1/ratio): MATLAB's bicubic, antialiased", "pan", "ms", _imresize_halo,
-                "symmetric", _imresize_planes, lambda x, c, ops: ops.imresize(x, 1.0 / c.ratio)),
+                "symmetric", _imresize_planes, False, lambda x, c, ops: ops.imresize(x, 1.0 / c.ratio)),
         Derived("pan_lr_exp", "interp23tap(imresize(PAN, 1/ratio), ratio)", "pan_lr", "pan", _exp_halo, "wrap",
-                lambda x, c: interp23tap_planes(x, c.ratio), lambda x, c, ops: ops.interp23tap(x, c.ratio)),
+                lambda x, c: interp23tap_planes(x, c.ratio), False, lambda x, c, ops: ops.interp23tap(x, c.ratio)),
         Derived("pan_mtf", "the PAN filtered by the sensor's PAN MTF (the protocol's sigma form)", "pan", "pan",
-                _mtf_halo, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)]),
+                _mtf_halo, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)], valid=True), True,
                 lambda x, c, ops: ops.filter_replicate(x, _pan_mtf_kernel(c)), sensor=True),
         Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF", "fused", "pan", _mtf_halo,
-                "replicate", lambda x, c: filter_planes(x, _mtf_kernels(c)),
+                "replicate", lambda x, c: filter_planes(x, _mtf_kernels(c), valid=True), True,
                 lambda x, c, ops: ops.filter_replicate(x, np.stack(_mtf_kernels(c))), sensor=True),
         Derived("low_res", "D_lambda's and D_s's low-resolution terms (Protocol.low_res_terms)",
                 choice="low_res_terms", options={"exp": "exp", "ms": "ms"}),

@@ -6,7 +6,7 @@ and computes every image a requested statistic reads from the catalogue's declar
 its source widened by the declared halo (positions beyond the image follow the declared border
 rule, :func:`pansharp_iqa.borders.border_index`), and the kept part is exactly the whole-image
 result; a window spanning a whole axis needs no halo (the operator's own border handling is the
-declared rule). :meth:`Scene.sums` hands each statistic the images it reads over the window and
+declared rule), unless the operator keeps only what its halo covers (``Derived.valid``). :meth:`Scene.sums` hands each statistic the images it reads over the window and
 returns its chunk fields (``Statistic.chunk``), merged by ``Statistic.reduce``.
 
 * In memory (:mod:`pansharp_iqa.evaluation`, :mod:`pansharp_iqa.no_reference`) the whole image
@@ -105,11 +105,12 @@ class Scene:
         r = self.ctx.ratio
         num, den = {("pan", "ms"): (r, 1), ("ms", "pan"): (1, r)}.get((d.scale, scale_of(d.source)), (1, 1))
         n_src = self._length(d.source, axis)
-        if lo == 0 and hi == self._length(d.name, axis):
+        if lo == 0 and hi == self._length(d.name, axis) and not d.valid:
             return np.arange(n_src), 0
         h = d.halo(r)
         assert lo * den % num == 0 and hi * den % num == 0 and h * num % den == 0, "windows off the source grid"
-        return border_index(np.arange(lo * den // num - h, hi * den // num + h), n_src, d.border), h * num // den
+        positions = border_index(np.arange(lo * den // num - h, hi * den // num + h), n_src, d.border)
+        return positions, 0 if d.valid else h * num // den
 
     def provides(self, name: str) -> bool:
         """Whether ``name`` is given or computed from what is given."""
