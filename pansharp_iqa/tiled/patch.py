@@ -73,17 +73,20 @@ def fetch(
     cols = _union(col_sets)
     data = np.empty((source.shape[2], rows.size, cols.size) if bands_first else (rows.size, cols.size, source.shape[2]))
     planes = data if bands_first else np.moveaxis(data, 2, 0)
-    pos_r = 0
+    pos_r, extremes = 0, []
     for r0, r1 in consecutive_runs(rows):
         pos_c = 0
         for c0, c1 in consecutive_runs(cols):
-            planes[:, pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = np.moveaxis(source.read(r0, r1, c0, c1), 2, 0)
+            block = source.read(r0, r1, c0, c1)
+            planes[:, pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = np.moveaxis(block, 2, 0)
+            extremes += [float(block.min()), float(block.max())]  # in the stored type: fewer bytes
             pos_c += c1 - c0
         pos_r += r1 - r0
-    if not np.issubdtype(source.dtype, np.integer) and not np.isfinite(data).all():
+    if not np.issubdtype(source.dtype, np.integer) and not np.isfinite(extremes).all():
         raise_non_finite(source.name, int(data.size - np.count_nonzero(np.isfinite(data))))
     if scale != 1.0:
         data *= scale
-    top, bottom = float(data.max()), float(data.min())
+    top, bottom = (max(extremes) * scale, min(extremes) * scale) if extremes else (-np.inf, np.inf)
+    top, bottom = (bottom, top) if scale < 0 else (top, bottom)
     stats = {"min": bottom, "max": top, "maxabs": max(top, -bottom)}
     return Patch(rows, cols, data, bands_first), stats
