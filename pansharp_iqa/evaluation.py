@@ -42,7 +42,7 @@ from .foreign import (
     to_numpy,
 )
 from .indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
-from .indexes.full_pass import Scene, given_planes, whole_reader
+from .indexes.full_pass import Scene, given_planes
 from .indexes.full_resolution import NanPolicy
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
@@ -59,7 +59,6 @@ from .validation import (
     SettingError,
     ShapeError,
     check_choice,
-    check_multiple_of,
     check_pan_ratio,
     check_same_shape,
     image_array,
@@ -495,7 +494,7 @@ def evaluate_full(
 def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
                     ms_exp: object = None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """One in-memory image at full resolution; ``shared`` keeps the sensor-independent work (checked
-    inputs, EXP, block UIQIs where D_s ignores the sensor) between the sensors of :func:`sensor_sensitivity`."""
+    inputs, the images and statistics that read no MTF) between the sensors of :func:`sensor_sensitivity`."""
     shared = {} if shared is None else shared
     if "inputs" in shared:  # checked for an earlier sensor: only the sensor's band count is new
         fus, ms_a, pan_a = shared["inputs"]
@@ -525,14 +524,11 @@ def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: Fu
                   ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
     """The toolbox family: the statistics of the requested indexes by the one full-resolution engine
     (``indexes.full_pass``), the whole image as one window, then the catalogue's finalize."""
-    check_multiple_of("fused", fus.shape, settings.protocol.block_size,
-                      why="the toolbox's block-wise QNR indexes require it")
     planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0), "pan": pan[None]}
     if ms_exp is not None:
         planes["exp"] = given_planes("ms_exp", ms_exp, fus.shape)
-    scene = Scene(whole_reader(planes), tuple(planes), fus.shape[:2], settings.chunk_context(ms_gnyq), cache=shared)
-    h, w = fus.shape[:2]
-    sums = scene.sums(statistics_for(settings.indexes), (0, h), (0, w))
+    scene = Scene.of(planes, settings.chunk_context(ms_gnyq, fus.shape), cache=shared)
+    sums = scene.sums(statistics_for(settings.indexes))
     values = finalize(settings.indexes, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
                                                               n_bands=fus.shape[2], nan_policy=settings.nan_policy))
     return {**values, "protocol": settings.card(ms_gnyq, list(fus.shape))}

@@ -26,10 +26,7 @@ from .parallel import map_bands
 from .sensors import Sensor, resolve_sensor
 from .validation import SettingError, ShapeError, check_choice, check_gnyq, check_kernel_size, check_ratio
 
-__all__ = [
-    "mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate", "filter_planes", "correlate_valid",
-    "DFT_BLOCK", "DFT_MIN_TAPS",
-]
+__all__ = ["mtf_kernel", "mtf_filter", "mtf_filter_sensor", "filter_replicate", "filter_planes", "correlate_valid"]
 
 SigmaForm = Literal["2020", "2015"]
 
@@ -101,9 +98,8 @@ def mtf_kernel(gnyq: float, ratio: int, size: int = 41, *, sigma_form: SigmaForm
     return _kernel_cached(gnyq, ratio, size, sigma_form)
 
 
-#: Kernels of at least this many taps are applied by blocks of DFTs (:func:`correlate_valid`), smaller ones directly.
-DFT_MIN_TAPS = 21 * 21
-#: Target DFT side of those blocks (about 10 ns per sample for any side from 240 to 600; ``docs/performance.md``).
+#: Target side of :func:`correlate_valid`'s DFT blocks (about 10 ns a sample for sides of 240 to 600,
+#: ``docs/performance.md``).
 DFT_BLOCK = 320
 
 
@@ -125,24 +121,11 @@ def _blocks(n: int, taps: int) -> tuple[int, int]:
 def correlate_valid(image: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """2-D correlation where the kernel lies inside the image: ``out[i, j] = sum kernel[a, b] image[i + a, j + b]``.
 
-    Computed by blocks of about ``DFT_BLOCK`` squared samples: each block's real DFT times the kernel's
-    conjugate spectrum (cached), transformed back (OpenCV's ``dft``). Hand-written for a measured need:
-    OpenCV's ``filter2D`` computes a 512-pixel tile's MTF from its 552-pixel window with 9 DFTs of 256
-    squared samples where 4 of 300 suffice, 1.4x the time (``docs/performance.md``). The
-    difference from a direct sum is floating-point rounding (about 1e-15 of the image's maximum).
-
-    Parameters
-    ----------
-    image : ndarray, shape (H, W)
-        Float64 samples (any strides).
-    kernel : ndarray, shape (kh, kw)
-        Correlation kernel (not flipped).
-    out : ndarray, shape (H - kh + 1, W - kw + 1), optional
-        Destination.
-
-    Returns
-    -------
-    ndarray, shape (H - kh + 1, W - kw + 1), float64
+    By blocks of about ``DFT_BLOCK`` squared samples: each block's real DFT times the kernel's conjugate
+    spectrum (cached), transformed back (OpenCV's ``dft``), within rounding (about 1e-15 of the image's
+    maximum) of a direct sum. Hand-written for a measured need: OpenCV's ``filter2D`` takes 9 DFTs of
+    256 squared samples for a 512-pixel tile's MTF where 4 of 300 suffice, 1.4x the time
+    (``docs/performance.md``). ``image``: (H, W) float64, any strides; returns (H - kh + 1, W - kw + 1).
 
     Examples
     --------
@@ -174,9 +157,7 @@ def correlate_valid(image: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
 def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """2-D correlation, same size, edge-replicate border (MATLAB ``imfilter(I, h, 'replicate')``).
 
-    The band extended by half the kernel (edges repeated), then :func:`correlate_valid` for kernels of
-    ``DFT_MIN_TAPS`` taps or more (the MTF's 41 x 41), OpenCV's direct ``filter2D`` for smaller ones;
-    the difference from a direct sum is at the level of floating-point rounding.
+    The band extended by half the kernel (edges repeated), then :func:`correlate_valid`.
 
     Parameters
     ----------
@@ -190,24 +171,11 @@ def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
     Returns
     -------
     ndarray, shape (H, W), float64
-
-    Examples
-    --------
-    >>> x = np.arange(2500.0).reshape(50, 50)
-    >>> box = filter_replicate(x, np.full((21, 21), 1 / 441))
-    >>> bool(np.allclose(box, cv2.blur(x, (21, 21), borderType=cv2.BORDER_REPLICATE), rtol=1e-13))
-    True
     """
-    src = np.asarray(band, dtype=np.float64)
-    ker = np.ascontiguousarray(kernel, dtype=np.float64)
-    kh, kw = ker.shape
-    if kh * kw >= DFT_MIN_TAPS:
-        padded = cv2.copyMakeBorder(src, kh // 2, kh // 2, kw // 2, kw // 2, cv2.BORDER_REPLICATE)
-        return correlate_valid(padded, ker, out=out)
-    src = np.ascontiguousarray(src)
-    if out is None:
-        return cv2.filter2D(src, cv2.CV_64F, ker, borderType=cv2.BORDER_REPLICATE)
-    return cv2.filter2D(src, cv2.CV_64F, ker, dst=out, borderType=cv2.BORDER_REPLICATE)
+    kh, kw = np.shape(kernel)
+    padded = cv2.copyMakeBorder(np.asarray(band, dtype=np.float64), kh // 2, kh // 2, kw // 2, kw // 2,
+                                cv2.BORDER_REPLICATE)
+    return correlate_valid(padded, kernel, out=out)
 
 
 def mtf_filter(

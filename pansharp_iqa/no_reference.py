@@ -23,7 +23,7 @@ import numpy as np
 
 from .foreign import Layout, batched
 from .indexes.catalog import ChunkContext, get_statistic
-from .indexes.full_pass import Scene, given_planes, whole_reader
+from .indexes.full_pass import Scene, given_planes
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
@@ -98,13 +98,12 @@ class _Case:
                            ms_gnyq=() if s is None else tuple(s.gnyq_for(fus.shape[2])),
                            pan_gnyq=s.pan_gnyq_for(protocol=proto.name) if s is not None and proto.d_s_uses_sensor
                            else None)
-        return cls(Scene(whole_reader(planes), tuple(planes), fus.shape[:2], ctx), fus.shape[2], nan_policy)
+        return cls(Scene.of(planes, ctx), fus.shape[2], nan_policy)
 
     def sums(self, name: str) -> dict[str, Any]:
         """One statistic's fields over the whole image (computed once per call)."""
         if name not in self.fields:
-            h, w = self.scene.shape
-            self.fields[name] = self.scene.sums([get_statistic(name)], (0, h), (0, w))[name]
+            self.fields[name] = self.scene.sums([get_statistic(name)])[name]
         return self.fields[name]
 
     def _means(self, keys: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:

@@ -30,6 +30,7 @@ from .validation import (
     ShapeError,
     check_bits,
     check_choice,
+    check_multiple_of,
     check_ratio,
     check_scale,
     check_sensor_bands,
@@ -384,9 +385,11 @@ class FullSettings(EvaluationSettings):
         """The sensor's PAN GNyq under this protocol."""
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
 
-    def chunk_context(self, ms_gnyq: tuple[float, ...]) -> ChunkContext:
-        """What the full-resolution declarations read: block size, ratio, protocol and MTF gains."""
+    def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...]) -> ChunkContext:
+        """What the full-resolution declarations read (block size, ratio, protocol, MTF gains), for a fused image
+        of ``shape`` (whole blocks: refused otherwise)."""
         proto = self.protocol
+        check_multiple_of("fused", shape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
         return ChunkContext(block_size=proto.block_size, ratio=self.ratio, protocol=proto, ms_gnyq=tuple(ms_gnyq),
                             pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None)
 

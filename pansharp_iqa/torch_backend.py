@@ -52,7 +52,6 @@ from .validation import (
     SettingError,
     ShapeError,
     check_image_shape,
-    check_multiple_of,
     check_pan_ratio,
     check_same_shape,
     facts_from_sums,
@@ -378,12 +377,11 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
     for i in range(n):
         with image_of_batch(i):
             settings.check({k: f[i] for k, f in facts.items()})
-    check_multiple_of("fused", fshape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
+    ctx = settings.chunk_context(ms_gnyq, fshape)
     names = settings.indexes
     stats = statistics_for(names)
     if fshape[2] < 2 and "block_uiqi" in {s.name for s in stats}:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    ctx = settings.chunk_context(ms_gnyq)
     fin = FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=fshape[2],
                           nan_policy=settings.nan_policy)
     card = settings.card(ms_gnyq, list(fshape))

@@ -67,8 +67,7 @@ from .uiqi import q_from_sums, q_window_sums
 __all__ = [
     "Index", "Statistic", "Derived", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS",
     "DERIVED", "ROLE_SCALES", "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names",
-    "resolve_indexes", "statistics_for", "image_of", "derived_images", "finalize", "direction", "tex_label",
-    "closure",
+    "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
@@ -234,13 +233,11 @@ class Statistic:
 class Derived:
     """An image the full-resolution statistics read, computed window by window from another image.
 
-    A window of it (rows and columns at its own scale) is computed from the window of its
-    ``source`` that covers it, widened by ``halo`` source samples on each side whose pixels follow
-    the image-wide ``border`` rule; ``compute`` is the whole-image operator (applied to that wider
-    window, whose own border handling then never reaches the kept part). A window spanning the
-    whole image needs no halo: the operator's own border handling is ``border``. In memory the whole
-    image is one window; tile by tile, each tile's window. An operator that keeps only what its
-    halo covers (``valid``) is given the halo in every case.
+    A window of it (at its own scale) is ``compute`` applied to the window of its ``source`` that
+    covers it, widened by ``halo`` source samples each side that follow the image-wide ``border``
+    rule, so the kept part equals the whole-image result; a window spanning the whole image needs
+    no halo (the operator's own border handling is ``border``) unless the operator keeps only what
+    its halo covers (``valid``). In memory the whole image is one window; tile by tile, each tile's.
 
     Parameters
     ----------
@@ -251,29 +248,25 @@ class Derived:
     source : str
         The image it is computed from: an input role (:data:`ROLE_SCALES`) or another derived image.
     scale : {"pan", "ms"}
-        The grid it lives on (PAN scale or MS scale; the source's scale may differ by ``ratio``).
+        The grid it lives on (the source's may differ by ``ratio``).
     halo : callable
         ``halo(ratio) -> int``: source samples each side a window reads (a multiple of ``ratio``
-        when the image is at MS scale and its source at PAN scale, so that grids stay aligned).
+        from PAN to MS scale, so that grids stay aligned).
     border : BorderMode
-        How the operator extends the image beyond its edges (:func:`pansharp_iqa.borders.border_index`).
+        The image's extension beyond its edges (:func:`pansharp_iqa.borders.border_index`).
     compute : callable
         ``compute(planes, ctx) -> planes``: (C, h, w) float64 source planes to (C, h', w') planes
         (numpy; ``ctx`` is a :class:`ChunkContext`).
     valid : bool
-        ``compute`` returns only the samples whose halo it is given (the window less the halo; no
-        border handling of its own): the engine then reads the halo for whole images too.
+        ``compute`` returns only the samples its halo covers (no border handling of its own).
     torch : callable or None
         ``torch(batch, ctx, ops)``: the whole-image operator on an (N, C, H, W) tensor, ``ops`` being
         :mod:`pansharp_iqa.torch_ops`; None where the torch backend has none (refused in one line).
     sensor : bool
-        It reads the sensor's MTF (:func:`pansharp_iqa.evaluation.sensor_sensitivity` computes it
-        again for each sensor; the others once).
-    choice : str or None
-        An alias instead: the :class:`~pansharp_iqa.protocols.Protocol` field whose value picks
-        the image (``options``) it stands for.
-    options : mapping
-        Field value -> image name (``choice`` only).
+        It reads the sensor's MTF (recomputed for each sensor of ``sensor_sensitivity``).
+    choice, options : str or None, mapping
+        An alias instead: the :class:`~pansharp_iqa.protocols.Protocol` field, and the image each
+        of its values picks.
     """
 
     name: str
@@ -453,11 +446,6 @@ def _imresize_halo(ratio: int) -> int:
     return ratio * -(-(2 * ratio + 3) // ratio)
 
 
-def _mtf_halo(ratio: int) -> int:
-    """Pixels a window of the 41 x 41 MTF filters reads each side."""
-    return 20
-
-
 def _pan_mtf_kernel(ctx: ChunkContext) -> np.ndarray:
     """The PAN MTF kernel (the protocol's sigma form), or the one-line refusal without a sensor."""
     if ctx.pan_gnyq is None:
@@ -475,7 +463,7 @@ def _imresize_planes(x: np.ndarray, ctx: ChunkContext) -> np.ndarray:
     return np.moveaxis(imresize(np.moveaxis(x, 0, 2), 1.0 / ctx.ratio), 2, 0)
 
 
-#: Every derived image, by name, in the order the engines compute them (sources first).
+#: Every derived image, by name, sources first (the MTF images' halo: their 41 x 41 kernels' 20 pixels).
 DERIVED: dict[str, Derived] = {
     d.name: d
     for d in (
@@ -487,9 +475,9 @@ DERIVED: dict[str, Derived] = {
         Derived("pan_lr_exp", "interp23tap(imresize(PAN, 1/ratio), ratio)", "pan_lr", "pan", _exp_halo, "wrap",
                 lambda x, c: interp23tap_planes(x, c.ratio), False, lambda x, c, ops: ops.interp23tap(x, c.ratio)),
         Derived("pan_mtf", "the PAN filtered by the sensor's PAN MTF (the protocol's sigma form)", "pan", "pan",
-                _mtf_halo, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)], valid=True), True,
+                lambda r: 20, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)], valid=True), True,
                 lambda x, c, ops: ops.filter_replicate(x, _pan_mtf_kernel(c)), sensor=True),
-        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF", "fused", "pan", _mtf_halo,
+        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF", "fused", "pan", lambda r: 20,
                 "replicate", lambda x, c: filter_planes(x, _mtf_kernels(c), valid=True), True,
                 lambda x, c, ops: ops.filter_replicate(x, np.stack(_mtf_kernels(c))), sensor=True),
         Derived("low_res", "D_lambda's and D_s's low-resolution terms (Protocol.low_res_terms)",
@@ -828,46 +816,6 @@ def image_of(name: str, protocol: Any) -> str:
         name = d.options[getattr(protocol, d.choice)]
         d = DERIVED.get(name)
     return name
-
-
-def derived_images(names: Sequence[str], protocol: Any, roles: Sequence[str] = tuple(ROLE_SCALES)) -> tuple[str, ...]:
-    """The derived images the statistics of the named indexes read under a protocol, with those they are
-    computed from, in :data:`DERIVED` order (sources first); what ``roles`` (the inputs given; an image
-    given as an input, e.g. ``"exp"``, is not derived) cannot provide is left out.
-
-    Parameters
-    ----------
-    names : sequence of str
-        Index names.
-    protocol : Protocol
-        Its fields resolve the aliases (``low_res``, ``low_pan``).
-    roles : sequence of str
-        The images given.
-
-    Returns
-    -------
-    tuple of str
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> qnr_paper = SimpleNamespace(low_res_terms="ms", d_s_low_pass="imresize")
-    >>> derived_images(["QNR"], qnr_paper), derived_images(["D_lambda"], qnr_paper, ("fused", "ms"))
-    (('pan_lr',), ())
-    """
-    wanted: set[str] = set()
-    todo = [image_of(r, protocol) for s in statistics_for(names) for r in s.reads]
-    while todo:
-        name = todo.pop()
-        if name in DERIVED and name not in roles and name not in wanted:
-            wanted.add(name)
-            todo.append(image_of(DERIVED[name].source, protocol))
-    return tuple(n for n in DERIVED if n in wanted and _provided(n, roles))
-
-
-def _provided(name: str, roles: Sequence[str]) -> bool:
-    """Whether ``name`` is given or computed from what is given."""
-    return name in roles or (name in DERIVED and _provided(DERIVED[name].source, roles))
 
 
 def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext) -> dict[str, float]:

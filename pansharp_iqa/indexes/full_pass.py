@@ -3,20 +3,14 @@
 A :class:`Scene` reads the inputs (``read(role, rows, cols)``: band planes at global positions)
 and computes every image a requested statistic reads from the catalogue's declarations
 (:data:`~.catalog.DERIVED`): a window of a derived image is its operator applied to the window of
-its source widened by the declared halo (positions beyond the image follow the declared border
-rule, :func:`pansharp_iqa.borders.border_index`), and the kept part is exactly the whole-image
-result; a window spanning a whole axis needs no halo (the operator's own border handling is the
-declared rule), unless the operator keeps only what its halo covers (``Derived.valid``). :meth:`Scene.sums` hands each statistic the images it reads over the window and
-returns its chunk fields (``Statistic.chunk``), merged by ``Statistic.reduce``.
+its source widened by the declared halo, whose positions beyond the image follow the declared
+border rule (:func:`pansharp_iqa.borders.border_index`), so the kept part equals the whole-image
+result. :meth:`Scene.sums` hands each statistic (``Statistic.chunk``) the images it reads.
 
-* In memory (:mod:`pansharp_iqa.evaluation`, :mod:`pansharp_iqa.no_reference`) the whole image
-  is one window, computed with no halo and no copy of the inputs;
-* tile by tile (:mod:`pansharp_iqa.tiled.full`), each tile's window: :meth:`Scene.support` says
-  which input pixels it reads, the tile engine fetches them and adds the fields exactly;
-* the PyTorch backend (``pansharp_iqa.torch_backend``) computes the same declarations on the
-  device, the whole image of each batch at once.
-
-Nothing here names an index, a derived image or a protocol: they are the catalogue's.
+In memory (:mod:`pansharp_iqa.evaluation`, :mod:`pansharp_iqa.no_reference`) the whole image is
+one window (:meth:`Scene.of`); tile by tile (:mod:`pansharp_iqa.tiled.full`), each tile's, whose
+input pixels :meth:`Scene.support` lists; the PyTorch backend (``pansharp_iqa.torch_backend``)
+computes the same declarations on the device. Nothing here names an index, an image or a protocol.
 """
 
 from __future__ import annotations
@@ -31,32 +25,15 @@ from ..borders import border_index, consecutive_runs
 from ..validation import ShapeError, as_image
 from .catalog import DERIVED, ROLE_SCALES, ChunkContext, Derived, Statistic, image_of
 
-__all__ = ["Reader", "Scene", "given_planes", "whole_reader", "scale_of"]
+__all__ = ["Reader", "Scene", "given_planes", "scale_of"]
 
 #: ``read(role, rows, cols) -> (C, len(rows), len(cols))`` float64 planes of an input at global positions.
 Reader = Callable[[str, np.ndarray, np.ndarray], np.ndarray]
 
 
-def whole_reader(images: Mapping[str, np.ndarray]) -> Reader:
-    """A :data:`Reader` of whole (C, h, w) planes held in memory (a whole axis is read without a copy).
-
-    Examples
-    --------
-    >>> read = whole_reader({"pan": np.arange(12.0).reshape(1, 3, 4)})
-    >>> read("pan", np.arange(3), np.array([3, 0]))[0].tolist()
-    [[3.0, 0.0], [7.0, 4.0], [11.0, 8.0]]
-    """
-    def read(name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        a = images[name]
-        a = a if np.array_equal(rows, np.arange(a.shape[1])) else a[:, rows]
-        return a if np.array_equal(cols, np.arange(a.shape[2])) else a[:, :, cols]
-
-    return read
-
-
 def given_planes(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
-    """A caller's image of a derived one (e.g. the upsampled MS ``ms_exp``), checked against the fused
-    image's ``(H, W, B)`` shape, as float64 band planes.
+    """A caller's image of a derived one (e.g. the upsampled MS ``ms_exp``) as float64 band planes,
+    checked against the fused image's ``(H, W, B)`` shape.
 
     Examples
     --------
@@ -69,6 +46,17 @@ def given_planes(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray
     return np.moveaxis(arr, 2, 0)
 
 
+def scale_of(name: str) -> str:
+    """The grid an input or a derived image lives on: ``"pan"`` or ``"ms"``.
+
+    Examples
+    --------
+    >>> scale_of("ms"), scale_of("pan_lr"), scale_of("exp")
+    ('ms', 'ms', 'pan')
+    """
+    return DERIVED[name].scale if name in DERIVED else ROLE_SCALES.get(name, "pan")
+
+
 @dataclasses.dataclass
 class Scene:
     """The inputs of one full-resolution evaluation as the engine reads them.
@@ -76,7 +64,7 @@ class Scene:
     Parameters
     ----------
     read : Reader
-        Planes of an input at global positions (:func:`whole_reader` in memory, a tile's patches).
+        Planes of an input at global positions (a tile's patches; :meth:`of` in memory).
     roles : tuple of str
         The images given (``fused``, ``ms``, ``pan``; a derived image given instead, e.g. ``exp``).
     shape : (int, int)
@@ -84,8 +72,8 @@ class Scene:
     ctx : ChunkContext
         Block size, ratio, protocol and MTF gains the declarations read.
     cache : dict, optional
-        Images and statistics that do not read the sensor's MTF, kept for another call on the same
-        inputs and protocol (:func:`pansharp_iqa.evaluation.sensor_sensitivity`).
+        Keeps what does not read the sensor's MTF for another call on the same inputs and
+        protocol (:func:`pansharp_iqa.evaluation.sensor_sensitivity`).
     """
 
     read: Reader
@@ -94,14 +82,30 @@ class Scene:
     ctx: ChunkContext
     cache: dict[Any, Any] | None = None
 
+    @classmethod
+    def of(cls, planes: Mapping[str, np.ndarray], ctx: ChunkContext, cache: dict[Any, Any] | None = None) -> Scene:
+        """A scene held in memory: whole (C, h, w) planes by role, read without a copy where a whole axis is.
+
+        Examples
+        --------
+        >>> scene = Scene.of({"fused": np.ones((2, 8, 8)), "pan": np.arange(64.0).reshape(1, 8, 8)}, ChunkContext())
+        >>> scene.window("pan", np.arange(2), np.array([7, 0])).tolist()
+        [[[7.0, 0.0], [15.0, 8.0]]]
+        """
+        def read(name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+            a = planes[name]
+            a = a if np.array_equal(rows, np.arange(a.shape[1])) else a[:, rows]
+            return a if np.array_equal(cols, np.arange(a.shape[2])) else a[:, :, cols]
+
+        return cls(read, tuple(planes), planes["fused"].shape[1:], ctx, cache)
+
     def _length(self, name: str, axis: int) -> int:
         """Samples of ``name`` along an axis."""
-        n = self.shape[axis]
-        return n // self.ctx.ratio if scale_of(name) == "ms" else n
+        return self.shape[axis] // (self.ctx.ratio if scale_of(name) == "ms" else 1)
 
     def _source(self, d: Derived, lo: int, hi: int, axis: int) -> tuple[np.ndarray, int]:
         """The source positions the window ``[lo, hi)`` of ``d`` reads along an axis, and where the window starts in
-        the operator's output."""
+        the operator's output (a whole axis needs no halo, unless the operator keeps only what its halo covers)."""
         r = self.ctx.ratio
         num, den = {("pan", "ms"): (r, 1), ("ms", "pan"): (1, r)}.get((d.scale, scale_of(d.source)), (1, 1))
         n_src = self._length(d.source, axis)
@@ -158,47 +162,29 @@ class Scene:
         names = {image_of(r, self.ctx.protocol) for s in statistics for r in s.reads}
         return tuple(sorted(n for n in names if self.provides(n)))
 
-    def sums(self, statistics: Sequence[Statistic], rows: tuple[int, int], cols: tuple[int, int]
-             ) -> dict[str, dict[str, Any]]:
-        """Each statistic's chunk fields over the window ``rows`` x ``cols`` (PAN scale, whole blocks).
-
-        Each image is computed once for all the statistics that read it; with a ``cache``, what
-        does not read the sensor's MTF is taken from it (or kept in it).
-        """
+    def sums(self, statistics: Sequence[Statistic], rows: tuple[int, int] | None = None,
+             cols: tuple[int, int] | None = None) -> dict[str, dict[str, Any]]:
+        """Each statistic's chunk fields over the window ``rows`` x ``cols`` (PAN scale, whole blocks; default: the
+        whole image), each image computed once for all the statistics that read it (what reads no MTF: once for all
+        calls with a ``cache``)."""
+        rows, cols = rows or (0, self.shape[0]), cols or (0, self.shape[1])
         cache: dict[Any, Any] = {} if self.cache is None else self.cache
-        memo: dict[str, np.ndarray] = {}
+        memo: dict[Any, Any] = {}
+
+        def kept(key: tuple[str, str], free: bool, make: Callable[[], Any]) -> Any:
+            store = cache if free else memo
+            if key not in store:
+                store[key] = make()
+            return store[key]
 
         def image(name: str) -> np.ndarray:
-            if name not in memo:
-                keep = self.sensor_free(name)
-                if keep and ("image", name) in cache:
-                    memo[name] = cache["image", name]
-                else:
-                    memo[name] = self.window(name, *self.positions(name, rows, cols))
-                    if keep and self.cache is not None:
-                        cache["image", name] = memo[name]
-            return memo[name]
+            return kept(("image", name), self.sensor_free(name),
+                        lambda: self.window(name, *self.positions(name, rows, cols)))
 
-        out = {}
-        for stat in statistics:
-            reads = {r: image_of(r, self.ctx.protocol) for r in stat.reads}
-            keep = self.cache is not None and all(self.sensor_free(n) for n in reads.values())
-            if keep and ("statistic", stat.name) in cache:
-                out[stat.name] = cache["statistic", stat.name]
-                continue
+        def fields(stat: Statistic) -> Any:
+            reads = {r: n for r in stat.reads if self.provides(n := image_of(r, self.ctx.protocol))}
             assert stat.chunk is not None
-            out[stat.name] = stat.chunk({r: image(n) for r, n in reads.items() if self.provides(n)}, self.ctx)
-            if keep:
-                cache["statistic", stat.name] = out[stat.name]
-        return out
+            return kept(("statistic", stat.name), all(map(self.sensor_free, reads.values())),
+                        lambda: stat.chunk({r: image(n) for r, n in reads.items()}, self.ctx))  # type: ignore[misc]
 
-
-def scale_of(name: str) -> str:
-    """The grid an input or a derived image lives on: ``"pan"`` or ``"ms"``.
-
-    Examples
-    --------
-    >>> scale_of("ms"), scale_of("pan_lr"), scale_of("exp")
-    ('ms', 'ms', 'pan')
-    """
-    return DERIVED[name].scale if name in DERIVED else ROLE_SCALES.get(name, "pan")
+        return {stat.name: fields(stat) for stat in statistics}

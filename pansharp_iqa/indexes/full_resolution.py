@@ -1,18 +1,11 @@
 """Full-resolution (no reference) formulas: the chunk statistics and finalize steps of D_lambda,
 D_s and Khan's D_lambda_K (QNR and HQNR are built from them in :mod:`.catalog`).
 
-The formulas' home, split as chunk statistics over band planes and finalize steps that the one
-full-resolution engine (:mod:`.full_pass`: in memory, tile by tile) and the public functions
-(:mod:`pansharp_iqa.no_reference`) share:
-
-* :func:`block_uiqi_sums`: block UIQIs of a chunk (band pairs for D_lambda, band vs PAN for D_s),
-  as per-family sums (:func:`block_sums`); :func:`mean_block_uiqi` takes the mean over blocks
-  under the constant-block policy;
-* :func:`d_lambda_from_means`, :func:`d_s_from_means`: the distortions from the block means;
-* :func:`khan_q2n_sums` and :func:`d_lambda_k_from_sums`: D_lambda_K.
-
-The images they read (the EXP, the low-pass PAN, the MTF-filtered fused image) are the
-catalogue's derived images (:data:`.catalog.DERIVED`); nothing here reads a protocol.
+The formulas' home, chunk statistics over band planes (:func:`block_uiqi_sums` summed per family by
+:func:`block_sums`, :func:`khan_q2n_sums`) and finalize steps (:func:`mean_block_uiqi` under the
+constant-block policy, :func:`d_lambda_from_means`, :func:`d_s_from_means`, :func:`d_lambda_k_from_sums`),
+shared by the one full-resolution engine (:mod:`.full_pass`) and :mod:`pansharp_iqa.no_reference`.
+The images they read are the catalogue's (:data:`.catalog.DERIVED`); nothing here reads a protocol.
 
 References
 ----------

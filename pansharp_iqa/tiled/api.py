@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..indexes import catalog
-from ..indexes.full_resolution import low_res_block
 from ..indexes.strips import check_block_fits
 from ..io.inputs import check_image_path, check_path_grid
 from ..io.windows import Source, open_source
@@ -26,7 +25,6 @@ from ..settings import FullSettings, ReducedSettings, full_settings, protocol_ca
 from ..validation import (
     SettingError,
     ShapeError,
-    check_multiple_of,
     check_not_masked,
     check_pan_ratio,
     check_same_shape,
@@ -108,14 +106,11 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
                  ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
     proto, ratio = settings.protocol, settings.ratio
     bs = proto.block_size
-    check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
     nb = fus.shape[2]
     if nb < 2:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    if proto.low_res_terms == "ms":
-        low_res_block(bs, ratio)
-    ctx = FullContext({"fused": fus, "ms": ms_src, "pan": pan_src}, settings, settings.chunk_context(ms_gnyq),
-                      fus.shape[:2])
+    chunk = settings.chunk_context(ms_gnyq, fus.shape)
+    ctx = FullContext({"fused": fus, "ms": ms_src, "pan": pan_src}, settings, chunk, fus.shape[:2])
     tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
     tiles = plan_tiles(*fus.shape[:2], tile)
     sources = [fus, ms_src, pan_src]

@@ -30,8 +30,7 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
     c = np.asarray(cols)[np.asarray(cols) % step == 0]
     bands = int(source.shape[2])
     if r.size and c.size:
-        grid = patch.take(r, c)
-        count, total, total_sq, lo, hi, nonint = grid_band_sums(np.moveaxis(grid, 0, 2) if patch.bands_first else grid)
+        count, total, total_sq, lo, hi, nonint = grid_band_sums(np.moveaxis(patch.take(r, c), 0, 2))
     else:
         count, total, total_sq, lo, hi, nonint = grid_band_sums(np.zeros((0, 0, bands)))
     out.add(name + "_grid", np.concatenate([[count], total, total_sq, nonint]))

@@ -1,13 +1,11 @@
 """Tile-wise full-resolution indexes: the one full-resolution engine on each tile.
 
-Tiles are aligned to the block grid at PAN scale and to the ratio (so to the ``block/ratio`` grid
-at MS scale). Each tile reads, as float64 band planes, the input pixels that the requested
-statistics' images need over it (:meth:`~pansharp_iqa.indexes.full_pass.Scene.support`: the
-derived images' declared halos, their border rules applied by global position, so the tile's
-images equal the whole-image ones), adds its share of each input's value summary, and adds each
-statistic's chunk fields over its own blocks (:meth:`~pansharp_iqa.indexes.full_pass.Scene.sums`,
-the computation the in-memory path runs on the whole image). The fields are added across tiles
-exactly (:mod:`.accumulate`) and finalized by the catalogue.
+Tiles are aligned to the block grid at PAN scale and to the ratio. Each tile reads the input pixels
+its images need (:meth:`~pansharp_iqa.indexes.full_pass.Scene.support`: the declared halos, border
+rules applied by global position, so the tile's images equal the whole-image ones), adds its share
+of each input's value summary and each statistic's chunk fields over its own blocks
+(:meth:`~pansharp_iqa.indexes.full_pass.Scene.sums`, as in memory on the whole image); the fields
+are added exactly across tiles (:mod:`.accumulate`) and finalized by the catalogue.
 """
 
 from __future__ import annotations
@@ -50,8 +48,7 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
             scene.support(name, at, axis, needs[axis])
     out = Partial(pixels=tile.pixels)
     for role, source in ctx.sources.items():
-        patches[role], stats_read = fetch(source, needs[0][role], needs[1][role], scale=ctx.settings.scale_of(role),
-                                          bands_first=True)
+        patches[role], stats_read = fetch(source, needs[0][role], needs[1][role], scale=ctx.settings.scale_of(role))
         add_facts(out, role, source, patches[role], stats_read, *scene.positions(role, tile.rows, tile.cols))
     if ctx.settings.threshold:
         np.clip(patches["fused"].data, 0.0, ctx.settings.clip_max, out=patches["fused"].data)

@@ -1,9 +1,5 @@
-"""A window of the EXP-upsampled MS from the window's low-resolution pixels (for displays of crops).
-
-The halo and border rule are the catalogue's (:data:`pansharp_iqa.indexes.catalog.DERIVED`), the
-computation the one full-resolution engine's (:meth:`pansharp_iqa.indexes.full_pass.Scene.window`),
-so the crop's values are those of the whole-image ``interp23tap``.
-"""
+"""A window of the EXP-upsampled MS from low-resolution windows (displays of crops): the catalogue's
+declaration computed by the full-resolution engine (:meth:`pansharp_iqa.indexes.full_pass.Scene.window`)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,8 @@
 
 A tile asks for sets of global row and column positions (produced by the border maps of
 :mod:`pansharp_iqa.borders`); :func:`fetch` reads each run of consecutive positions once,
-converts to float64 (as ``(rows, cols, B)`` or as band planes), refuses NaN/Inf with the in-memory
-message, applies the scale, and returns a :class:`Patch` that answers ``take(rows, cols)`` for any
-positions inside it.
+converts to float64 band planes, refuses NaN/Inf with the in-memory message, applies the scale, and
+returns a :class:`Patch` that answers ``take(rows, cols)`` for any positions inside it.
 """
 
 from __future__ import annotations
@@ -23,17 +22,15 @@ __all__ = ["Patch", "fetch"]
 
 @dataclasses.dataclass
 class Patch:
-    """Float64 pixels of a source at a sorted set of global rows and columns: ``(rows, cols, B)``, or
-    ``(B, rows, cols)`` band planes with ``bands_first``."""
+    """Float64 band planes ``(B, rows, cols)`` of a source at a sorted set of global rows and columns."""
 
     rows: np.ndarray
     cols: np.ndarray
     data: np.ndarray
-    bands_first: bool = False
 
     def take(self, row_idx: np.ndarray, col_idx: np.ndarray) -> np.ndarray:
-        """Pixels at global positions, in the patch's layout; ``-1`` positions (zero padding) read as 0.
-        Band planes of consecutive positions are a view (do not modify); other takes are copies."""
+        """(B, h, w) planes at global positions; ``-1`` positions (zero padding) read as 0. Consecutive
+        positions give a view (do not modify), others a copy."""
         ri = np.asarray(row_idx, dtype=np.int64)
         ci = np.asarray(col_idx, dtype=np.int64)
         pr = np.searchsorted(self.rows, ri)
@@ -43,14 +40,12 @@ class Patch:
         pc[zc] = 0
         if not (np.array_equal(self.rows[pr[~zr]], ri[~zr]) and np.array_equal(self.cols[pc[~zc]], ci[~zc])):
             raise AssertionError("tile patch does not hold a requested pixel (halo planning error)")
-        planes = self.data if self.bands_first else np.moveaxis(self.data, 2, 0)
         if (np.all(np.diff(pr) == 1) and np.all(np.diff(pc) == 1)) and not (zr.any() or zc.any()):
-            out = planes[:, pr[0] : pr[-1] + 1, pc[0] : pc[-1] + 1]
-            return out if self.bands_first else np.moveaxis(out, 0, 2).copy()
-        out = planes[:, pr][:, :, pc]
+            return self.data[:, pr[0] : pr[-1] + 1, pc[0] : pc[-1] + 1]
+        out = self.data[:, pr][:, :, pc]
         out[:, zr] = 0.0
         out[:, :, zc] = 0.0
-        return out if self.bands_first else np.ascontiguousarray(np.moveaxis(out, 0, 2))
+        return out
 
 
 def _union(sets: Sequence[np.ndarray]) -> np.ndarray:
@@ -65,20 +60,18 @@ def fetch(
     col_sets: Sequence[np.ndarray],
     *,
     scale: float = 1.0,
-    bands_first: bool = False,
 ) -> tuple[Patch, dict[str, float]]:
-    """Read the union of the requested positions (product of rows and columns) from a source, as float64
-    (band planes with ``bands_first``: the stored values converted in one pass), refusing NaN/Inf."""
+    """Read the union of the requested positions (product of rows and columns) from a source as float64 band
+    planes (the stored values converted in one pass), refusing NaN/Inf."""
     rows = _union(row_sets)
     cols = _union(col_sets)
-    data = np.empty((source.shape[2], rows.size, cols.size) if bands_first else (rows.size, cols.size, source.shape[2]))
-    planes = data if bands_first else np.moveaxis(data, 2, 0)
+    data = np.empty((source.shape[2], rows.size, cols.size))
     pos_r, extremes = 0, []
     for r0, r1 in consecutive_runs(rows):
         pos_c = 0
         for c0, c1 in consecutive_runs(cols):
             block = source.read(r0, r1, c0, c1)
-            planes[:, pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = np.moveaxis(block, 2, 0)
+            data[:, pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = np.moveaxis(block, 2, 0)
             extremes += [float(block.min()), float(block.max())]  # in the stored type: fewer bytes
             pos_c += c1 - c0
         pos_r += r1 - r0
@@ -89,4 +82,4 @@ def fetch(
     top, bottom = (max(extremes) * scale, min(extremes) * scale) if extremes else (-np.inf, np.inf)
     top, bottom = (bottom, top) if scale < 0 else (top, bottom)
     stats = {"min": bottom, "max": top, "maxabs": max(top, -bottom)}
-    return Patch(rows, cols, data, bands_first), stats
+    return Patch(rows, cols, data), stats

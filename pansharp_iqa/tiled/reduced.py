@@ -119,9 +119,8 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
         if r_idx is not None and c_idx is not None:
             row_sets.append(_g(r_idx, ctx.lead))
             col_sets.append(_g(c_idx, ctx.lead))
-    fus_p, fus_stats = fetch(ctx.fused, row_sets, col_sets, scale=ctx.settings.scale_of("fused"), bands_first=True)
-    ref_p, ref_stats = fetch(ctx.reference, row_sets, col_sets, scale=ctx.settings.scale_of("reference"),
-                             bands_first=True)
+    fus_p, fus_stats = fetch(ctx.fused, row_sets, col_sets, scale=ctx.settings.scale_of("fused"))
+    ref_p, ref_stats = fetch(ctx.reference, row_sets, col_sets, scale=ctx.settings.scale_of("reference"))
     out = Partial(pixels=tile.pixels)
     add_facts(out, "fused", ctx.fused, fus_p, fus_stats, own_rows, own_cols)
     add_facts(out, "reference", ctx.reference, ref_p, ref_stats, own_rows, own_cols)

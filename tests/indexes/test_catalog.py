@@ -236,18 +236,29 @@ def test_a_full_resolution_statistic_without_a_torch_backend_is_one_line(demo, m
                                                         bits=11)["QNR"], rel=1e-10)
 
 
-@pytest.mark.parametrize(("names", "protocol", "roles", "want"), [
-    (["D_lambda"], "toolbox2020", ("fused", "ms", "pan"), ("exp", "pan_lr", "pan_lr_exp")),
-    (["D_lambda"], "toolbox2020", ("fused", "ms"), ("exp",)),  # no PAN: D_lambda's band pairs only
-    (["D_s"], "toolbox2015", ("fused", "ms", "pan"), ("exp", "pan_mtf")),
-    (["QNR"], "qnr-paper", ("fused", "ms", "pan"), ("pan_lr",)),
-    (["D_lambda_K"], "qnr-paper", ("fused", "ms", "pan"), ("exp", "mtf_fused")),
-    (["HQNR"], "qnr-paper", ("fused", "ms", "pan"), ("exp", "pan_lr", "mtf_fused")),
-    (["HQNR"], "pancollection", ("fused", "ms", "pan", "exp"), ("pan_lr", "pan_lr_exp", "mtf_fused")),  # exp given
-    (["SAM"], "toolbox2020", ("fused", "ms", "pan"), ()),
+@pytest.mark.parametrize(("names", "protocol", "given", "want"), [
+    (["D_lambda"], "toolbox2020", False, {"exp", "pan_lr", "pan_lr_exp"}),
+    (["D_s"], "toolbox2015", False, {"exp", "pan_mtf"}),
+    (["QNR"], "qnr-paper", False, {"pan_lr"}),
+    (["D_lambda_K"], "qnr-paper", False, {"exp", "mtf_fused"}),
+    (["HQNR"], "qnr-paper", False, {"exp", "pan_lr", "mtf_fused"}),
+    (["HQNR"], "toolbox2020", True, {"pan_lr", "pan_lr_exp", "mtf_fused"}),  # the upsampled MS given
 ])
-def test_derived_images_follow_the_declarations(names, protocol, roles, want):
-    assert catalog.derived_images(names, pi.get_protocol(protocol), roles) == want
+def test_the_engine_computes_the_derived_images_the_declarations_name(demo, monkeypatch, names, protocol, given, want):
+    import dataclasses
+
+    computed = set()
+    for name, d in catalog.DERIVED.items():
+        if d.compute is not None:
+            monkeypatch.setitem(catalog.DERIVED, name, dataclasses.replace(
+                d, compute=lambda x, c, n=name, f=d.compute: computed.add(n) or f(x, c)))
+    exp = {"ms_exp": pi.interp23tap(demo["ms"], 4)} if given else {}
+    pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], sensor="QB", protocol=protocol, indexes=names, **exp)
+    assert computed == want
+    assert catalog.image_of("low_pan", pi.get_protocol(protocol)) in {*catalog.DERIVED, *catalog.ROLE_SCALES}
+    computed.clear()  # D_lambda without a PAN: its band pairs only (no low-pass PAN)
+    pi.d_lambda(demo["fr"], demo["ms"], ratio=4, protocol=protocol)
+    assert computed == ({"exp"} if pi.get_protocol(protocol).low_res_terms == "exp" else set())
 
 
 def test_every_derived_image_is_declared_once_with_its_sources_first():

@@ -7,8 +7,8 @@ import pytest
 
 from pansharp_iqa import get_protocol, interp23tap
 from pansharp_iqa.borders import border_index, consecutive_runs
-from pansharp_iqa.indexes.catalog import DERIVED, ROLE_SCALES, ChunkContext
-from pansharp_iqa.indexes.full_pass import Scene, scale_of, whole_reader
+from pansharp_iqa.indexes.catalog import DERIVED, ChunkContext
+from pansharp_iqa.indexes.full_pass import Scene, scale_of
 from pansharp_iqa.io.windows import ArraySource
 from pansharp_iqa.mtf import mtf_filter
 from pansharp_iqa.resample import imresize
@@ -50,7 +50,7 @@ def _ctx(ratio):
 def test_windows_of_every_derived_image_equal_the_whole_image(name, ratio, shape, step):
     # tiles smaller than the halos too: the windows' border positions wrap or mirror more than once
     planes = _inputs(shape, ratio)
-    scene = Scene(whole_reader(planes), tuple(ROLE_SCALES), shape, _ctx(ratio))
+    scene = Scene.of(planes, _ctx(ratio))
     whole = scene.window(name, *scene.positions(name, (0, shape[0]), (0, shape[1])))
     for r0 in range(0, shape[0], step):
         for c0 in range(0, shape[1], step):
@@ -66,7 +66,7 @@ def test_windows_of_every_derived_image_equal_the_whole_image(name, ratio, shape
 def test_whole_images_are_the_operators_themselves():
     ratio, shape = 4, (64, 96)
     planes = _inputs(shape, ratio)
-    scene = Scene(whole_reader(planes), tuple(ROLE_SCALES), shape, _ctx(ratio))
+    scene = Scene.of(planes, _ctx(ratio))
     hwb = {k: np.moveaxis(v, 0, 2) for k, v in planes.items()}
     want = {"exp": interp23tap(hwb["ms"], ratio), "pan_lr": imresize(hwb["pan"], 1 / ratio),
             "pan_lr_exp": interp23tap(imresize(hwb["pan"], 1 / ratio), ratio),
@@ -88,23 +88,21 @@ def test_exp_window_of_a_crop():
         np.testing.assert_array_equal(got, whole[rows[0] * 4 : rows[1] * 4, cols[0] * 4 : cols[1] * 4])
 
 
-@pytest.mark.parametrize("bands_first", [False, True])
-def test_patch_take_zero_padding_and_missing_pixels(bands_first):
+def test_patch_take_zero_padding_and_missing_pixels():
     img = np.arange(30.0).reshape(5, 6, 1)
-    patch, stats = fetch(ArraySource(img, "x"), [np.array([1, 2, 4])], [np.array([0, 5])], scale=2.0,
-                         bands_first=bands_first)
+    patch, stats = fetch(ArraySource(img, "x"), [np.array([1, 2, 4])], [np.array([0, 5])], scale=2.0)
     assert stats == {"min": 12.0, "max": 58.0, "maxabs": 58.0}  # rows 1, 2, 4 x cols 0, 5, scaled by 2
     got = patch.take(np.array([-1, 2, 4]), np.array([5, -1]))
-    np.testing.assert_array_equal(got[0] if bands_first else got[:, :, 0], [[0, 0], [2 * 17, 0], [2 * 29, 0]])
+    np.testing.assert_array_equal(got[0], [[0, 0], [2 * 17, 0], [2 * 29, 0]])
     with pytest.raises(AssertionError, match="halo planning"):
         patch.take(np.array([3]), np.array([0]))
 
 
 def test_a_patch_reads_each_window_once_and_refuses_non_finite_values():
     img = np.arange(60.0).reshape(6, 10, 1)
-    patch, _ = fetch(ArraySource(img, "x"), [np.arange(2, 5)], [np.arange(1, 9)], bands_first=True)
+    patch, _ = fetch(ArraySource(img, "x"), [np.arange(2, 5)], [np.arange(1, 9)])
     assert isinstance(patch, Patch) and patch.data.shape == (1, 3, 8)
     np.testing.assert_array_equal(patch.take(np.arange(2, 5), np.arange(1, 9))[0], img[2:5, 1:9, 0])
     img[3, 4] = np.nan
     with pytest.raises(ValueError, match="non-finite"):
-        fetch(ArraySource(img, "x"), [np.arange(2, 5)], [np.arange(1, 9)], bands_first=True)
+        fetch(ArraySource(img, "x"), [np.arange(2, 5)], [np.arange(1, 9)])
