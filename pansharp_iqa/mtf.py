@@ -142,16 +142,24 @@ def correlate_valid(image: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
     (step_r, size_r), (step_c, size_c) = _blocks(h, kh), _blocks(w, kw)
     spectrum = _spectrum(ker.tobytes(), (kh, kw), (size_r, size_c))
     block = np.zeros((size_r, size_c))  # past a block's samples: zeros or earlier samples, read by no kept output
-    for r in range(0, h, step_r):
-        for c in range(0, w, step_c):
-            part = image[r : r + step_r + kh - 1, c : c + step_c + kw - 1]
-            block[: part.shape[0], : part.shape[1]] = part
-            spec = cv2.dft(block, nonzeroRows=part.shape[0])
+    for r in _starts(h, step_r, image.shape[0] - size_r):
+        for c in _starts(w, step_c, image.shape[1] - size_c):
+            part = image[r : r + size_r, c : c + size_c]  # the last blocks overlap the one before, if they can
+            if part.shape != block.shape:
+                block[: part.shape[0], : part.shape[1]] = part
+                part = block
+            spec = cv2.dft(part)
             cv2.mulSpectrums(spec, spectrum, 0, spec, conjB=True)
-            n_r, n_c = part.shape[0] - kh + 1, part.shape[1] - kw + 1
-            back = cv2.dft(spec, flags=cv2.DFT_INVERSE | cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT, nonzeroRows=n_r)
+            back = cv2.dft(spec, flags=cv2.DFT_INVERSE | cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+            n_r, n_c = min(step_r, h - r), min(step_c, w - c)
             out[r : r + n_r, c : c + n_c] = back[:n_r, :n_c]
     return out
+
+
+def _starts(n: int, step: int, last: int) -> list[int]:
+    """Block starts covering ``n`` outputs; the last one moved back to ``last`` (a whole block) where it fits."""
+    starts = list(range(0, n, step))
+    return starts[:-1] + [min(starts[-1], max(last, 0))] if len(starts) > 1 else starts
 
 
 def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
