@@ -18,7 +18,9 @@ Run: ``python benchmarks/bench_scale.py [--sizes 2048 8192] [--huge] [--resoluti
 ratio, and a line ``a + b pixels`` fitted to all sizes (``a``: start-up and spawning, which do not
 grow with the scene). Issue 32's goal (a 20000^2 x 8 scene at full resolution in 100 s on 2 cores)
 is measured with ``--resolution full --sizes 2048 4096 --workers 2 --scale-to 20000``
-(``docs/performance.md``).
+(``docs/performance.md``). ``--profile-tile`` prints the thread CPU time of each step of one interior
+full-resolution tile (each input read, each derived image, each statistic; minimum of ``--repeat``
+runs, one thread) on a generated scene of the first ``--sizes``.
 
 ``--cli`` measures the command instead (issue 14): ``pansharp-eval evaluate DATASET METHOD`` on one generated
 GeoTIFF scene (``<scene>_gt.tif``, or ``_ms``/``_pan``, and the method's ``<scene>.tif``) with the
@@ -250,6 +252,7 @@ def main() -> None:
     parser.add_argument("--protocol", default="toolbox2020", help="full-resolution protocol (e.g. reprojected2022)")
     parser.add_argument("--tmpdir", default=None, help="where to write the scenes (default: system temp)")
     parser.add_argument("--scale-to", type=int, default=None, help="extrapolate the times to this side (pixels)")
+    parser.add_argument("--profile-tile", action="store_true", help="CPU time of each step of one full-resolution tile")
     parser.add_argument("--cli", action="store_true", help="measure the pansharp-eval command (issue 14)")
     parser.add_argument("--calibrate", action="store_true",
                         help="in-memory vs tile-wise peak RSS and time on .npy scenes (memory_plan's figures)")
@@ -264,6 +267,9 @@ def main() -> None:
         return
     if args.cli_child:
         _cli_child(args)
+        return
+    if args.profile_tile:
+        _profile_tile(args)
         return
     if args.cli or args.calibrate:
         _cli_bench(args, "npy" if args.calibrate else "tif")
@@ -305,6 +311,54 @@ def main() -> None:
                 print(f"{'':8} {'':>6} identical numbers across worker counts: {same}")
     if args.scale_to:
         _extrapolate(measured, args.scale_to)
+
+
+def _profile_tile(args: argparse.Namespace) -> None:
+    """Thread CPU time of each step of one interior tile (``--profile-tile``): reads, derived images, statistics."""
+    import collections
+    import dataclasses
+
+    import cv2
+
+    os.environ["PANSHARP_THREADS"] = "1"
+    cv2.setNumThreads(1)
+    from pansharp_iqa.indexes import catalog
+    from pansharp_iqa.settings import full_settings
+    from pansharp_iqa.tiled import api
+    from pansharp_iqa.tiled import full as tile_module
+
+    spent: collections.Counter[str] = collections.Counter()
+
+    def timed(fn, label):
+        def run(*a, **k):
+            t0 = time.thread_time()
+            out = fn(*a, **k)
+            spent[label(*a) if callable(label) else label] += time.thread_time() - t0
+            return out
+        return run
+
+    tile_module.fetch = timed(tile_module.fetch, lambda src, *a: f"read {src.name}")
+    for name, d in catalog.DERIVED.items():
+        if d.compute is not None:
+            catalog.DERIVED[name] = dataclasses.replace(d, compute=timed(d.compute, f"image {name}"))
+    for name, s in catalog.STATISTICS.items():
+        if s.support == "scene":
+            catalog.STATISTICS[name] = dataclasses.replace(s, chunk=timed(s.chunk, f"statistic {name}"))
+    base = args.tmpdir or tempfile.gettempdir()
+    with tempfile.TemporaryDirectory(dir=base, prefix="bench_tile_") as folder:
+        paths = make_scene(folder, args.sizes[0], "full")
+        job = api.job(paths, full_settings(sensor="WV3", protocol=args.protocol), tile_size=args.tile_size)
+        tile = next(t for t in job.tiles if t.rows[0] > 0 and t.cols[0] > 0)
+        best: dict[str, float] = {}
+        for _ in range(args.repeat):
+            spent.clear()
+            t0 = time.thread_time()
+            tile_module.full_tile(job.ctx, tile)
+            spent["whole tile"] = time.thread_time() - t0
+            best = {k: min(best.get(k, np.inf), v) for k, v in spent.items()}
+    print(f"one interior {args.tile_size}^2 x {BANDS} tile, {args.protocol}: thread CPU ms (min of {args.repeat})")
+    for name, seconds in sorted(best.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<26s} {seconds * 1e3:7.1f}")
 
 
 def _extrapolate(measured: dict[tuple[str, int], list[tuple[int, float]]], side: int) -> None:

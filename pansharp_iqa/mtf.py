@@ -165,7 +165,8 @@ def _starts(n: int, step: int, last: int) -> list[int]:
 def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """2-D correlation, same size, edge-replicate border (MATLAB ``imfilter(I, h, 'replicate')``).
 
-    The band extended by half the kernel (edges repeated), then :func:`correlate_valid`.
+    The band extended by half the kernel (edges repeated), then :func:`correlate_valid`; kernels of
+    fewer than 11 x 11 taps by OpenCV's direct ``filter2D`` (faster there).
 
     Parameters
     ----------
@@ -181,9 +182,13 @@ def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
     ndarray, shape (H, W), float64
     """
     kh, kw = np.shape(kernel)
-    padded = cv2.copyMakeBorder(np.asarray(band, dtype=np.float64), kh // 2, kh // 2, kw // 2, kw // 2,
-                                cv2.BORDER_REPLICATE)
-    return correlate_valid(padded, kernel, out=out)
+    src = np.asarray(band, dtype=np.float64)
+    if kh * kw < 121:
+        out = np.empty(src.shape) if out is None else out
+        return cv2.filter2D(np.ascontiguousarray(src), cv2.CV_64F, np.asarray(kernel, dtype=np.float64), dst=out,
+                            borderType=cv2.BORDER_REPLICATE)
+    return correlate_valid(cv2.copyMakeBorder(src, kh // 2, kh // 2, kw // 2, kw // 2, cv2.BORDER_REPLICATE), kernel,
+                           out=out)
 
 
 def mtf_filter(
