@@ -233,11 +233,11 @@ class Statistic:
 class Derived:
     """An image the full-resolution statistics read, computed window by window from another image.
 
-    A window of it (at its own scale) is ``compute`` applied to the window of its ``source`` that
-    covers it, widened by ``halo`` source samples each side that follow the image-wide ``border``
-    rule, so the kept part equals the whole-image result; a window spanning the whole image needs
-    no halo (the operator's own border handling is ``border``) unless the operator keeps only what
-    its halo covers (``valid``). In memory the whole image is one window; tile by tile, each tile's.
+    A window of it (at its own scale) is ``compute`` (or ``window``) applied to the window of its
+    ``source`` that covers it, widened by ``halo`` source samples each side that follow the
+    image-wide ``border`` rule, so the kept part equals the whole-image result; a whole image needs
+    no halo (the operator's own border handling is ``border``). In memory the whole image is one
+    window; tile by tile, each tile's.
 
     Parameters
     ----------
@@ -255,10 +255,11 @@ class Derived:
     border : BorderMode
         The image's extension beyond its edges (:func:`pansharp_iqa.borders.border_index`).
     compute : callable
-        ``compute(planes, ctx) -> planes``: (C, h, w) float64 source planes to (C, h', w') planes
-        (numpy; ``ctx`` is a :class:`ChunkContext`).
-    valid : bool
-        ``compute`` returns only the samples its halo covers (no border handling of its own).
+        ``compute(planes, ctx) -> planes``: the whole-image operator, (C, h, w) float64 source planes
+        to (C, h', w') planes (numpy; ``ctx`` is a :class:`ChunkContext`).
+    window : callable or None
+        The same operator on a window given with its halo, returning only what the halo covers
+        (cheaper than ``compute`` and a crop); None: ``compute`` and a crop.
     torch : callable or None
         ``torch(batch, ctx, ops)``: the whole-image operator on an (N, C, H, W) tensor, ``ops`` being
         :mod:`pansharp_iqa.torch_ops`; None where the torch backend has none (refused in one line).
@@ -276,7 +277,7 @@ class Derived:
     halo: Callable[[int], int] = lambda ratio: 0
     border: BorderMode = "replicate"
     compute: Callable[[np.ndarray, ChunkContext], np.ndarray] | None = None
-    valid: bool = False
+    window: Callable[[np.ndarray, ChunkContext], np.ndarray] | None = None
     torch: Callable[[Any, ChunkContext, Any], Any] | None = None
     sensor: bool = False
     choice: str | None = None
@@ -468,17 +469,19 @@ DERIVED: dict[str, Derived] = {
     d.name: d
     for d in (
         Derived("exp", "the MS upsampled to PAN scale by the 23-tap interpolator (interp23tap)", "ms", "pan",
-                _exp_halo, "wrap", lambda x, c: interp23tap_planes(x, c.ratio), False,
+                _exp_halo, "wrap", lambda x, c: interp23tap_planes(x, c.ratio), None,
                 lambda x, c, ops: ops.interp23tap(x, c.ratio)),
         Derived("pan_lr", "imresize(PAN, 1/ratio): MATLAB's bicubic, antialiased", "pan", "ms", _imresize_halo,
-                "symmetric", _imresize_planes, False, lambda x, c, ops: ops.imresize(x, 1.0 / c.ratio)),
+                "symmetric", _imresize_planes, None, lambda x, c, ops: ops.imresize(x, 1.0 / c.ratio)),
         Derived("pan_lr_exp", "interp23tap(imresize(PAN, 1/ratio), ratio)", "pan_lr", "pan", _exp_halo, "wrap",
-                lambda x, c: interp23tap_planes(x, c.ratio), False, lambda x, c, ops: ops.interp23tap(x, c.ratio)),
+                lambda x, c: interp23tap_planes(x, c.ratio), None, lambda x, c, ops: ops.interp23tap(x, c.ratio)),
         Derived("pan_mtf", "the PAN filtered by the sensor's PAN MTF (the protocol's sigma form)", "pan", "pan",
-                lambda r: 20, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)], valid=True), True,
+                lambda r: 20, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)]),
+                lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)], valid=True),
                 lambda x, c, ops: ops.filter_replicate(x, _pan_mtf_kernel(c)), sensor=True),
         Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF", "fused", "pan", lambda r: 20,
-                "replicate", lambda x, c: filter_planes(x, _mtf_kernels(c), valid=True), True,
+                "replicate", lambda x, c: filter_planes(x, _mtf_kernels(c)),
+                lambda x, c: filter_planes(x, _mtf_kernels(c), valid=True),
                 lambda x, c, ops: ops.filter_replicate(x, np.stack(_mtf_kernels(c))), sensor=True),
         Derived("low_res", "D_lambda's and D_s's low-resolution terms (Protocol.low_res_terms)",
                 choice="low_res_terms", options={"exp": "exp", "ms": "ms"}),

@@ -103,18 +103,18 @@ class Scene:
         """Samples of ``name`` along an axis."""
         return self.shape[axis] // (self.ctx.ratio if scale_of(name) == "ms" else 1)
 
-    def _source(self, d: Derived, lo: int, hi: int, axis: int) -> tuple[np.ndarray, int]:
+    def _source(self, d: Derived, lo: int, hi: int, axis: int, valid: bool = False) -> tuple[np.ndarray, int]:
         """The source positions the window ``[lo, hi)`` of ``d`` reads along an axis, and where the window starts in
-        the operator's output (a whole axis needs no halo, unless the operator keeps only what its halo covers)."""
+        the operator's output (a whole axis needs no halo, unless for ``d.window``: ``valid``)."""
         r = self.ctx.ratio
         num, den = {("pan", "ms"): (r, 1), ("ms", "pan"): (1, r)}.get((d.scale, scale_of(d.source)), (1, 1))
         n_src = self._length(d.source, axis)
-        if lo == 0 and hi == self._length(d.name, axis) and not d.valid:
+        if lo == 0 and hi == self._length(d.name, axis) and not valid:
             return np.arange(n_src), 0
         h = d.halo(r)
         assert lo * den % num == 0 and hi * den % num == 0 and h * num % den == 0, "windows off the source grid"
         positions = border_index(np.arange(lo * den // num - h, hi * den // num + h), n_src, d.border)
-        return positions, 0 if d.valid else h * num // den
+        return positions, 0 if valid else h * num // den
 
     def provides(self, name: str) -> bool:
         """Whether ``name`` is given or computed from what is given."""
@@ -132,7 +132,7 @@ class Scene:
             out.setdefault(name, []).append(positions)
             return
         for lo, hi in consecutive_runs(positions):
-            self.support(d.source, self._source(d, lo, hi, axis)[0], axis, out)
+            self.support(d.source, self._source(d, lo, hi, axis, d.window is not None)[0], axis, out)
 
     def window(self, name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``name``'s (C, len(rows), len(cols)) planes at global positions (at its scale), each run of
@@ -141,13 +141,13 @@ class Scene:
         if name in self.roles or d is None:
             return self.read(name, rows, cols)
         assert d.compute is not None, f"{name} is an alias"
-        row_parts = []
+        row_parts, whole = [], (rows.size, cols.size) == (self._length(name, 0), self._length(name, 1))
         for r0, r1 in consecutive_runs(rows):
-            src_rows, top = self._source(d, r0, r1, 0)
             parts = []
             for c0, c1 in consecutive_runs(cols):
-                src_cols, left = self._source(d, c0, c1, 1)
-                out = d.compute(self.window(d.source, src_rows, src_cols), self.ctx)
+                valid = d.window is not None and not (whole and r0 == c0 == 0)  # a window: its halo on both axes
+                (src_rows, top), (src_cols, left) = self._source(d, r0, r1, 0, valid), self._source(d, c0, c1, 1, valid)
+                out = (d.window if valid else d.compute)(self.window(d.source, src_rows, src_cols), self.ctx)  # type: ignore[misc]
                 parts.append(out[:, top : top + r1 - r0, left : left + c1 - c0])
             row_parts.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2))
         return row_parts[0] if len(row_parts) == 1 else np.concatenate(row_parts, axis=1)
