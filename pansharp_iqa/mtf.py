@@ -142,9 +142,12 @@ def correlate_valid(image: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
     (step_r, size_r), (step_c, size_c) = _blocks(h, kh), _blocks(w, kw)
     spectrum = _spectrum(ker.tobytes(), (kh, kw), (size_r, size_c))
     block = np.zeros((size_r, size_c))  # past a block's samples: zeros or earlier samples, read by no kept output
-    for r in _starts(h, step_r, image.shape[0] - size_r):
-        for c in _starts(w, step_c, image.shape[1] - size_c):
-            part = image[r : r + size_r, c : c + size_c]  # the last blocks overlap the one before, if they can
+    rows, cols = list(range(0, h, step_r)), list(range(0, w, step_c))
+    rows[-1], cols[-1] = (max(0, min(s[-1], n - size)) if len(s) > 1 else 0  # the last blocks overlap the one before
+                          for s, n, size in ((rows, image.shape[0], size_r), (cols, image.shape[1], size_c)))
+    for r in rows:
+        for c in cols:
+            part = image[r : r + size_r, c : c + size_c]
             if part.shape != block.shape:
                 block[: part.shape[0], : part.shape[1]] = part
                 part = block
@@ -154,12 +157,6 @@ def correlate_valid(image: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
             n_r, n_c = min(step_r, h - r), min(step_c, w - c)
             out[r : r + n_r, c : c + n_c] = back[:n_r, :n_c]
     return out
-
-
-def _starts(n: int, step: int, last: int) -> list[int]:
-    """Block starts covering ``n`` outputs; the last one moved back to ``last`` (a whole block) where it fits."""
-    starts = list(range(0, n, step))
-    return starts[:-1] + [min(starts[-1], max(last, 0))] if len(starts) > 1 else starts
 
 
 def filter_replicate(band: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:

@@ -1,11 +1,10 @@
 """The public full-resolution (no reference) indexes: D_lambda, D_s, QNR, Khan's D_lambda_K, HQNR.
 
-Each function validates its inputs, then computes its statistics with the one full-resolution
-engine (``pansharp_iqa.indexes.full_pass``, the whole image as one window) under the protocol's
-conventions (which reference terms, which low-pass PAN for D_s: the catalogue's derived images)
-and finalizes them with the formulas of ``pansharp_iqa.indexes.full_resolution`` and its
-exponents. This module sits above :mod:`pansharp_iqa.protocols`; the formulas below it do not read
-protocols.
+Each function validates its inputs, computes its statistics with the one full-resolution engine
+(``pansharp_iqa.indexes.full_pass``) under the protocol's conventions (its reference terms and
+low-pass PAN are the catalogue's derived images) and finalizes them with the formulas of
+``pansharp_iqa.indexes.full_resolution`` and its exponents. This module sits above
+:mod:`pansharp_iqa.protocols`; the formulas below it do not read protocols.
 
 References
 ----------

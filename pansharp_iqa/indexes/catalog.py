@@ -447,24 +447,27 @@ def _imresize_halo(ratio: int) -> int:
     return ratio * -(-(2 * ratio + 3) // ratio)
 
 
-def _pan_mtf_kernel(ctx: ChunkContext) -> np.ndarray:
+def _pan_mtf_kernel(ctx: ChunkContext) -> list[np.ndarray]:
     """The PAN MTF kernel (the protocol's sigma form), or the one-line refusal without a sensor."""
     if ctx.pan_gnyq is None:
         raise SensorMismatchError(f"sensor is required for D_s under {ctx.protocol.name!r} (its low-pass PAN uses "
                                   "the sensor's PAN MTF); pass sensor='WV2' etc.")
-    return mtf_kernel(ctx.pan_gnyq, ctx.ratio, sigma_form=ctx.protocol.sigma_form)
+    return [mtf_kernel(ctx.pan_gnyq, ctx.ratio, sigma_form=ctx.protocol.sigma_form)]
 
 
-def _mtf_kernels(ctx: ChunkContext) -> list[np.ndarray]:
-    """The per-band MS MTF kernels (2020 sigma form, as the toolbox's D_lambda_K)."""
-    return [mtf_kernel(g, ctx.ratio) for g in ctx.ms_gnyq]
+def _mtf(kernels: Callable[[ChunkContext], list[np.ndarray]]) -> dict[str, Any]:
+    """An MTF filter's operators: the whole image, a window given its 20-pixel halo (41 x 41 kernels), torch."""
+    return {"halo": lambda r: 20, "border": "replicate", "sensor": True,
+            "compute": lambda x, c: filter_planes(x, kernels(c)),
+            "window": lambda x, c: filter_planes(x, kernels(c), valid=True),
+            "torch": lambda x, c, ops: ops.filter_replicate(x, np.stack(kernels(c)))}
 
 
 def _imresize_planes(x: np.ndarray, ctx: ChunkContext) -> np.ndarray:
     return np.moveaxis(imresize(np.moveaxis(x, 0, 2), 1.0 / ctx.ratio), 2, 0)
 
 
-#: Every derived image, by name, sources first (the MTF images' halo: their 41 x 41 kernels' 20 pixels).
+#: Every derived image, by name, sources first.
 DERIVED: dict[str, Derived] = {
     d.name: d
     for d in (
@@ -476,13 +479,9 @@ DERIVED: dict[str, Derived] = {
         Derived("pan_lr_exp", "interp23tap(imresize(PAN, 1/ratio), ratio)", "pan_lr", "pan", _exp_halo, "wrap",
                 lambda x, c: interp23tap_planes(x, c.ratio), None, lambda x, c, ops: ops.interp23tap(x, c.ratio)),
         Derived("pan_mtf", "the PAN filtered by the sensor's PAN MTF (the protocol's sigma form)", "pan", "pan",
-                lambda r: 20, "replicate", lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)]),
-                lambda x, c: filter_planes(x, [_pan_mtf_kernel(c)], valid=True),
-                lambda x, c, ops: ops.filter_replicate(x, _pan_mtf_kernel(c)), sensor=True),
-        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF", "fused", "pan", lambda r: 20,
-                "replicate", lambda x, c: filter_planes(x, _mtf_kernels(c)),
-                lambda x, c: filter_planes(x, _mtf_kernels(c), valid=True),
-                lambda x, c, ops: ops.filter_replicate(x, np.stack(_mtf_kernels(c))), sensor=True),
+                **_mtf(_pan_mtf_kernel)),
+        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF (2020 sigma form, as the "
+                "toolbox's D_lambda_K)", "fused", "pan", **_mtf(lambda c: [mtf_kernel(g, c.ratio) for g in c.ms_gnyq])),
         Derived("low_res", "D_lambda's and D_s's low-resolution terms (Protocol.low_res_terms)",
                 choice="low_res_terms", options={"exp": "exp", "ms": "ms"}),
         Derived("low_pan", "D_s's low-pass PAN (Protocol.d_s_low_pass)", choice="d_s_low_pass",

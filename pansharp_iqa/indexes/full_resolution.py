@@ -148,14 +148,10 @@ def block_uiqi_sums(fused: np.ndarray, pan: np.ndarray | None, low: np.ndarray, 
 
     Parameters
     ----------
-    fused : ndarray, shape (B, H, W)
-        Fused band planes (DN); H, W multiples of ``block_size``.
-    pan : ndarray, shape (1, H, W), or None
-        PAN (D_s only).
-    low : ndarray, shape (B, H, W) or (B, H/ratio, W/ratio)
-        The reference terms: the EXP-upsampled MS, or the MS.
-    low_pan : ndarray, shape (1, ...) of ``low``'s size, or None
-        D_s's low-pass PAN (with ``pan``).
+    fused, pan : ndarray, shapes (B, H, W) and (1, H, W)
+        Fused band planes and PAN (DN; None: no D_s); H, W multiples of ``block_size``.
+    low, low_pan : ndarray, shapes (B, h, w) and (1, h, w)
+        The reference terms (the EXP-upsampled MS, or the MS) and D_s's low-pass PAN (or None).
     block_size, ratio : int
 
     Returns
@@ -186,10 +182,8 @@ def khan_q2n_sums(exp: np.ndarray, fused_lp: np.ndarray, block_size: int) -> tup
 
     Parameters
     ----------
-    exp : ndarray, shape (B, H, W)
-        The EXP-upsampled MS (DN) of the chunk.
-    fused_lp : ndarray, shape (B, H, W)
-        ``MTF(fused)`` of the chunk; H, W multiples of ``block_size``.
+    exp, fused_lp : ndarray, shape (B, H, W)
+        The EXP-upsampled MS and ``MTF(fused)`` of the chunk (DN); H, W multiples of ``block_size``.
     block_size : int
 
     Returns

@@ -1,11 +1,9 @@
 """Per-tile partial results and their deterministic, exact reduction.
 
-A tile returns a :class:`Partial`: named vectors of sums (each catalogue statistic's fields,
-:func:`add_fields`, e.g. per-band sums of a UIQI map, of squared errors, of block UIQIs) and named
-maxima (for the whole-image range checks). Partials are combined in tile order with
+A tile returns a :class:`Partial`: named vectors of sums (each statistic's fields, :func:`add_fields`)
+and named maxima (for the whole-image range checks). Partials are combined in tile order with
 :func:`math.fsum` (correctly rounded sums), so the reduction does not depend on the order in which
-tiles finish, on the executor, or on the number of workers; :func:`sums_of` gives the combined
-fields back as the statistics' merged fields, which the catalogue finalizes as in memory.
+tiles finish, on the executor, or on the number of workers; :func:`sums_of` returns the statistics' fields.
 """
 
 from __future__ import annotations

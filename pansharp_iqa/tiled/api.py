@@ -32,7 +32,7 @@ from ..validation import (
 from .accumulate import Partial, sums_of
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
-from .full import FullContext, full_tile, full_values
+from .full import FullContext, full_tile
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
 from .reduced import TILE_SUPPORTS, ReducedContext, reduced_tile
 
@@ -117,7 +117,9 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("ms", ms_src), ("pan", pan_src))})
-        values = full_values(total, nb, settings)
+        values = catalog.finalize(settings.indexes, sums_of(total, catalog.statistics_for(settings.indexes)),
+                                  catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb,
+                                                          nan_policy=settings.nan_policy))
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
         return {**values, "protocol": card}

@@ -11,20 +11,19 @@ are added exactly across tiles (:mod:`.accumulate`) and finalized by the catalog
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 
-from ..indexes.catalog import ROLE_SCALES, ChunkContext, FinalizeContext, finalize, get_statistic, statistics_for
+from ..indexes.catalog import ROLE_SCALES, ChunkContext, get_statistic, statistics_for
 from ..indexes.full_pass import Scene
 from ..io.windows import Source
 from ..settings import FullSettings
-from .accumulate import Partial, add_fields, sums_of
+from .accumulate import Partial, add_fields
 from .facts import add_facts
 from .patch import Patch, fetch
 from .plan import Tile
 
-__all__ = ["FullContext", "full_tile", "full_values"]
+__all__ = ["FullContext", "full_tile"]
 
 
 @dataclasses.dataclass
@@ -56,10 +55,3 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
         add_fields(out, get_statistic(name), fields)
     return out
 
-
-def full_values(total: Partial, n_bands: int, settings: FullSettings) -> dict[str, float]:
-    """The requested indexes from the combined sums, by the catalogue's finalize
-    (:func:`~pansharp_iqa.indexes.catalog.finalize`, as in memory)."""
-    sums: dict[str, Any] = sums_of(total, statistics_for(settings.indexes))
-    return finalize(settings.indexes, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
-                                                            n_bands=n_bands, nan_policy=settings.nan_policy))
