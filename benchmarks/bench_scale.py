@@ -340,7 +340,8 @@ def _profile_tile(args: argparse.Namespace) -> None:
     tile_module.fetch = timed(tile_module.fetch, lambda src, *a: f"read {src.name}")
     for name, d in catalog.DERIVED.items():
         if d.compute is not None:
-            catalog.DERIVED[name] = dataclasses.replace(d, compute=timed(d.compute, f"image {name}"))
+            catalog.DERIVED[name] = dataclasses.replace(d, compute=timed(d.compute, f"image {name}"),
+                                                        window=d.window and timed(d.window, f"image {name}"))
     for name, s in catalog.STATISTICS.items():
         if s.support == "scene":
             catalog.STATISTICS[name] = dataclasses.replace(s, chunk=timed(s.chunk, f"statistic {name}"))
