@@ -13,6 +13,15 @@ one (needs two idle cores).
 Run: ``python benchmarks/bench_scale.py [--sizes 2048 8192] [--huge] [--resolution reduced full]
 [--protocol reprojected2022]`` (``--protocol``: the full-resolution protocol, default toolbox2020).
 
+``--scale-to 20000`` also prints, per resolution and worker count, the time extrapolated to a
+20000^2 x 8 scene from the measured sizes: the whole run of the largest size times the pixel
+ratio, and a line ``a + b pixels`` fitted to all sizes (``a``: start-up and spawning, which do not
+grow with the scene). Issue 32's goal (a 20000^2 x 8 scene at full resolution in 100 s on 2 cores)
+is measured with ``--resolution full --sizes 2048 4096 --workers 2 --scale-to 20000``
+(``docs/performance.md``). ``--profile-tile`` prints the thread CPU time of each step of one interior
+full-resolution tile (each input read, each derived image, each statistic; minimum of ``--repeat``
+runs, one thread) on a generated scene of the first ``--sizes``.
+
 ``--cli`` measures the command instead (issue 14): ``pansharp-eval evaluate DATASET METHOD`` on one generated
 GeoTIFF scene (``<scene>_gt.tif``, or ``_ms``/``_pan``, and the method's ``<scene>.tif``) with the
 default ``--tiled auto`` and with ``--tiled never`` (the in-memory path; skipped when its estimated
@@ -242,6 +251,8 @@ def main() -> None:
     parser.add_argument("--tile-size", type=int, default=512)
     parser.add_argument("--protocol", default="toolbox2020", help="full-resolution protocol (e.g. reprojected2022)")
     parser.add_argument("--tmpdir", default=None, help="where to write the scenes (default: system temp)")
+    parser.add_argument("--scale-to", type=int, default=None, help="extrapolate the times to this side (pixels)")
+    parser.add_argument("--profile-tile", action="store_true", help="CPU time of each step of one full-resolution tile")
     parser.add_argument("--cli", action="store_true", help="measure the pansharp-eval command (issue 14)")
     parser.add_argument("--calibrate", action="store_true",
                         help="in-memory vs tile-wise peak RSS and time on .npy scenes (memory_plan's figures)")
@@ -257,6 +268,9 @@ def main() -> None:
     if args.cli_child:
         _cli_child(args)
         return
+    if args.profile_tile:
+        _profile_tile(args)
+        return
     if args.cli or args.calibrate:
         _cli_bench(args, "npy" if args.calibrate else "tif")
         return
@@ -264,6 +278,7 @@ def main() -> None:
     base = args.tmpdir or tempfile.gettempdir()
     print(f"{'res':8} {'size':>6} {'workers':>7} {'seconds':>8} {'MP/s':>6} {'peak RSS 1 proc':>15} "
           f"{'peak RSS tree':>13}")
+    measured: dict[tuple[str, int], list[tuple[int, float]]] = {}
     for resolution in args.resolution:
         for n in sizes:
             images = 2 if resolution == "reduced" else 1
@@ -287,12 +302,76 @@ def main() -> None:
                     out = proc.stdout.strip().splitlines()[-1]
                     r = json.loads(out)
                     results.append(r)
+                    measured.setdefault((resolution, workers), []).append((n, r["seconds"]))
                     mp = n * n / 1e6
                     print(f"{resolution:8} {n:>6} {workers:>7} {r['seconds']:>8.1f} {mp / r['seconds']:>6.2f} "
                           f"{r['peak_single'] / 2**20:>12.0f} MB {r['peak_total'] / 2**20:>10.0f} MB"
                           f"   (generation {gen:.0f} s)", flush=True)
                 same = all(r["values"] == results[0]["values"] for r in results)
                 print(f"{'':8} {'':>6} identical numbers across worker counts: {same}")
+    if args.scale_to:
+        _extrapolate(measured, args.scale_to)
+
+
+def _profile_tile(args: argparse.Namespace) -> None:
+    """Thread CPU time of each step of one interior tile (``--profile-tile``): reads, derived images, statistics."""
+    import collections
+    import dataclasses
+
+    import cv2
+
+    os.environ["PANSHARP_THREADS"] = "1"
+    cv2.setNumThreads(1)
+    from pansharp_iqa.indexes import catalog
+    from pansharp_iqa.settings import full_settings
+    from pansharp_iqa.tiled import api
+    from pansharp_iqa.tiled import full as tile_module
+
+    spent: collections.Counter[str] = collections.Counter()
+
+    def timed(fn, label):
+        def run(*a, **k):
+            t0 = time.thread_time()
+            out = fn(*a, **k)
+            spent[label(*a) if callable(label) else label] += time.thread_time() - t0
+            return out
+        return run
+
+    tile_module.fetch = timed(tile_module.fetch, lambda src, *a: f"read {src.name}")
+    for name, d in catalog.DERIVED.items():
+        if d.compute is not None:
+            catalog.DERIVED[name] = dataclasses.replace(d, compute=timed(d.compute, f"image {name}"),
+                                                        window=d.window and timed(d.window, f"image {name}"))
+    for name, s in catalog.STATISTICS.items():
+        if s.support == "scene":
+            catalog.STATISTICS[name] = dataclasses.replace(s, chunk=timed(s.chunk, f"statistic {name}"))
+    base = args.tmpdir or tempfile.gettempdir()
+    with tempfile.TemporaryDirectory(dir=base, prefix="bench_tile_") as folder:
+        paths = make_scene(folder, args.sizes[0], "full")
+        job = api.job(paths, full_settings(sensor="WV3", protocol=args.protocol), tile_size=args.tile_size)
+        tile = next(t for t in job.tiles if t.rows[0] > 0 and t.cols[0] > 0)
+        best: dict[str, float] = {}
+        for _ in range(args.repeat):
+            spent.clear()
+            t0 = time.thread_time()
+            tile_module.full_tile(job.ctx, tile)
+            spent["whole tile"] = time.thread_time() - t0
+            best = {k: min(best.get(k, np.inf), v) for k, v in spent.items()}
+    print(f"one interior {args.tile_size}^2 x {BANDS} tile, {args.protocol}: thread CPU ms (min of {args.repeat})")
+    for name, seconds in sorted(best.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<26s} {seconds * 1e3:7.1f}")
+
+
+def _extrapolate(measured: dict[tuple[str, int], list[tuple[int, float]]], side: int) -> None:
+    """Times scaled to a ``side`` x ``side`` scene: the largest run times the pixel ratio, and a + b pixels."""
+    for (resolution, workers), runs in measured.items():
+        n, t = max(runs)
+        line = f"{resolution:8} {side:>6} {workers:>7} scaled from {n}^2: {t * (side / n) ** 2:7.1f} s"
+        if len({m for m, _ in runs}) > 1:
+            b, a = np.polyfit([m * m for m, _ in runs], [s for _, s in runs], 1)
+            sizes = sorted({m for m, _ in runs})
+            line += f"; a + b pixels fitted to {sizes}: {a + b * side * side:7.1f} s (a = {a:.1f} s)"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -41,22 +41,14 @@ from .foreign import (
     is_tensor_like,
     to_numpy,
 )
-from .indexes.catalog import ChunkContext, FinalizeContext, derived_images, finalize, statistics_for
-from .indexes.full_resolution import (
-    BLOCK_FAMILIES,
-    NanPolicy,
-    block_sums,
-    expanded_ms,
-    fr_block_uiqi,
-    khan_filtered,
-    khan_q2n_sums,
-)
+from .indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
+from .indexes.full_pass import Scene, given_planes
+from .indexes.full_resolution import NanPolicy
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
 from .indexes.strips import StripImage
 from .io.memory import available_memory
 from .io.windows import is_lazy_input
-from .no_reference import pan_low_pass
 from .protocols import Protocol
 from .sensors import Sensor, resolve_sensor
 from .settings import FullSettings, ReducedSettings, Settings, full_settings, protocol_card, reduced_settings
@@ -67,7 +59,6 @@ from .validation import (
     SettingError,
     ShapeError,
     check_choice,
-    check_multiple_of,
     check_pan_ratio,
     check_same_shape,
     image_array,
@@ -503,7 +494,7 @@ def evaluate_full(
 def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
                     ms_exp: object = None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """One in-memory image at full resolution; ``shared`` keeps the sensor-independent work (checked
-    inputs, EXP, block UIQIs where D_s ignores the sensor) between the sensors of :func:`sensor_sensitivity`."""
+    inputs, the images and statistics that read no MTF) between the sensors of :func:`sensor_sensitivity`."""
     shared = {} if shared is None else shared
     if "inputs" in shared:  # checked for an earlier sensor: only the sensor's band count is new
         fus, ms_a, pan_a = shared["inputs"]
@@ -531,49 +522,16 @@ def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettin
 
 def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
                   ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
-    """The toolbox family: D_lambda, D_s, QNR (and Khan's D_lambda_K, HQNR), from the statistics of
-    the requested indexes (each computed when the catalogue's finalize first reads it)."""
-    proto, ratio = settings.protocol, settings.ratio
-    bs = proto.block_size
-    check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
-    names = settings.indexes
-    if "exp" not in shared and "exp" in derived_images(names, proto.low_res_terms):
-        shared["exp"] = expanded_ms(ms, ratio, ms_exp, fus.shape)
-    sensor_free = not proto.d_s_uses_sensor
-
-    def block_uiqi() -> dict[str, Any]:
-        blocks = shared.get("blocks") if sensor_free else None
-        if blocks is None:
-            exp = shared.get("exp") if proto.low_res_terms == "exp" else None
-            low_pan = pan_low_pass(pan, ratio, proto, settings.sensor)
-            blocks = fr_block_uiqi(fus, ms, pan, exp, ratio, bs, proto.low_res_terms, low_pan=low_pan)
-            if sensor_free:
-                shared["blocks"] = blocks
-        return {k: block_sums(blocks[k]) for k in BLOCK_FAMILIES}
-
-    def khan_q2n() -> dict[str, Any]:
-        if "fused_planes" not in shared:
-            shared["fused_planes"] = np.ascontiguousarray(np.moveaxis(fus, 2, 0), dtype=np.float64)
-        total, count = khan_q2n_sums(shared["exp"], khan_filtered(shared["fused_planes"], ms_gnyq, ratio), bs)
-        return {"sum": total, "count": count}
-
-    sums = _LazySums({"block_uiqi": block_uiqi, "khan_q2n": khan_q2n})
-    values = finalize(names, sums, FinalizeContext(ratio=float(ratio), bits=settings.bits, n_bands=fus.shape[2],
-                                                   nan_policy=settings.nan_policy))
-    card = settings.card(ms_gnyq, list(fus.shape))
-    return {**values, "protocol": card}
-
-
-class _LazySums(dict):
-    """Statistic name -> merged fields, each computed by its function when first read."""
-
-    def __init__(self, makers: dict[str, Callable[[], dict[str, Any]]]) -> None:
-        super().__init__()
-        self._makers = makers
-
-    def __missing__(self, key: str) -> dict[str, Any]:
-        self[key] = value = self._makers[key]()
-        return value
+    """The toolbox family: the statistics of the requested indexes by the one full-resolution engine
+    (``indexes.full_pass``), the whole image as one window, then the catalogue's finalize."""
+    planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0), "pan": pan[None]}
+    if ms_exp is not None:
+        planes["exp"] = given_planes("ms_exp", ms_exp, fus.shape)
+    scene = Scene.of(planes, settings.chunk_context(ms_gnyq, fus.shape), cache=shared)
+    sums = scene.sums(statistics_for(settings.indexes))
+    values = finalize(settings.indexes, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
+                                                              n_bands=fus.shape[2], nan_policy=settings.nan_policy))
+    return {**values, "protocol": settings.card(ms_gnyq, list(fus.shape))}
 
 
 def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,

@@ -1,9 +1,10 @@
 """The public full-resolution (no reference) indexes: D_lambda, D_s, QNR, Khan's D_lambda_K, HQNR.
 
-Each function validates its inputs, then computes its statistics and finalize steps with the
-formulas of ``pansharp_iqa.indexes.full_resolution`` under the protocol's conventions (which reference terms, which
-low-pass PAN for D_s: ``pan_low_pass``). This module sits above :mod:`pansharp_iqa.protocols`;
-the formulas below it do not read protocols.
+Each function validates its inputs, computes its statistics with the one full-resolution engine
+(``pansharp_iqa.indexes.full_pass``) under the protocol's conventions (its reference terms and
+low-pass PAN are the catalogue's derived images) and finalizes them with the formulas of
+``pansharp_iqa.indexes.full_resolution`` and its exponents. This module sits above
+:mod:`pansharp_iqa.protocols`; the formulas below it do not read protocols.
 
 References
 ----------
@@ -14,33 +15,26 @@ Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193. Khan, Alparone, 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import warnings
+from typing import Any
 
 import numpy as np
 
 from .foreign import Layout, batched
+from .indexes.catalog import ChunkContext, get_statistic
+from .indexes.full_pass import Scene, given_planes
 from .indexes.full_resolution import (
     BLOCK_FAMILIES,
     NanPolicy,
-    block_sums,
     d_lambda_from_means,
     d_lambda_k_from_sums,
     d_s_from_means,
-    expanded_ms,
-    fr_block_uiqi,
-    khan_filtered,
-    khan_q2n_sums,
     mean_block_uiqi,
 )
-from .indexes.strips import StripImage
-from .mtf import mtf_filter
 from .protocols import Protocol, get_protocol
-from .resample import imresize, interp23tap
 from .rules import Evidence, apply_rules
 from .sensors import Sensor, resolve_sensor
 from .validation import (
-    SensorMismatchError,
     SettingError,
     check_block_size,
     check_choice,
@@ -54,37 +48,18 @@ from .validation import (
 
 __all__ = ["d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr"]
 
-def pan_low_pass(pan: np.ndarray, ratio: int, protocol: Protocol, sensor: Sensor | None) -> np.ndarray:
-    """D_s's low-pass PAN by ``protocol.d_s_low_pass``: ``"exp-imresize"`` interp23tap(imresize(PAN, 1/ratio), ratio),
-    ``"pan-mtf"`` the sensor's PAN MTF, ``"imresize"`` imresize(PAN, 1/ratio) at MS scale."""
-    if protocol.d_s_low_pass == "imresize":
-        return imresize(pan, 1.0 / ratio)
-    if protocol.d_s_low_pass == "pan-mtf":
-        if sensor is None:
-            raise SensorMismatchError(
-                f"sensor is required for D_s under {protocol.name!r} (its low-pass PAN uses the sensor's "
-                "PAN MTF); pass sensor='WV2' etc."
-            )
-        return mtf_filter(pan, sensor.pan_gnyq_for(protocol=protocol.name), ratio, sigma_form=protocol.sigma_form)
-    return interp23tap(imresize(pan, 1.0 / ratio), ratio)
-
 
 # --------------------------------------------------------------------------- public functions
 
 
 @dataclasses.dataclass
 class _Case:
-    """Validated inputs of one public full-resolution call, and the statistics it needs."""
+    """Validated inputs of one public full-resolution call, and the statistics it has computed."""
 
-    protocol: Protocol
-    ratio: int
-    block_size: int
-    fused: np.ndarray
-    ms: np.ndarray
-    pan: np.ndarray | None
-    given_exp: StripImage | None  # the caller's ms_exp (checked), else computed on first use
+    scene: Scene
+    n_bands: int
     nan_policy: str
-    sensor: Sensor | None
+    fields: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, fused: np.ndarray, ms: np.ndarray, pan: np.ndarray | None, *, ratio: int | None, block_size: int,
@@ -112,43 +87,38 @@ class _Case:
         check_multiple_of("fused", fus.shape, block_size, why="the toolbox's block-wise indexes require it")
         facts = {"fused": image_facts("fused", fus), "reference": image_facts("ms", ms_arr)}
         apply_rules(Evidence({**facts, "pan": image_facts("pan", pan_arr)} if pan_arr is not None else facts, casts=dn))
-        fus = np.asarray(fus, dtype=np.float64)
-        ms_arr = np.asarray(ms_arr, dtype=np.float64)
-        pan_arr = None if pan_arr is None else np.asarray(pan_arr, dtype=np.float64)
-        given = None if ms_exp is None else expanded_ms(ms_arr, ratio, ms_exp, fus.shape)
-        return cls(proto, ratio, block_size, fus, ms_arr, pan_arr, given, nan_policy, s)
+        planes: dict[str, Any] = {"fused": np.moveaxis(np.asarray(fus, dtype=np.float64), 2, 0),
+                                  "ms": np.moveaxis(np.asarray(ms_arr, dtype=np.float64), 2, 0)}
+        if pan_arr is not None:
+            planes["pan"] = np.asarray(pan_arr, dtype=np.float64)[None]
+        if ms_exp is not None:
+            planes["exp"] = given_planes("ms_exp", ms_exp, fus.shape)
+        ctx = ChunkContext(block_size=block_size, ratio=ratio, protocol=proto,
+                           ms_gnyq=() if s is None else tuple(s.gnyq_for(fus.shape[2])),
+                           pan_gnyq=s.pan_gnyq_for(protocol=proto.name) if s is not None and proto.d_s_uses_sensor
+                           else None)
+        return cls(Scene.of(planes, ctx), fus.shape[2], nan_policy)
 
-    @functools.cached_property
-    def exp(self) -> StripImage:
-        """The EXP-upsampled MS, computed only when read (``"qnr-paper"``'s D_lambda and D_s do not)."""
-        if self.given_exp is not None:
-            return self.given_exp
-        return expanded_ms(self.ms, self.ratio, None, self.fused.shape)
-
-    @functools.cached_property
-    def blocks(self) -> dict[str, np.ndarray]:
-        """Block UIQIs (one moment pass serves D_lambda and D_s)."""
-        exp = self.exp if self.protocol.low_res_terms == "exp" else None
-        low_pan = None if self.pan is None else pan_low_pass(self.pan, self.ratio, self.protocol, self.sensor)
-        return fr_block_uiqi(self.fused, self.ms, self.pan, exp, self.ratio, self.block_size,
-                             self.protocol.low_res_terms, low_pan=low_pan)
+    def sums(self, name: str) -> dict[str, Any]:
+        """One statistic's fields over the whole image (computed once per call)."""
+        if name not in self.fields:
+            self.fields[name] = self.scene.sums([get_statistic(name)])[name]
+        return self.fields[name]
 
     def _means(self, keys: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-        high, low = (mean_block_uiqi(block_sums(self.blocks[k]), what=BLOCK_FAMILIES[k], nan_policy=self.nan_policy)
-                     for k in keys)
+        fields = self.sums("block_uiqi")
+        high, low = (mean_block_uiqi(fields[k], what=BLOCK_FAMILIES[k], nan_policy=self.nan_policy) for k in keys)
         return high, low
 
     def d_lambda(self, p: float) -> float:
-        return d_lambda_from_means(*self._means(("pairs_high", "pairs_low")), self.fused.shape[2], float(p))
+        return d_lambda_from_means(*self._means(("pairs_high", "pairs_low")), self.n_bands, float(p))
 
     def d_s(self, q: float) -> float:
         return d_s_from_means(*self._means(("pan_high", "pan_low")), float(q))
 
     def d_lambda_k(self) -> float:
-        assert self.sensor is not None
-        gnyq = tuple(self.sensor.gnyq_for(self.fused.shape[2]))
-        planes = np.ascontiguousarray(np.moveaxis(self.fused, 2, 0), dtype=np.float64)
-        return d_lambda_k_from_sums(*khan_q2n_sums(self.exp, khan_filtered(planes, gnyq, self.ratio), self.block_size))
+        fields = self.sums("khan_q2n")
+        return d_lambda_k_from_sums(fields["sum"], fields["count"])
 
 
 @batched("fused", "ms", "ms_exp")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .indexes.catalog import closure, get_index, resolve_indexes
+from .indexes.catalog import ChunkContext, closure, get_index, resolve_indexes
 from .protocols import Protocol, get_protocol
 from .rules import LIBRARY, OVERRIDE_CARD, SCALE_MISMATCH_POLICIES, Declarations, Evidence, Wording, apply_rules
 from .sensors import Sensor, resolve_sensor
@@ -30,6 +30,7 @@ from .validation import (
     ShapeError,
     check_bits,
     check_choice,
+    check_multiple_of,
     check_ratio,
     check_scale,
     check_sensor_bands,
@@ -401,6 +402,14 @@ class FullSettings(EvaluationSettings):
     def pan_gnyq(self) -> float:
         """The sensor's PAN GNyq under this protocol."""
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
+
+    def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...]) -> ChunkContext:
+        """What the full-resolution declarations read (block size, ratio, protocol, MTF gains), for a fused image
+        of ``shape`` (whole blocks: refused otherwise)."""
+        proto = self.protocol
+        check_multiple_of("fused", shape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
+        return ChunkContext(block_size=proto.block_size, ratio=self.ratio, protocol=proto, ms_gnyq=tuple(ms_gnyq),
+                            pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None)
 
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""

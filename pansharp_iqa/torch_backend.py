@@ -40,20 +40,18 @@ import torch
 from . import torch_ops as ops
 from .foreign import Layout, framework_of, image_of_batch, to_numpy
 from .hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
-from .indexes.catalog import ChunkContext, FinalizeContext, Statistic, derived_images, finalize, statistics_for
+from .indexes.catalog import DERIVED, ChunkContext, FinalizeContext, Statistic, finalize, image_of, statistics_for
 from .indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
 from .indexes.strips import StripImage
 from .indexes.uiqi import against_last_uiqi, pair_uiqi, uiqi_from_window_sums
-from .mtf import mtf_kernel
 from .settings import EvaluationSettings, FullSettings, ReducedSettings
 from .validation import (
     ImageFacts,
     SettingError,
     ShapeError,
     check_image_shape,
-    check_multiple_of,
     check_pan_ratio,
     check_same_shape,
     facts_from_sums,
@@ -261,8 +259,8 @@ def stat_band_moments(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -
 def device_statistic(stat: Statistic) -> Callable[..., list[dict[str, Any]]] | None:
     """This backend's ``stat_<name>`` for a statistic the catalogue declares with ``"torch"``, else None.
 
-    Reduced resolution: ``fn(ref, fus, ctx)``; full resolution: ``fn(fus, ms, pan, derived, settings)``
-    (``derived``: the statistic's derived images by name); both return the fields of each image.
+    Reduced resolution: ``fn(ref, fus, ctx)``; full resolution: ``fn(images, ctx)`` (``images``: the
+    tensors of the statistic's ``reads``, inputs and derived images); both return the fields of each image.
 
     >>> from pansharp_iqa.indexes.catalog import get_statistic
     >>> device_statistic(get_statistic("q_windows")).__name__
@@ -337,52 +335,33 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
     return out
 
 
-def _low_pan(pan: torch.Tensor, settings: FullSettings) -> torch.Tensor:
-    proto, r = settings.protocol, settings.ratio
-    if proto.d_s_low_pass == "imresize":
-        return ops.imresize(pan, 1.0 / r)
-    if proto.d_s_low_pass == "pan-mtf":
-        kernel = mtf_kernel(settings.pan_gnyq(), r, sigma_form=proto.sigma_form)
-        return ops.filter_replicate(pan, kernel)
-    return ops.interp23tap(ops.imresize(pan, 1.0 / r), r)
+def _image(name: str, t: dict[str, torch.Tensor], ctx: ChunkContext) -> torch.Tensor:
+    """An input, or a derived image of the catalogue computed on the device from its source (whole images)."""
+    if name not in t:
+        d = DERIVED[name]
+        if d.torch is None:
+            raise SettingError(f"backend='torch' cannot compute the derived image {name!r}; use backend='host'")
+        t[name] = d.torch(_image(d.source, t, ctx), ctx, ops)
+    return t[name]
 
 
-def _derived(name: str, fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, settings: FullSettings,
-             gnyq: tuple[float, ...]) -> torch.Tensor:
-    """One derived image of the catalogue (``DERIVED``) on the device."""
-    if name == "exp":
-        return ops.interp23tap(ms, settings.ratio)
-    if name == "low_pan":
-        return _low_pan(pan, settings)
-    if name == "mtf_fused":
-        return ops.filter_replicate(fus, np.stack([mtf_kernel(g, settings.ratio) for g in gnyq]))
-    raise SettingError(f"backend='torch' cannot compute the derived image {name!r}; use backend='host'")
-
-
-def stat_block_uiqi(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, derived: Mapping[str, torch.Tensor],
-                    settings: FullSettings) -> list[dict[str, Any]]:
-    proto = settings.protocol
-    bs, nb = proto.block_size, fus.shape[1]
-    if proto.low_res_terms == "ms":
-        low, low_bs = ms, low_res_block(bs, settings.ratio)
-    else:
-        low, low_bs = derived["exp"], bs
-    hm, hc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([fus, pan], dim=1), bs)))
-    lm, lc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([low, derived["low_pan"]], dim=1),
-                                                                  low_bs)))
+def stat_block_uiqi(im: Mapping[str, torch.Tensor], ctx: ChunkContext) -> list[dict[str, Any]]:
+    fus, low = im["fused"], im["low_res"]
+    bs, nb = ctx.block_size, fus.shape[1]
+    low_bs = bs if low.shape[2:] == fus.shape[2:] else low_res_block(bs, ctx.ratio)
+    hm, hc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([fus, im["pan"]], dim=1), bs)))
+    lm, lc = _host(*ops.block_centered_moments(ops.toolbox_blocks(torch.cat([low, im["low_pan"]], dim=1), low_bs)))
     out = []
     for i in range(fus.shape[0]):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            fam = {"pairs_high": pair_uiqi(hm[i], hc[i], nb), "pairs_low": pair_uiqi(lm[i], lc[i], nb),
-                   "pan_high": against_last_uiqi(hm[i], hc[i], nb), "pan_low": against_last_uiqi(lm[i], lc[i], nb)}
+        fam = {"pairs_high": pair_uiqi(hm[i], hc[i], nb), "pairs_low": pair_uiqi(lm[i], lc[i], nb),
+               "pan_high": against_last_uiqi(hm[i], hc[i], nb), "pan_low": against_last_uiqi(lm[i], lc[i], nb)}
         out.append({k: block_sums(fam[k]) for k in BLOCK_FAMILIES})
     return out
 
 
-def stat_khan_q2n(fus: torch.Tensor, ms: torch.Tensor, pan: torch.Tensor, derived: Mapping[str, torch.Tensor],
-                  settings: FullSettings) -> list[dict[str, Any]]:
-    return [{"sum": float(v.sum()), "count": int(v.size)}
-            for v in _q2n_values(derived["exp"], derived["mtf_fused"], settings.protocol.block_size)]
+def stat_khan_q2n(im: Mapping[str, torch.Tensor], ctx: ChunkContext) -> list[dict[str, Any]]:
+    return [{"sum": float(v.sum()), "count": int(v.size)} for v in _q2n_values(im["exp"], im["mtf_fused"],
+                                                                                ctx.block_size)]
 
 
 def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, str]) -> list[dict[str, Any]]:
@@ -398,12 +377,11 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
     for i in range(n):
         with image_of_batch(i):
             settings.check({k: f[i] for k, f in facts.items()})
-    check_multiple_of("fused", fshape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
+    ctx = settings.chunk_context(ms_gnyq, fshape)
     names = settings.indexes
     stats = statistics_for(names)
     if fshape[2] < 2 and "block_uiqi" in {s.name for s in stats}:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    derived_names = sorted(derived_images(names, proto.low_res_terms))
     fin = FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=fshape[2],
                           nan_policy=settings.nan_policy)
     card = settings.card(ms_gnyq, list(fshape))
@@ -414,8 +392,9 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         if settings.threshold:
             fus = torch.clip(fus, 0.0, settings.clip_max)
         ms, pan = _float(ms_t[part]) * settings.scale_of("ms"), _float(pan_t[part]) * settings.scale_of("pan")
-        derived = {d: _derived(d, fus, ms, pan, settings, ms_gnyq) for d in derived_names}
-        per_stat = {s.name: device_statistic(s)(fus, ms, pan, derived, settings) for s in stats}  # type: ignore[misc]
+        images = {"fused": fus, "ms": ms, "pan": pan}
+        per_stat = {s.name: device_statistic(s)({r: _image(image_of(r, proto), images, ctx)  # type: ignore[misc]
+                                                  for r in s.reads}, ctx) for s in stats}
         for i in range(fus.shape[0]):
             with image_of_batch(part.start + i):
                 values = finalize(names, {k: v[i] for k, v in per_stat.items()}, fin)

@@ -6,9 +6,9 @@ the halo of the operator, taken with the operator's own border rule -- so each s
 those of the whole-image computation; global quantities (means, deviations, regressions,
 percentiles) are gathered strip by strip with :mod:`.stats`. The operators and their halos:
 
-* EXP (23-tap, circular): :func:`exp_rows`, 13 MS rows each side, wrapped (as
-  :func:`pansharp_iqa.tiled.halos.exp_window`, on whole rows; ratio 6: the x3 sinc stage's mirrored
-  rows too, :func:`pansharp_iqa.resample.exp_halo_support`);
+* EXP (23-tap, circular): :func:`exp_rows`, the catalogue's EXP halo (``DERIVED["exp"]``: 10 MS rows
+  at ratio 4) each side, wrapped (as the full-resolution engine's EXP windows, on whole rows; ratio 6:
+  the x3 sinc stage's mirrored rows too, :func:`pansharp_iqa.resample.exp_halo_support`);
 * ``LPfilterGauss`` (41x41, replicate): :func:`gaussian_strip`, 20 PAN rows each side, replicated;
 * ``LPfilterPlusDec`` (GSA): :func:`plusdec_strip`, :func:`.lowpass.plusdec_halo` rows at inner cuts;
 * MTF + nearest decimation (MTF-GLP-HPM): :func:`mtf_decimated_rows`, 20 PAN rows each side.
@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..borders import border_index, consecutive_runs
+from ..indexes.catalog import DERIVED
 from ..mtf import mtf_filter
-from ..resample import exp_halo_window, interp23tap_planes
-from ..tiled.halos import EXP_HALO_LR, exp_support, mtf_support
+from ..resample import exp_halo_support, exp_halo_window, interp23tap_planes
 from ..validation import InputError, ShapeError
 from .inputs import Pair
 from .lowpass import gaussian_lowpass, plusdec_halo, plusdec_lowpass
@@ -129,9 +129,9 @@ def stored_strips(out: Any, plan: Sequence[tuple[int, int]]) -> Iterator[tuple[i
 def exp_rows(low_rows: Callable[[np.ndarray], np.ndarray], lr0: int, lr1: int, height: int, ratio: int) -> np.ndarray:
     """Rows ``[lr0*ratio, lr1*ratio)`` of ``interp23tap(low, ratio)``, from whole rows of ``low``.
 
-    ``low`` (``height`` rows, any width) is read at rows ``[lr0 - 13, lr1 + 13)`` wrapped
-    (:func:`pansharp_iqa.tiled.halos.exp_support`): the 23-tap filter's circular border makes the
-    window's own wrap-around reach fewer than 13 rows in, and whole rows make its columns the
+    ``low`` (``height`` rows, any width) is read at rows ``[lr0 - m, lr1 + m)`` wrapped, ``m`` the
+    catalogue's EXP halo (``DERIVED["exp"].halo``): the 23-tap filter's circular border makes the
+    window's own wrap-around reach fewer than ``m`` rows in, and whole rows make its columns the
     image's own circular border, so the rows equal the whole-image result.
 
     Parameters
@@ -155,12 +155,14 @@ def exp_rows(low_rows: Callable[[np.ndarray], np.ndarray], lr0: int, lr1: int, h
     >>> bool(np.allclose(exp_rows(lambda rows: low[rows], 2, 5, 30, 4), interp23tap(low, 4)[8:20], rtol=1e-13))
     True
     """
-    low = low_rows(exp_support(lr0, lr1, height, ratio))
     if ratio == 6:  # whole rows: the window's columns are the whole width (its mirror and wrap)
-        w = low.shape[1]
-        return exp_halo_window(low, (lr0, lr1), (0, w), (height, w), 6)
+        low = low_rows(exp_halo_support(lr0, lr1, height, 6))
+        return exp_halo_window(low, (lr0, lr1), (0, low.shape[1]), (height, low.shape[1]), 6)
+    exp = DERIVED["exp"]
+    h = exp.halo(ratio)
+    low = low_rows(border_index(np.arange(lr0 - h, lr1 + h), height, exp.border))
     planes = interp23tap_planes(np.moveaxis(low, 2, 0), ratio)
-    m = EXP_HALO_LR * ratio
+    m = h * ratio
     return np.ascontiguousarray(np.moveaxis(planes[:, m : m + (lr1 - lr0) * ratio], 0, 2))
 
 
@@ -264,7 +266,7 @@ def mtf_decimated_rows(pair: Pair, rows_lr: np.ndarray, gains: Sequence[float], 
     out = np.empty((rows_lr.size, pair.ms_shape[1], len(gnyq)))
     pos = 0
     for a, b in consecutive_runs(rows_lr):
-        window = pair.pan_rows(mtf_support(a * r, b * r, height))
+        window = pair.pan_rows(border_index(np.arange(a * r - FILTER_HALO, b * r + FILTER_HALO), height, "replicate"))
         keep = slice(FILTER_HALO + r // 2, FILTER_HALO + (b - a) * r, r)
         for i, (g, o, q) in enumerate(zip(gains, offsets, gnyq, strict=True)):
             out[pos : pos + b - a, :, i] = mtf_filter(window * g + o, q, r)[keep, r // 2 :: r]

@@ -6,17 +6,22 @@ references), which protocols' default tables have it (``Index.protocols``; an in
 :class:`Statistic` objects it is computed from, and its finalize step. A :class:`Statistic` says
 what one chunk of the images contributes (its chunk function and its fields), how chunks merge
 (:meth:`Statistic.reduce`), the pixels around a chunk it reads (its :data:`Support`), the backends
-that compute it (:data:`BACKENDS`) and the derived images it reads (:data:`DERIVED`).
+that compute it (:data:`BACKENDS`) and, at full resolution, the images it reads: the inputs and
+the :class:`Derived` images (:data:`DERIVED`: the EXP, the low-pass PANs, the MTF-filtered fused
+image), each declared once with the halo a window of it needs, its border rule and its numpy and
+torch functions.
 
-The in-memory strip pass (``pansharp_iqa.indexes.reduced_pass``), the tile engine
-(:mod:`pansharp_iqa.tiled`), the full-resolution engines (which derived images to compute:
-:func:`derived_images`), the PyTorch backend (which statistics it computes on the device:
-``Statistic.backends``), the protocols' tables (:mod:`pansharp_iqa.protocols`) and the report
-writers (directions, TeX labels) read this module; nothing else names an index's formula.
+The in-memory strip pass (``pansharp_iqa.indexes.reduced_pass``), the full-resolution engine
+(``pansharp_iqa.indexes.full_pass``: the whole image as one window in memory, a tile with its
+halos in :mod:`pansharp_iqa.tiled`), the PyTorch backend (which statistics and derived images it
+computes on the device), the protocols' tables (:mod:`pansharp_iqa.protocols`) and the report
+writers (directions, TeX labels) read this module; nothing else names an index's formula or a
+derived image.
 
-Adding an index: declare its :class:`Statistic` (if no existing one carries its sums) and its
-:class:`Index` here, with its formula (chunk sums + finalize) in a module of its own, then add its
-tests and docs (the checklist is in ``docs/architecture.md``).
+Adding an index: declare its :class:`Statistic` (if no existing one carries its sums), the
+:class:`Derived` images it reads that are not declared yet, and its :class:`Index` here, with its
+formula (chunk sums + finalize) in a module of its own, then add its tests and docs (the checklist
+is in ``docs/architecture.md``).
 
 Examples
 --------
@@ -29,20 +34,26 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from ..validation import SettingError
+from ..borders import BorderMode
+from ..mtf import filter_planes, mtf_kernel
+from ..resample import exp_halo_support, exp_halo_window, imresize, interp23tap_planes
+from ..validation import SensorMismatchError, SettingError
 from .band_errors import mpsnr_from_sums, peak_of, rmse_from_sums
 from .cc import band_moment_sums, cc_from_sums
 from .ergas import ergas_from_sums, ergas_sums
 from .full_resolution import (
     BLOCK_FAMILIES,
+    block_uiqi_sums,
     d_lambda_from_means,
     d_lambda_k_from_sums,
     d_s_from_means,
+    khan_q2n_sums,
     mean_block_uiqi,
 )
 from .psnr import psnr_from_sums
@@ -54,19 +65,18 @@ from .strips import StripImage, within_unit
 from .uiqi import q_from_sums, q_window_sums
 
 __all__ = [
-    "Index", "Statistic", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS", "DERIVED",
-    "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names", "resolve_indexes",
-    "statistics_for", "derived_images", "finalize", "direction", "tex_label", "closure",
+    "Index", "Statistic", "Derived", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS",
+    "DERIVED", "ROLE_SCALES", "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names",
+    "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
 #: ``"pixels"``: its own pixels; ``"windows"``: its sliding windows' pixels (``block_size - 1``
 #: more rows and columns after it); ``"blocks"``: whole ``block_size`` blocks, the image
 #: mirror-extended at its bottom/right end (MATLAB ``'symmetric'``); ``"sobel"``: one pixel around
-#: it (zero outside the frame of the SCC form); ``"scene"``: full-resolution statistics computed by
-#: the full-resolution engines on derived images (the EXP, the low-pass PAN, the MTF-filtered
-#: fused image) with the halos of ``pansharp_iqa.tiled.halos``; ``"ssim"``: the valid 11x11 windows
-#: starting in the chunk's rows (10 rows after it; the strip pass only).
+#: it (zero outside the frame of the SCC form); ``"scene"``: whole blocks of the full-resolution
+#: images a statistic ``reads`` (inputs and :data:`DERIVED` images, each with its own halo);
+#: ``"ssim"``: the valid 11x11 windows starting in the chunk's rows (10 rows after it; the strip pass only).
 Support = Literal["pixels", "windows", "blocks", "sobel", "scene", "ssim"]
 
 SUPPORTS: dict[str, str] = {
@@ -74,8 +84,7 @@ SUPPORTS: dict[str, str] = {
     "windows": "block_size - 1 rows and columns after the chunk (its windows' overlap)",
     "blocks": "whole blocks; the image mirror-extended (edge repeated) at its bottom/right end",
     "sobel": "one pixel around the chunk; zero outside the SCC form's frame",
-    "scene": "derived images of the full-resolution engines: EXP (13 MS samples, circular), imresize "
-             "(2 ratio + 3 PAN pixels, symmetric), MTF filters (20 pixels, replicate)",
+    "scene": "whole blocks of the full-resolution images it reads; a derived image's halo is its own (DERIVED)",
     "ssim": "the valid 11x11 windows starting in the chunk's rows (10 rows after it); in memory only",
 }
 
@@ -85,14 +94,6 @@ SUPPORTS: dict[str, str] = {
 #: image (recorded in the card's ``batch.host_statistics``), or refuses it in one line (``"scene"``).
 BACKENDS = ("host", "torch")
 
-#: Derived images a ``"scene"`` statistic reads; each full-resolution engine computes one only when a
-#: requested index's statistic declares it (:func:`derived_images`).
-DERIVED: dict[str, str] = {
-    "exp": "the MS upsampled to PAN scale by the 23-tap interpolator (interp23tap)",
-    "low_res": "the low-resolution terms: the EXP under Protocol.low_res_terms 'exp', the MS itself under 'ms'",
-    "low_pan": "the protocol's low-pass PAN (Protocol.d_s_low_pass)",
-    "mtf_fused": "the fused image filtered by the sensor's MS MTF",
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,12 +110,24 @@ class ChunkContext:
         The planes of a ``"sobel"`` chunk carry one halo column each side (a tile; strips do not).
     peak : float or None
         ``2**bits - 1`` DN, the dynamic range of SSIM (None: bits not given).
+    ratio : int
+        PAN/MS resolution ratio (full resolution).
+    protocol : Protocol or None
+        Its fields choose the images ``low_res`` and ``low_pan`` stand for, and the PAN MTF's sigma form.
+    ms_gnyq : tuple of float
+        Per-band MS GNyq of the sensor (``mtf_fused``).
+    pan_gnyq : float or None
+        The sensor's PAN GNyq (``pan_mtf``; None: no sensor given).
     """
 
     block_size: int = 32
     gradient: str = "magnitude"
     col_halo: bool = False
     peak: float | None = None
+    ratio: int = 4
+    protocol: Any = None
+    ms_gnyq: tuple[float, ...] = ()
+    pan_gnyq: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,20 +181,22 @@ class Statistic:
         Keys of the merged sums (each a number or a 1-D vector, e.g. one value per band).
     scalars : tuple of str
         The fields that are numbers (the others are vectors, e.g. one value per band).
-    chunk : callable or None
+    chunk : callable
         ``"blocks"``: ``chunk(ref, fus, r0, r1, ctx)`` on ``StripImage`` images (``indexes.strips``) and
-        the block rows starting in ``[r0, r1)``; other supports: ``chunk(ref_planes, fus_planes,
-        ctx)`` on (B, h, w) float64 planes of the chunk with its halo. Returns a dict of fields
-        (``"blocks"``: the block values). None for ``"scene"`` statistics, which the
-        full-resolution engines compute.
+        the block rows starting in ``[r0, r1)``; ``"scene"``: ``chunk(images, ctx)``, ``images``
+        mapping each name of ``reads`` that the inputs provide to its (C, h, w) float64 planes over the
+        chunk (at its own scale); other supports: ``chunk(ref_planes, fus_planes, ctx)`` on (B, h, w)
+        float64 planes of the chunk with its halo. Returns a dict of fields (``"blocks"``: the block
+        values).
     merge : callable
         ``merge(chunk results in chunk order) -> dict of fields``; the tile engine adds the
         fields of its tiles exactly (:func:`math.fsum`).
     backends : tuple of str
         Who computes it (:data:`BACKENDS`); ``("host",)`` for a statistic without a device
         implementation.
-    derived : tuple of str
-        The derived images it reads (:data:`DERIVED`; ``"scene"`` statistics).
+    reads : tuple of str
+        The images a ``"scene"`` statistic reads: input roles (:data:`ROLE_SCALES`) and
+        :data:`DERIVED` images.
     """
 
     name: str
@@ -191,7 +206,7 @@ class Statistic:
     chunk: Callable[..., Any] | None = None
     merge: Callable[[Sequence[Any]], dict[str, Any]] = _sum_fields
     backends: tuple[str, ...] = ("host",)
-    derived: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
 
     def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
         """Merge chunk results (in chunk order) into the statistic's fields.
@@ -212,6 +227,68 @@ class Statistic:
         {'angle_sum': 2.0, 'valid': 4, 'pixels': 4}
         """
         return self.merge(parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class Derived:
+    """An image the full-resolution statistics read, computed window by window from another image.
+
+    A window of it (at its own scale) is ``compute`` (or ``window``) applied to the window of its
+    ``source`` that covers it, widened by ``halo`` source samples each side that follow the
+    image-wide ``border`` rule, so the kept part equals the whole-image result; a whole image needs
+    no halo (the operator's own border handling is ``border``). In memory the whole image is one
+    window; tile by tile, each tile's.
+
+    Parameters
+    ----------
+    name : str
+        Its key in ``Statistic.reads`` and in the other derived images' ``source``.
+    what : str
+        One line: what it is.
+    source : str
+        The image it is computed from: an input role (:data:`ROLE_SCALES`) or another derived image.
+    scale : {"pan", "ms"}
+        The grid it lives on (the source's may differ by ``ratio``).
+    halo : callable
+        ``halo(ratio) -> int``: source samples each side a window reads (a multiple of ``ratio``
+        from PAN to MS scale, so that grids stay aligned).
+    border : BorderMode
+        The image's extension beyond its edges (:func:`pansharp_iqa.borders.border_index`).
+    compute : callable
+        ``compute(planes, ctx) -> planes``: the whole-image operator, (C, h, w) float64 source planes
+        to (C, h', w') planes (numpy; ``ctx`` is a :class:`ChunkContext`).
+    window : callable or None
+        The same operator on a window given with its halo, returning only what the halo covers
+        (cheaper than ``compute`` and a crop); None: ``compute`` and a crop.
+    torch : callable or None
+        ``torch(batch, ctx, ops)``: the whole-image operator on an (N, C, H, W) tensor, ``ops`` being
+        :mod:`pansharp_iqa.torch_ops`; None where the torch backend has none (refused in one line).
+    sensor : bool
+        It reads the sensor's MTF (recomputed for each sensor of ``sensor_sensitivity``).
+    choice, options : str or None, mapping
+        An alias instead: the :class:`~pansharp_iqa.protocols.Protocol` field, and the image each
+        of its values picks.
+    support, window_at : callable or None
+        Where a halo and a border rule cannot say which source samples a window reads (the ratio-6
+        EXP: a mirrored x3 stage under a wrapped x2 one): ``support(lo, hi, n, ratio)``, the source
+        positions along an axis for the window's source range ``[lo, hi)`` (None: ``halo`` and
+        ``border`` apply), and ``window_at(planes, ctx, rows, cols, shape)``, the window from them.
+    """
+
+    name: str
+    what: str
+    source: str = ""
+    scale: Literal["pan", "ms"] = "pan"
+    halo: Callable[[int], int] = lambda ratio: 0
+    border: BorderMode = "replicate"
+    compute: Callable[[np.ndarray, ChunkContext], np.ndarray] | None = None
+    window: Callable[[np.ndarray, ChunkContext], np.ndarray] | None = None
+    torch: Callable[[Any, ChunkContext, Any], Any] | None = None
+    support: Callable[[int, int, int, int], np.ndarray | None] | None = None
+    window_at: Callable[..., np.ndarray] | None = None
+    sensor: bool = False
+    choice: str | None = None
+    options: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,6 +401,15 @@ def _ssim_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str
     return {"sums": ssim_window_sums(ref, fus, ctx.peak), "count": (ref.shape[1] - 10) * (ref.shape[2] - 10)}
 
 
+def _block_uiqi_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    return block_uiqi_sums(im["fused"], im.get("pan"), im["low_res"], im.get("low_pan"), ctx.block_size, ctx.ratio)
+
+
+def _khan_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    total, count = khan_q2n_sums(im["exp"], im["mtf_fused"], ctx.block_size)
+    return {"sum": total, "count": count}
+
+
 def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return _sum_fields(parts) if parts else {"sums": np.zeros(3)}
 
@@ -342,11 +428,80 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("sobel_products", "sobel", ("sums",), (), _sobel_chunk, _sobel_merge, backends=BACKENDS),
         Statistic("ssim_windows", "ssim", ("sums", "count"), ("count",), _ssim_chunk),
         Statistic("band_moments", "pixels", (*_MOMENTS, "pixels"), ("pixels",), _moments_chunk, backends=BACKENDS),
-        # full resolution: block UIQIs of D_lambda (band pairs) and D_s (bands vs PAN), one moment
-        # pass (indexes.full_resolution.fr_block_uiqi), and D_lambda_K's Q2n (khan_q2n_sums)
-        Statistic("block_uiqi", "scene", tuple(BLOCK_FAMILIES), backends=BACKENDS, derived=("low_res", "low_pan")),
-        Statistic("khan_q2n", "scene", ("sum", "count"), ("sum", "count"), backends=BACKENDS,
-                  derived=("exp", "mtf_fused")),
+        # full resolution: block UIQIs of D_lambda (band pairs) and D_s (bands vs PAN; without a PAN,
+        # D_lambda's only), one moment pass per side, and D_lambda_K's Q2n
+        Statistic("block_uiqi", "scene", tuple(BLOCK_FAMILIES), (), _block_uiqi_chunk, backends=BACKENDS,
+                  reads=("fused", "pan", "low_res", "low_pan")),
+        Statistic("khan_q2n", "scene", ("sum", "count"), ("sum", "count"), _khan_chunk, backends=BACKENDS,
+                  reads=("exp", "mtf_fused")),
+    )
+}
+
+# --------------------------------------------------------------------------- derived images
+
+#: The grid each input of a full-resolution evaluation lives on.
+ROLE_SCALES = {"fused": "pan", "ms": "ms", "pan": "pan"}
+
+
+def _exp_halo(ratio: int) -> int:
+    """MS samples a window of interp23tap reads each side: each x2 step mixes samples up to 6 away at its input
+    scale (6 + 3 + 1.5 + ... MS samples), one more for the phase."""
+    return math.ceil(12 * (1 - 1 / ratio)) + 1
+
+
+def _imresize_halo(ratio: int) -> int:
+    """PAN pixels a window of imresize(., 1/ratio) reads each side (kernel 4 ratio wide), a multiple of the ratio."""
+    return ratio * -(-(2 * ratio + 3) // ratio)
+
+
+def _pan_mtf_kernel(ctx: ChunkContext) -> list[np.ndarray]:
+    """The PAN MTF kernel (the protocol's sigma form), or the one-line refusal without a sensor."""
+    if ctx.pan_gnyq is None:
+        raise SensorMismatchError(f"sensor is required for D_s under {ctx.protocol.name!r} (its low-pass PAN uses "
+                                  "the sensor's PAN MTF); pass sensor='WV2' etc.")
+    return [mtf_kernel(ctx.pan_gnyq, ctx.ratio, sigma_form=ctx.protocol.sigma_form)]
+
+
+def _mtf(kernels: Callable[[ChunkContext], list[np.ndarray]]) -> dict[str, Any]:
+    """An MTF filter's operators: the whole image, a window given its 20-pixel halo (41 x 41 kernels), torch."""
+    return {"halo": lambda r: 20, "border": "replicate", "sensor": True,
+            "compute": lambda x, c: filter_planes(x, kernels(c)),
+            "window": lambda x, c: filter_planes(x, kernels(c), valid=True),
+            "torch": lambda x, c, ops: ops.filter_replicate(x, np.stack(kernels(c)))}
+
+
+#: The ratio-6 EXP's windows (the x3 sinc stage's mirror under the x2 stage's wrap: resample.exp_halo_support).
+_EXP6: dict[str, Any] = {
+    "support": lambda lo, hi, n, r: exp_halo_support(lo, hi, n, 6) if r == 6 else None,
+    "window_at": lambda x, c, rows, cols, shape: np.moveaxis(exp_halo_window(np.moveaxis(x, 0, 2), rows, cols, shape,
+                                                                            6), 2, 0),
+}
+
+
+def _imresize_planes(x: np.ndarray, ctx: ChunkContext) -> np.ndarray:
+    return np.moveaxis(imresize(np.moveaxis(x, 0, 2), 1.0 / ctx.ratio), 2, 0)
+
+
+#: Every derived image, by name, sources first.
+DERIVED: dict[str, Derived] = {
+    d.name: d
+    for d in (
+        Derived("exp", "the MS upsampled to PAN scale by the 23-tap interpolator (interp23tap)", "ms", "pan",
+                _exp_halo, "wrap", lambda x, c: interp23tap_planes(x, c.ratio), None,
+                lambda x, c, ops: ops.interp23tap(x, c.ratio), **_EXP6),
+        Derived("pan_lr", "imresize(PAN, 1/ratio): MATLAB's bicubic, antialiased", "pan", "ms", _imresize_halo,
+                "symmetric", _imresize_planes, None, lambda x, c, ops: ops.imresize(x, 1.0 / c.ratio)),
+        Derived("pan_lr_exp", "interp23tap(imresize(PAN, 1/ratio), ratio)", "pan_lr", "pan", _exp_halo, "wrap",
+                lambda x, c: interp23tap_planes(x, c.ratio), None, lambda x, c, ops: ops.interp23tap(x, c.ratio),
+                **_EXP6),
+        Derived("pan_mtf", "the PAN filtered by the sensor's PAN MTF (the protocol's sigma form)", "pan", "pan",
+                **_mtf(_pan_mtf_kernel)),
+        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF (2020 sigma form, as the "
+                "toolbox's D_lambda_K)", "fused", "pan", **_mtf(lambda c: [mtf_kernel(g, c.ratio) for g in c.ms_gnyq])),
+        Derived("low_res", "D_lambda's and D_s's low-resolution terms (Protocol.low_res_terms)",
+                choice="low_res_terms", options={"exp": "exp", "ms": "ms"}),
+        Derived("low_pan", "D_s's low-pass PAN (Protocol.d_s_low_pass)", choice="d_s_low_pass",
+                options={"exp-imresize": "pan_lr_exp", "pan-mtf": "pan_mtf", "imresize": "pan_lr"}),
     )
 }
 
@@ -665,35 +820,20 @@ def closure(names: Sequence[str]) -> tuple[Index, ...]:
     return tuple(i for i in INDEXES if i.name in wanted)
 
 
-def derived_images(names: Sequence[str], low_res_terms: str = "exp") -> frozenset[str]:
-    """The derived images (:data:`DERIVED`) the statistics of the named indexes read, for a protocol.
-
-    ``"low_res"`` resolves to ``"exp"`` under ``Protocol.low_res_terms == "exp"`` (and to the MS,
-    which needs no derived image, under ``"ms"``): the full-resolution engines compute the EXP only
-    when ``"exp"`` is in the result.
-
-    Parameters
-    ----------
-    names : sequence of str
-        Index names.
-    low_res_terms : {"exp", "ms"}
-        The protocol's ``low_res_terms``.
-
-    Returns
-    -------
-    frozenset of str
+def image_of(name: str, protocol: Any) -> str:
+    """The image a name of ``Statistic.reads`` stands for under a protocol (aliases resolved by its fields).
 
     Examples
     --------
-    >>> sorted(derived_images(["D_s"])), sorted(derived_images(["D_s"], "ms"))
-    (['exp', 'low_pan'], ['low_pan'])
+    >>> from types import SimpleNamespace
+    >>> image_of("low_pan", SimpleNamespace(d_s_low_pass="imresize")), image_of("exp", None)
+    ('pan_lr', 'exp')
     """
-    wanted = {d for s in statistics_for(names) for d in s.derived}
-    if "low_res" in wanted:
-        wanted.discard("low_res")
-        if low_res_terms == "exp":
-            wanted.add("exp")
-    return frozenset(wanted)
+    d = DERIVED.get(name)
+    while d is not None and d.choice is not None:
+        name = d.options[getattr(protocol, d.choice)]
+        d = DERIVED.get(name)
+    return name
 
 
 def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext) -> dict[str, float]:

@@ -1,19 +1,11 @@
 """Full-resolution (no reference) formulas: the chunk statistics and finalize steps of D_lambda,
 D_s and Khan's D_lambda_K (QNR and HQNR are built from them in :mod:`.catalog`).
 
-The formulas' home, split as chunk statistics and finalize steps that the in-memory entry points
-(:mod:`pansharp_iqa.evaluation`, :mod:`.no_reference`) and the tile engine
-(:mod:`pansharp_iqa.tiled.full`) share:
-
-* :func:`fr_block_uiqi`: block UIQIs of a region (band pairs for D_lambda, band vs PAN for D_s);
-* :class:`BlockSums` / :func:`block_sums` / :func:`mean_block_uiqi`: their per-family sums and
-  the mean over blocks under the constant-block policy;
-* :func:`d_lambda_from_means`, :func:`d_s_from_means`: the distortions from the block means;
-* :func:`khan_filtered`, :func:`khan_q2n_sums` and :func:`d_lambda_k_from_sums`: D_lambda_K.
-
-A protocol decides the reference terms (``low_res_terms``: the EXP-upsampled MS on the same
-blocks, or the MS itself on ``block/ratio`` blocks) and D_s's low-pass PAN
-(:func:`pansharp_iqa.indexes.no_reference.pan_low_pass`); nothing here reads a protocol.
+The formulas' home, chunk statistics over band planes (:func:`block_uiqi_sums` summed per family by
+:func:`block_sums`, :func:`khan_q2n_sums`) and finalize steps (:func:`mean_block_uiqi` under the
+constant-block policy, :func:`d_lambda_from_means`, :func:`d_s_from_means`, :func:`d_lambda_k_from_sums`),
+shared by the one full-resolution engine (:mod:`.full_pass`) and :mod:`pansharp_iqa.no_reference`.
+The images they read are the catalogue's (:data:`.catalog.DERIVED`); nothing here reads a protocol.
 
 References
 ----------
@@ -25,23 +17,18 @@ doi:10.1109/TGRS.2009.2029094. Vivone et al., IEEE GRSM 2021 and IEEE TGRS 2015.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Literal
 
 import numpy as np
 
-from ..mtf import filter_planes, mtf_kernel
-from ..resample import interp23tap_planes
-from ..validation import ConstantBlockError, SettingError, ShapeError, as_image
+from ..validation import ConstantBlockError, SettingError, ShapeError
 from .q2n import q2n_strip
 from .strips import StripImage, map_strips, within_unit
 from .uiqi import against_last_uiqi, block_moments, pair_uiqi
 
 __all__ = [
-    "ConstantBlockError", "NanPolicy",
-    "BlockSums", "block_sums", "mean_block_uiqi", "fr_block_uiqi", "d_lambda_from_means",
-    "d_s_from_means", "khan_filtered", "khan_q2n_sums", "d_lambda_k_from_sums", "expanded_ms",
-    "low_res_block", "BLOCK_FAMILIES",
+    "ConstantBlockError", "NanPolicy", "block_sums", "mean_block_uiqi", "block_uiqi_sums", "d_lambda_from_means",
+    "d_s_from_means", "khan_q2n_sums", "d_lambda_k_from_sums", "low_res_block", "BLOCK_FAMILIES",
 ]
 
 NanPolicy = Literal["raise", "omit", "propagate"]
@@ -58,50 +45,27 @@ BLOCK_FAMILIES = {
 # --------------------------------------------------------------------------- block statistics
 
 
-@dataclasses.dataclass
-class BlockSums:
-    """Sums of one family of block UIQIs, per band pair or band (combinable across tiles).
-
-    Attributes
-    ----------
-    total : ndarray, shape (K,)
-        Sum over blocks (NaN if any block is undefined).
-    defined_total : ndarray, shape (K,)
-        Sum over the blocks where the UIQI is defined.
-    defined : ndarray, shape (K,)
-        Number of such blocks.
-    n_blocks : int
-    n_bad : int
-        Blocks where some UIQI of the family is undefined (a constant block, 0/0).
-    """
-
-    total: np.ndarray
-    defined_total: np.ndarray
-    defined: np.ndarray
-    n_blocks: int
-    n_bad: int
-
-
-def block_sums(values: np.ndarray) -> BlockSums:
-    """Sums of block UIQIs ``(n_blocks, K)`` for :func:`mean_block_uiqi`.
+def block_sums(values: np.ndarray) -> np.ndarray:
+    """Sums of block UIQIs ``(n_blocks, K)``, packed in one vector that adds up across chunks:
+    ``[sum (K), sum over defined blocks (K), defined blocks (K), blocks, blocks with an undefined UIQI]``.
 
     Examples
     --------
-    >>> s = block_sums(np.array([[1.0], [np.nan], [0.5]]))
-    >>> (s.defined_total.tolist(), s.defined.tolist(), s.n_blocks, s.n_bad)
-    ([1.5], [2], 3, 1)
+    >>> block_sums(np.array([[1.0], [np.nan], [0.5]])).tolist()
+    [nan, 1.5, 2.0, 3.0, 1.0]
     """
     bad = np.isnan(values)
-    return BlockSums(values.sum(axis=0), np.where(bad, 0.0, values).sum(axis=0), (~bad).sum(axis=0),
-                     int(values.shape[0]), int(bad.any(axis=1).sum()))
+    return np.concatenate([values.sum(axis=0), np.where(bad, 0.0, values).sum(axis=0), (~bad).sum(axis=0),
+                           [values.shape[0], bad.any(axis=1).sum()]]).astype(np.float64)
 
 
-def mean_block_uiqi(sums: BlockSums, *, what: str, nan_policy: str) -> np.ndarray:
+def mean_block_uiqi(sums: np.ndarray, *, what: str, nan_policy: str) -> np.ndarray:
     """Mean block UIQI per band pair/band with the constant-block policy applied.
 
     Parameters
     ----------
-    sums : BlockSums
+    sums : ndarray, shape (3 K + 2,)
+        :func:`block_sums` of the family (added over chunks).
     what : str
         The family, for the message (see :data:`BLOCK_FAMILIES`).
     nan_policy : {"raise", "omit", "propagate"}
@@ -122,13 +86,16 @@ def mean_block_uiqi(sums: BlockSums, *, what: str, nan_policy: str) -> np.ndarra
     >>> mean_block_uiqi(block_sums(np.array([[1.0], [np.nan], [0.5]])), what="D_s", nan_policy="omit")
     array([0.75])
     """
-    if sums.n_bad == 0 or nan_policy == "propagate":
-        return sums.total / sums.n_blocks
+    k = (sums.size - 2) // 3
+    total, defined_total, defined = sums[:k], sums[k : 2 * k], sums[2 * k : 3 * k]
+    n_blocks, n_bad = int(sums[-2]), int(sums[-1])
+    if n_bad == 0 or nan_policy == "propagate":
+        return total / n_blocks
     if nan_policy == "omit":
         with np.errstate(invalid="ignore", divide="ignore"):
-            return sums.defined_total / sums.defined
+            return defined_total / defined
     raise ConstantBlockError(
-        f"{what}: {sums.n_bad} of {sums.n_blocks} blocks are constant (zero variance in both images, "
+        f"{what}: {n_bad} of {n_blocks} blocks are constant (zero variance in both images, "
         "or zero means), where UIQI is 0/0 and the reference toolbox returns NaN. Crop the flat area "
         "(e.g. no-data borders), or pass nan_policy='omit' to average the defined blocks only "
         "(a documented deviation from the toolbox) or nan_policy='propagate' for the toolbox's NaN."
@@ -171,99 +138,52 @@ def low_res_block(block_size: int, ratio: int) -> int:
         raise SettingError(f"block_size={block_size} must be a multiple of ratio={ratio} for the MS-scale blocks")
     return block_size // ratio
 
-def fr_block_uiqi(fus: np.ndarray | StripImage, ms: np.ndarray, pan: np.ndarray | None, exp: StripImage | None,
-                  ratio: int, block_size: int, low_res_terms: str = "exp",
-                  *, low_pan: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Block UIQIs behind D_lambda (band pairs) and, when ``pan`` is given, D_s (band vs PAN).
+def block_uiqi_sums(fused: np.ndarray, pan: np.ndarray | None, low: np.ndarray, low_pan: np.ndarray | None,
+                    block_size: int, ratio: int) -> dict[str, np.ndarray]:
+    """Block UIQIs behind D_lambda (band pairs) and, with the PAN, D_s (band vs PAN), summed per family.
 
     One moment pass per image: the PAN (or its low-pass version) rides along as an extra channel.
+    The reference terms are read at their own scale: the EXP on ``block_size`` blocks, or the MS
+    itself on ``block_size / ratio`` blocks (``low_res_terms="ms"``, the QNR paper).
 
     Parameters
     ----------
-    fus : ndarray (H, W, B) or StripImage
-        Fused image, DN.
-    ms : ndarray, shape (H/ratio, W/ratio, B)
-        Low-resolution MS, DN.
-    pan : ndarray, shape (H, W), or None
-        PAN (D_s only).
-    exp : StripImage or None
-        EXP-upsampled MS (``low_res_terms="exp"``).
-    ratio, block_size : int
-    low_res_terms : {"exp", "ms"}
-        Reference terms: the EXP on ``block_size`` blocks, or the MS on ``block_size/ratio``
-        blocks (the QNR paper).
-    low_pan : ndarray, optional
-        D_s's low-pass PAN (required with ``pan``): at PAN scale for ``"exp"``, at MS scale for
-        ``"ms"`` (:func:`pansharp_iqa.indexes.no_reference.pan_low_pass`).
+    fused, pan : ndarray, shapes (B, H, W) and (1, H, W)
+        Fused band planes and PAN (DN; None: no D_s); H, W multiples of ``block_size``.
+    low, low_pan : ndarray, shapes (B, h, w) and (1, h, w)
+        The reference terms (the EXP-upsampled MS, or the MS) and D_s's low-pass PAN (or None).
+    block_size, ratio : int
 
     Returns
     -------
     dict of str to ndarray
-        ``pairs_high``/``pairs_low`` (n_blocks, B(B-1)/2) and ``pan_high``/``pan_low`` (n_blocks, B).
+        :func:`block_sums` of ``pairs_high``/``pairs_low`` and, with the PAN, ``pan_high``/``pan_low``.
 
     Examples
     --------
-    >>> ms = np.random.default_rng(0).integers(100, 2000, (8, 8, 3)).astype(float)
-    >>> fus = np.kron(ms, np.ones((4, 4, 1)))
-    >>> sorted(fr_block_uiqi(fus, ms, None, expanded_ms(ms, 4, None, fus.shape), 4, 32))
-    ['pairs_high', 'pairs_low']
+    >>> ms = np.random.default_rng(0).integers(100, 2000, (3, 8, 8)).astype(float)
+    >>> fus = np.kron(ms, np.ones((1, 4, 4)))
+    >>> sums = block_uiqi_sums(fus, None, ms, None, 32, 4)
+    >>> sorted(sums), sums["pairs_high"].size
+    (['pairs_high', 'pairs_low'], 11)
     """
-    nb = ms.shape[2]
-    with_pan = pan is not None
-    if with_pan and low_pan is None:
-        raise ValueError("fr_block_uiqi: give the low-pass PAN with the PAN")
-    low: np.ndarray | StripImage
-    if low_res_terms == "ms":
-        low_bs = low_res_block(block_size, ratio)
-        low = ms
-    else:
-        assert exp is not None, "fr_block_uiqi: low_res_terms='exp' needs the EXP"
-        low_bs = block_size
-        low = exp
-    hm, hc = block_moments(fus, block_size, extra=pan)
-    lm, lc = block_moments(low, low_bs, extra=low_pan if with_pan else None)
-    out = {"pairs_high": pair_uiqi(hm, hc, nb), "pairs_low": pair_uiqi(lm, lc, nb)}
-    if with_pan:
-        out["pan_high"] = against_last_uiqi(hm, hc, nb)
-        out["pan_low"] = against_last_uiqi(lm, lc, nb)
-    return out
+    nb = fused.shape[0]
+    low_bs = block_size if low.shape[1:] == fused.shape[1:] else low_res_block(block_size, ratio)
+    hm, hc = block_moments(StripImage(fused, bands_first=True), block_size, extra=None if pan is None else pan[0])
+    lm, lc = block_moments(StripImage(low, bands_first=True), low_bs, extra=None if low_pan is None else low_pan[0])
+    fam = {"pairs_high": pair_uiqi(hm, hc, nb), "pairs_low": pair_uiqi(lm, lc, nb)}
+    if pan is not None:
+        fam["pan_high"], fam["pan_low"] = against_last_uiqi(hm, hc, nb), against_last_uiqi(lm, lc, nb)
+    return {k: block_sums(v) for k, v in fam.items()}
 
 
-def khan_filtered(fused_planes: np.ndarray, gnyq: tuple[float, ...], ratio: int) -> StripImage:
-    """``MTF(fused)``: the fused band planes filtered with the sensor's per-band MTF (D_lambda_K).
-
-    Parameters
-    ----------
-    fused_planes : ndarray, shape (B, H, W), float64
-        The fused image as band planes (DN).
-    gnyq : tuple of float
-        Per-band MS GNyq of the sensor.
-    ratio : int
-
-    Returns
-    -------
-    StripImage
-        Band planes, same size (replicate border, as :func:`pansharp_iqa.mtf_filter`).
-
-    Examples
-    --------
-    >>> khan_filtered(np.ones((2, 8, 8)), (0.3, 0.3), 4).shape
-    (8, 8, 2)
-    """
-    kernels = [mtf_kernel(g, ratio) for g in gnyq]
-    return StripImage(filter_planes(fused_planes, kernels), bands_first=True)
-
-
-def khan_q2n_sums(exp: StripImage, fused_lp: StripImage, block_size: int) -> tuple[float, int]:
+def khan_q2n_sums(exp: np.ndarray, fused_lp: np.ndarray, block_size: int) -> tuple[float, int]:
     """Sum and count of the Q2n block values of ``(EXP, MTF(fused))`` (D_lambda_K's chunk sums).
 
     Parameters
     ----------
-    exp : StripImage
-        The EXP-upsampled MS (DN) of the chunk.
-    fused_lp : StripImage
-        ``MTF(fused)`` of the chunk (:func:`khan_filtered`, or a tile's windowed filter); H, W
-        multiples of ``block_size``.
+    exp, fused_lp : ndarray, shape (B, H, W)
+        The EXP-upsampled MS and ``MTF(fused)`` of the chunk (DN); H, W multiples of ``block_size``.
     block_size : int
 
     Returns
@@ -272,13 +192,12 @@ def khan_q2n_sums(exp: StripImage, fused_lp: StripImage, block_size: int) -> tup
 
     Examples
     --------
-    >>> ms = np.random.default_rng(0).integers(100, 2000, (8, 8, 4)).astype(float)
-    >>> exp = expanded_ms(ms, 4, None, (32, 32, 4))
-    >>> khan_q2n_sums(exp, khan_filtered(np.ascontiguousarray(exp.array), (0.3,) * 4, 4), 32)[1]
-    1
+    >>> exp = np.random.default_rng(0).integers(100, 2000, (4, 64, 32)).astype(float)
+    >>> khan_q2n_sums(exp, exp, 32)
+    (2.0, 2)
     """
-    parts = map_strips(lambda r0, r1: q2n_strip(exp, fused_lp, r0, r1, block_size), exp.shape[0], block_size)
-    blocks = np.concatenate(parts)
+    e, f = StripImage(exp, bands_first=True), StripImage(fused_lp, bands_first=True)
+    blocks = np.concatenate(map_strips(lambda r0, r1: q2n_strip(e, f, r0, r1, block_size), exp.shape[1], block_size))
     return float(blocks.sum()), int(blocks.size)
 
 
@@ -291,20 +210,3 @@ def d_lambda_k_from_sums(q2n_sum: float, q2n_count: int) -> float:
     0.1
     """
     return 1.0 - within_unit(float(q2n_sum / q2n_count))
-
-def expanded_ms(ms_arr: np.ndarray, ratio: int, ms_exp: object, shape: tuple[int, ...]) -> StripImage:
-    """The EXP-upsampled MS: ``interp23tap(ms, ratio)`` (kept as band planes), or the caller's
-    precomputed one, checked against the fused image's shape.
-
-    Examples
-    --------
-    >>> expanded_ms(np.ones((8, 8, 2)), 4, None, (32, 32, 2)).shape
-    (32, 32, 2)
-    """
-    if ms_exp is None:
-        return StripImage(interp23tap_planes(np.moveaxis(ms_arr, 2, 0), ratio), bands_first=True)
-    exp = as_image("ms_exp", ms_exp)
-    if exp.shape != tuple(shape):
-        raise ShapeError(f"ms_exp {exp.shape} must have the fused image's shape {tuple(shape)}")
-    return StripImage(exp)
-

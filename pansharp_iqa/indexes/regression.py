@@ -36,9 +36,10 @@ import dataclasses
 
 import numpy as np
 
+from ..mtf import filter_planes, mtf_kernel
 from ..resample import imresize
 from ..validation import SettingError, ShapeError, as_image, check_block_size, check_multiple_of, image_and_pan
-from .full_resolution import d_lambda_k_from_sums, khan_filtered
+from .full_resolution import d_lambda_k_from_sums
 from .q2n import q2n_strip
 from .strips import StripImage, map_strips
 from .uiqi import against_last_uiqi, block_moments, pair_uiqi
@@ -300,7 +301,7 @@ def khan_q2n_map(exp: StripImage, fused_lp: StripImage, block_size: int) -> np.n
     exp : StripImage
         The EXP-upsampled MS, DN.
     fused_lp : StripImage
-        ``MTF(fused)`` (:func:`pansharp_iqa.indexes.full_resolution.khan_filtered`); H, W multiples
+        ``MTF(fused)`` (the catalogue's ``mtf_fused``); H, W multiples
         of ``block_size``.
     block_size : int
 
@@ -374,7 +375,8 @@ def _d_lambda_f(fused: object, ms_exp: object, gnyq: tuple[float, ...], ratio: i
         raise ShapeError(f"gnyq has {len(gnyq)} values for {img.shape[2]} bands")
     check_multiple_of("fused", img.shape, bs, why="D_lambda_F's blocks")
     planes = np.ascontiguousarray(np.moveaxis(img, 2, 0))
-    q = khan_q2n_map(StripImage(exp), khan_filtered(planes, tuple(gnyq), ratio), bs)
+    q = khan_q2n_map(StripImage(exp), StripImage(filter_planes(planes, [mtf_kernel(g, ratio) for g in gnyq]),
+                                                  bands_first=True), bs)
     return d_lambda_k_from_sums(float(q.sum()), int(q.size)), 1.0 - q
 
 

@@ -1,9 +1,9 @@
 """Per-tile partial results and their deterministic, exact reduction.
 
-A tile returns a :class:`Partial`: named vectors of sums (e.g. per-band sums of a UIQI map, of
-squared errors, of block UIQIs) and named maxima (for the whole-image range checks). Partials are
-combined in tile order with :func:`math.fsum` (correctly rounded sums), so the reduction does not
-depend on the order in which tiles finish, on the executor, or on the number of workers.
+A tile returns a :class:`Partial`: named vectors of sums (each statistic's fields, :func:`add_fields`)
+and named maxima (for the whole-image range checks). Partials are combined in tile order with
+:func:`math.fsum` (correctly rounded sums), so the reduction does not depend on the order in which
+tiles finish, on the executor, or on the number of workers; :func:`sums_of` returns the statistics' fields.
 """
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Partial", "combine"]
+from ..indexes.catalog import Statistic
+
+__all__ = ["Partial", "combine", "add_fields", "sums_of"]
 
 
 @dataclasses.dataclass
@@ -57,4 +60,23 @@ def combine(partials: Sequence[Partial]) -> Partial:
         for k, m in p.maxima.items():
             out.maximum(k, m)
         out.pixels += p.pixels
+    return out
+
+
+def add_fields(out: Partial, stat: Statistic, fields: dict[str, Any]) -> None:
+    """Store a statistic's fields in a tile's partial result (``"<statistic>:<field>"`` vectors)."""
+    for key, value in fields.items():
+        out.add(f"{stat.name}:{key}", value)
+
+
+def sums_of(total: Partial, statistics: Sequence[Statistic]) -> dict[str, dict[str, Any]]:
+    """The combined tile sums as each statistic's merged fields (those no tile contributed: ``reduce([])``)."""
+    out = {}
+    for stat in statistics:
+        keys = [f"{stat.name}:{k}" for k in stat.fields]
+        if all(k in total.sums for k in keys):
+            out[stat.name] = {f: float(total.sums[k][0]) if f in stat.scalars else total.sums[k]
+                              for f, k in zip(stat.fields, keys, strict=True)}
+        else:
+            out[stat.name] = stat.reduce([])
     return out

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..indexes import catalog
-from ..indexes.full_resolution import low_res_block
 from ..indexes.strips import check_block_fits
 from ..io.declared import scene_names
 from ..io.inputs import check_image_path, check_path_grid
@@ -27,17 +26,16 @@ from ..settings import FullSettings, ReducedSettings, full_settings, protocol_ca
 from ..validation import (
     SettingError,
     ShapeError,
-    check_multiple_of,
     check_not_masked,
     check_pan_ratio,
     check_same_shape,
 )
-from .accumulate import Partial
+from .accumulate import Partial, sums_of
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
-from .full import FullContext, full_tile, full_values
+from .full import FullContext, full_tile
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
-from .reduced import TILE_SUPPORTS, ReducedContext, reduced_sums_of, reduced_tile
+from .reduced import TILE_SUPPORTS, ReducedContext, reduced_tile
 
 __all__ = ["evaluate_reduced_tiled", "evaluate_full_tiled", "evaluate_tiled", "job", "reduced_job", "full_job"]
 
@@ -88,7 +86,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("reference", ref))})
-        values = catalog.finalize(settings.indexes, reduced_sums_of(total, ctx.statistics),
+        values = catalog.finalize(settings.indexes, sums_of(total, ctx.statistics),
                                   catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb))
         card = settings.card(
             image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
@@ -120,21 +118,20 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
                  ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
     proto, ratio = settings.protocol, settings.ratio
     bs = proto.block_size
-    check_multiple_of("fused", fus.shape, bs, why="the toolbox's block-wise QNR indexes require it")
     nb = fus.shape[2]
     if nb < 2:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    if proto.low_res_terms == "ms":
-        low_res_block(bs, ratio)
-    ctx = FullContext(fus, ms_src, pan_src, settings, ms_gnyq,
-                      settings.pan_gnyq() if proto.d_s_uses_sensor else None, fus.shape[:2])
+    chunk = settings.chunk_context(ms_gnyq, fus.shape)
+    ctx = FullContext({"fused": fus, "ms": ms_src, "pan": pan_src}, settings, chunk, fus.shape[:2])
     tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
     tiles = plan_tiles(*fus.shape[:2], tile)
     sources = [fus, ms_src, pan_src]
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("ms", ms_src), ("pan", pan_src))})
-        values = full_values(total, nb, settings)
+        values = catalog.finalize(settings.indexes, sums_of(total, catalog.statistics_for(settings.indexes)),
+                                  catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb,
+                                                          nan_policy=settings.nan_policy))
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
         return {**values, "protocol": card}

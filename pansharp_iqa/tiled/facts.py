@@ -32,14 +32,14 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
     c = np.asarray(cols)[np.asarray(cols) % step == 0]
     bands = int(source.shape[2])
     if r.size and c.size:
-        count, total, total_sq, lo, hi, nonint = grid_band_sums(patch.take(r, c))
+        count, total, total_sq, lo, hi, nonint = grid_band_sums(np.moveaxis(patch.take(r, c), 0, 2))
     else:
         count, total, total_sq, lo, hi, nonint = grid_band_sums(np.zeros((0, 0, bands)))
     out.add(name + "_grid", np.concatenate([[count], total, total_sq, nonint]))
     nodata = source.declared.geo.nodata
     if nodata is not None and not np.isnan(nodata):  # in the units the windows give (declared, scaled, reordered)
         value = source.declared.values(np.full((1, 1, bands), nodata))[:, :, list(source.band_index or range(bands))]
-        out.add(name + "_nodata", [np.count_nonzero(patch.take(rows, cols) == value * patch.scale)])
+        out.add(name + "_nodata", [np.count_nonzero(patch.take(rows, cols) == value.reshape(bands, 1, 1) * patch.scale)])
     for b in range(bands):
         out.maximum(f"{name}_gridmax{b}", hi[b])
         out.maximum(f"{name}_gridnegmin{b}", -lo[b])

@@ -2,8 +2,8 @@
 
 A tile asks for sets of global row and column positions (produced by the border maps of
 :mod:`pansharp_iqa.borders`); :func:`fetch` reads each run of consecutive positions once,
-converts to float64 with the in-memory validation (finite values), applies the scale, and returns a
-:class:`Patch` that answers ``take(rows, cols)`` for any positions inside it.
+converts to float64 band planes, refuses NaN/Inf with the in-memory message, applies the scale, and
+returns a :class:`Patch` that answers ``take(rows, cols)`` for any positions inside it.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import numpy as np
 
 from ..borders import consecutive_runs
 from ..io.windows import Source
-from ..validation import as_image
+from ..validation import raise_non_finite
 
 __all__ = ["Patch", "fetch"]
 
 
 @dataclasses.dataclass
 class Patch:
-    """Float64 pixels of a source at a sorted set of global rows and columns."""
+    """Float64 band planes ``(B, rows, cols)`` of a source at a sorted set of global rows and columns."""
 
     rows: np.ndarray
     cols: np.ndarray
@@ -30,7 +30,8 @@ class Patch:
     scale: float = 1.0  #: the multiplier the data were read with
 
     def take(self, row_idx: np.ndarray, col_idx: np.ndarray) -> np.ndarray:
-        """Pixels at global positions; ``-1`` positions (zero padding) read as 0."""
+        """(B, h, w) planes at global positions; ``-1`` positions (zero padding) read as 0. Consecutive
+        positions give a view (do not modify), others a copy."""
         ri = np.asarray(row_idx, dtype=np.int64)
         ci = np.asarray(col_idx, dtype=np.int64)
         pr = np.searchsorted(self.rows, ri)
@@ -41,12 +42,10 @@ class Patch:
         if not (np.array_equal(self.rows[pr[~zr]], ri[~zr]) and np.array_equal(self.cols[pc[~zc]], ci[~zc])):
             raise AssertionError("tile patch does not hold a requested pixel (halo planning error)")
         if (np.all(np.diff(pr) == 1) and np.all(np.diff(pc) == 1)) and not (zr.any() or zc.any()):
-            return self.data[pr[0] : pr[-1] + 1, pc[0] : pc[-1] + 1].copy()
-        out = self.data[pr][:, pc]
-        if zr.any():
-            out[zr] = 0.0
-        if zc.any():
-            out[:, zc] = 0.0
+            return self.data[:, pr[0] : pr[-1] + 1, pc[0] : pc[-1] + 1]
+        out = self.data[:, pr][:, :, pc]
+        out[:, zr] = 0.0
+        out[:, :, zc] = 0.0
         return out
 
 
@@ -63,20 +62,25 @@ def fetch(
     *,
     scale: float = 1.0,
 ) -> tuple[Patch, dict[str, float]]:
-    """Read the union of the requested positions (product of rows and columns) from a source."""
+    """Read the union of the requested positions (product of rows and columns) from a source as float64 band
+    planes (the stored values converted in one pass), refusing NaN/Inf."""
     rows = _union(row_sets)
     cols = _union(col_sets)
-    data = np.empty((rows.size, cols.size, source.shape[2]), dtype=np.float64)
-    pos_r = 0
+    data = np.empty((source.shape[2], rows.size, cols.size))
+    pos_r, extremes = 0, []
     for r0, r1 in consecutive_runs(rows):
         pos_c = 0
         for c0, c1 in consecutive_runs(cols):
-            block = as_image(source.name, source.read(r0, r1, c0, c1))
-            data[pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = block
+            block = source.read(r0, r1, c0, c1)
+            data[:, pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = np.moveaxis(block, 2, 0)
+            extremes += [float(block.min()), float(block.max())]  # in the stored type: fewer bytes
             pos_c += c1 - c0
         pos_r += r1 - r0
+    if not np.issubdtype(source.dtype, np.integer) and not np.isfinite(extremes).all():
+        raise_non_finite(source.name, int(data.size - np.count_nonzero(np.isfinite(data))))
     if scale != 1.0:
         data *= scale
-    top, bottom = float(data.max()), float(data.min())
+    top, bottom = (max(extremes) * scale, min(extremes) * scale) if extremes else (-np.inf, np.inf)
+    top, bottom = (bottom, top) if scale < 0 else (top, bottom)
     stats = {"min": bottom, "max": top, "maxabs": max(top, -bottom)}
     return Patch(rows, cols, data, scale), stats

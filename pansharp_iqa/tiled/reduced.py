@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Set as AbstractSet
-from typing import Any
 
 import numpy as np
 
@@ -29,12 +28,12 @@ from ..indexes.catalog import ChunkContext, Statistic, statistics_for
 from ..indexes.strips import StripImage
 from ..io.windows import Source
 from ..settings import ReducedSettings
-from .accumulate import Partial
+from .accumulate import Partial, add_fields
 from .facts import add_facts
 from .patch import fetch
 from .plan import Tile
 
-__all__ = ["ReducedContext", "reduced_tile", "reduced_sums_of", "TILE_SUPPORTS"]
+__all__ = ["ReducedContext", "reduced_tile", "TILE_SUPPORTS"]
 
 #: The chunk supports a tile provides (see :data:`pansharp_iqa.indexes.catalog.SUPPORTS`).
 TILE_SUPPORTS = ("pixels", "windows", "blocks", "sobel")
@@ -106,10 +105,6 @@ def _g(idx: np.ndarray, lead: int) -> np.ndarray:
     return np.where(idx >= 0, idx + lead, -1)
 
 
-def _planes(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a.transpose(2, 0, 1))
-
-
 def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     """Partial sums of one tile (see the module docstring), from the catalogue's chunk functions."""
     h, w = ctx.cut_shape
@@ -137,40 +132,14 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
         if rn[key] is None or cn[key] is None:
             continue
         ri, ci = _g(rn[key], ctx.lead), _g(cn[key], ctx.lead)  # type: ignore[arg-type]
-        ref, fus = ref_p.take(ri, ci), fus_p.take(ri, ci)
+        ref, fus = ref_p.take(ri, ci), fus_p.take(ri, ci)  # band planes
         # blocks: the tile's rows/columns plus the mirror at the image's end, read as images
-        view = (StripImage(ref), StripImage(fus), 0, ref.shape[0]) if key == "blocks" else (_planes(ref), _planes(fus))
+        view = ((StripImage(ref, bands_first=True), StripImage(fus, bands_first=True), 0, ref.shape[1])
+                if key == "blocks" else (np.ascontiguousarray(ref), np.ascontiguousarray(fus)))
         del ref, fus
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             for stat in stats:
                 if stat.support == key:
                     add_fields(out, stat, stat.reduce([stat.chunk(*view, chunk_ctx)]))  # type: ignore[misc]
         del view
-    return out
-
-
-def add_fields(out: Partial, stat: Statistic, fields: dict[str, Any]) -> None:
-    """Store a statistic's fields in a tile's partial result (``"<statistic>:<field>"`` vectors)."""
-    for key, value in fields.items():
-        out.add(f"{stat.name}:{key}", value)
-
-
-def fields_of(total: Partial, stat: Statistic) -> dict[str, Any] | None:
-    """A statistic's merged fields from combined partials (None when no tile contributed)."""
-    keys = [f"{stat.name}:{k}" for k in stat.fields]
-    if not all(k in total.sums for k in keys):
-        return None
-    out: dict[str, Any] = {}
-    for field, key in zip(stat.fields, keys, strict=True):
-        v = total.sums[key]
-        out[field] = float(v[0]) if field in stat.scalars else v
-    return out
-
-
-def reduced_sums_of(total: Partial, statistics: tuple[Statistic, ...]) -> dict[str, dict[str, Any]]:
-    """The combined tile sums as the strip pass's statistic fields (one finalize for both)."""
-    out = {}
-    for stat in statistics:
-        fields = fields_of(total, stat)
-        out[stat.name] = fields if fields is not None else stat.reduce([])
     return out

@@ -44,7 +44,6 @@ from ..io.windows import Source
 from ..mtf import filter_replicate
 from ..reprojected.coregistration import shifts_from_correlations
 from ..reprojected.correlation import SXX_FLOOR, box_sum, centre_and_energy, clip_sums, one_minus_rho_sum, rho_from_sums
-from ..reprojected.inputs import band_planes
 from ..reprojected.kernels import KERNEL_SIZE
 from ..settings import FullSettings
 from .accumulate import Partial
@@ -126,10 +125,10 @@ def coreg_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
 
     k = KERNEL_HALO
     nr, nc = kb - ka, lb - la
-    pan_lp = filter_replicate(pan_p.take(prow, pcol)[:, :, 0], ctx.kernels[:, :, 0])
+    pan_lp = filter_replicate(pan_p.take(prow, pcol)[0], ctx.kernels[:, :, 0])
     pan_lp = pan_lp[k : k + nr * r, k : k + nc * r]  # PAN rows [ka*r, kb*r)
 
-    xs = np.ascontiguousarray(np.moveaxis(ms_p.take(rows_k, cols_l), -1, 0))  # (B, nr, nc)
+    xs = np.ascontiguousarray(ms_p.take(rows_k, cols_l))  # (B, nr, nc)
     own = (slice(None), slice(a - ka, b - ka), slice(c - la, d - la))
     xc, sxx = centre_and_energy(xs, hw)
     out.maximum("coreg_sxx_max", float(sxx[own].max()))
@@ -219,20 +218,20 @@ def reprojected_at(ctx: ReprojectedContext, fus: Patch, rows: np.ndarray, cols: 
     k = KERNEL_HALO
     shifts = ctx.shifts
     assert shifts is not None
-    data = np.empty((rows.size, cols.size, ctx.n_bands))
+    data = np.empty((ctx.n_bands, rows.size, cols.size))
     pos_r = 0
     for r0, r1 in consecutive_runs(rows):
         pr = kernel_support(r0, r1, r, big_h)
         pos_c = 0
         for c0, c1 in consecutive_runs(cols):
             pc = kernel_support(c0, c1, r, big_w)
-            planes = band_planes(fus.take(pr, pc))
+            planes = fus.take(pr, pc)
             dst = np.empty(planes.shape[1:])
             for band in range(ctx.n_bands):
                 filt = filter_replicate(planes[band], ctx.kernels[:, :, band], out=dst)
                 sr, sc = shifts[band]
                 dec = filt[k + sr :: r, k + sc :: r][: r1 - r0, : c1 - c0]
-                data[pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0, band] = dec
+                data[band, pos_r : pos_r + r1 - r0, pos_c : pos_c + c1 - c0] = dec
             pos_c += c1 - c0
         pos_r += r1 - r0
     return Patch(rows, cols, data)
@@ -248,13 +247,13 @@ def _d_rho_sums(ctx: ReprojectedContext, fus: Patch, pan: Patch, tile: Tile, out
     rows, cols = np.arange(wr0, wr1), np.arange(wc0, wc1)
     own = (slice(None), slice(r0 - wr0, r1 - wr0), slice(c0 - wc0, c1 - wc0))
     area = float(4 * hw * hw)
-    y = np.ascontiguousarray(pan.take(rows, cols)[:, :, 0])[None]
+    y = np.ascontiguousarray(pan.take(rows, cols))
     yc, syy = centre_and_energy(y, hw)
     out.maximum("drho_syy_max", float(syy[own].max()))
     tops = ctx.drho_tops
     clip_sums(syy, math.inf if tops is None else tops[1])
     syy_own = np.ascontiguousarray(syy[own])
-    planes = band_planes(fus.take(rows, cols))
+    planes = np.ascontiguousarray(fus.take(rows, cols))
     sums = np.empty(ctx.n_bands)
     for band in range(ctx.n_bands):
         xb = planes[band : band + 1]
@@ -296,7 +295,7 @@ def index_tile(ctx: ReprojectedContext, tile: Tile) -> Partial:
     padded = prow.q2n_padded
 
     def planes(patch: Patch, rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
-        return band_planes(patch.take(rr, cc))
+        return np.ascontiguousarray(patch.take(rr, cc))
 
     # R-Q2n: the tile's blocks (the MS is the reference)
     mq, xq = planes(ms_p, prow.q2n, pcol.q2n), planes(x_p, prow.q2n, pcol.q2n)

@@ -201,7 +201,7 @@ def test_torch_implementations_are_the_declared_backends():
     defined = {k.removeprefix("stat_") for k in vars(torch_backend) if k.startswith("stat_")}
     assert declared == defined
     assert all(set(s.backends) <= set(catalog.BACKENDS) for s in catalog.STATISTICS.values())
-    assert all(set(s.derived) <= set(catalog.DERIVED) for s in catalog.STATISTICS.values())
+    assert all(set(s.reads) <= {*catalog.DERIVED, *catalog.ROLE_SCALES} for s in catalog.STATISTICS.values())
 
 
 def _host_only(monkeypatch, name):
@@ -237,24 +237,46 @@ def test_a_full_resolution_statistic_without_a_torch_backend_is_one_line(demo, m
                                                         bits=11)["QNR"], rel=1e-10)
 
 
-@pytest.mark.parametrize(("names", "low_res_terms", "want"), [
-    (["D_lambda"], "exp", {"exp", "low_pan"}),
-    (["QNR"], "ms", {"low_pan"}),
-    (["D_lambda_K"], "ms", {"exp", "mtf_fused"}),
-    (["HQNR"], "ms", {"exp", "mtf_fused", "low_pan"}),
-    (["SAM"], "exp", set()),
+@pytest.mark.parametrize(("names", "protocol", "given", "want"), [
+    (["D_lambda"], "toolbox2020", False, {"exp", "pan_lr", "pan_lr_exp"}),
+    (["D_s"], "toolbox2015", False, {"exp", "pan_mtf"}),
+    (["QNR"], "qnr-paper", False, {"pan_lr"}),
+    (["D_lambda_K"], "qnr-paper", False, {"exp", "mtf_fused"}),
+    (["HQNR"], "qnr-paper", False, {"exp", "pan_lr", "mtf_fused"}),
+    (["HQNR"], "toolbox2020", True, {"pan_lr", "pan_lr_exp", "mtf_fused"}),  # the upsampled MS given
 ])
-def test_derived_images_follow_the_declarations(names, low_res_terms, want):
-    assert catalog.derived_images(names, low_res_terms) == want
+def test_the_engine_computes_the_derived_images_the_declarations_name(demo, monkeypatch, names, protocol, given, want):
+    import dataclasses
+
+    computed = set()
+    for name, d in catalog.DERIVED.items():
+        if d.compute is not None:
+            monkeypatch.setitem(catalog.DERIVED, name, dataclasses.replace(
+                d, compute=lambda x, c, n=name, f=d.compute: computed.add(n) or f(x, c)))
+    exp = {"ms_exp": pi.interp23tap(demo["ms"], 4)} if given else {}
+    pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], sensor="QB", protocol=protocol, indexes=names, **exp)
+    assert computed == want
+    assert catalog.image_of("low_pan", pi.get_protocol(protocol)) in {*catalog.DERIVED, *catalog.ROLE_SCALES}
+    computed.clear()  # D_lambda without a PAN: its band pairs only (no low-pass PAN)
+    pi.d_lambda(demo["fr"], demo["ms"], ratio=4, protocol=protocol)
+    assert computed == ({"exp"} if pi.get_protocol(protocol).low_res_terms == "exp" else set())
+
+
+def test_every_derived_image_is_declared_once_with_its_sources_first():
+    order = list(catalog.DERIVED)
+    for name, d in catalog.DERIVED.items():
+        if d.choice is not None:  # an alias: every option is an image
+            assert d.compute is None and set(d.options.values()) <= {*catalog.DERIVED, *catalog.ROLE_SCALES}, name
+            continue
+        assert d.source in catalog.ROLE_SCALES or order.index(d.source) < order.index(name), name
+        assert d.scale in ("pan", "ms") and d.compute is not None and d.halo(4) >= 0, name
 
 
 def test_the_engines_compute_the_exp_only_where_declared(demo, monkeypatch):
     """qnr-paper compares with the MS itself: its QNR needs no EXP; its HQNR does."""
-    import pansharp_iqa.evaluation as ev
-
     calls = []
-    real = ev.expanded_ms
-    monkeypatch.setattr(ev, "expanded_ms", lambda *a: calls.append(1) or real(*a))
+    real = catalog.interp23tap_planes
+    monkeypatch.setattr(catalog, "interp23tap_planes", lambda *a: calls.append(1) or real(*a))
     kw = dict(sensor="none", ratio=4, bits=11, protocol="qnr-paper")
     pi.evaluate_full(demo["fr"], demo["ms"], demo["pan"], indexes=["QNR"], **kw)
     assert calls == []

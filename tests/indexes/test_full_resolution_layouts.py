@@ -73,7 +73,7 @@ def test_full_resolution_reads_any_memory_layout(scene, layout):
 
 
 def test_qnr_paper_distortions_never_compute_the_exp(scene, monkeypatch):
-    import pansharp_iqa.indexes.full_resolution as fr
+    from pansharp_iqa.indexes import catalog
 
     fused, ms, pan = scene
     expected = {f: f(fused, ms, pan, ratio=4, protocol="qnr-paper") for f in (pi.d_s, pi.qnr)}
@@ -82,7 +82,7 @@ def test_qnr_paper_distortions_never_compute_the_exp(scene, monkeypatch):
     def no_exp(*args, **kwargs):
         raise AssertionError("interp23tap ran")
 
-    monkeypatch.setattr(fr, "interp23tap_planes", no_exp)
+    monkeypatch.setattr(catalog, "interp23tap_planes", no_exp)
     assert pi.d_lambda(fused, ms, ratio=4, protocol="qnr-paper") == expected[pi.d_lambda]
     for f in (pi.d_s, pi.qnr):
         assert f(fused, ms, pan, ratio=4, protocol="qnr-paper") == expected[f]

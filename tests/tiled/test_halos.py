@@ -1,16 +1,21 @@
-"""Windowed operators with halos equal the whole-image operators on every tile."""
+"""Windows of every declared derived image, computed from their halos, equal the whole-image images."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from pansharp_iqa import get_protocol, interp23tap
 from pansharp_iqa.borders import border_index, consecutive_runs
+from pansharp_iqa.indexes.catalog import DERIVED, ChunkContext
+from pansharp_iqa.indexes.full_pass import Scene, scale_of
 from pansharp_iqa.io.windows import ArraySource
 from pansharp_iqa.mtf import mtf_filter
-from pansharp_iqa.resample import imresize, interp23tap
-from pansharp_iqa.tiled.halos import exp_window, imresize_at, imresize_support, mtf_support, mtf_window
+from pansharp_iqa.resample import imresize
+from pansharp_iqa.tiled.halos import exp_window
 from pansharp_iqa.tiled.patch import Patch, fetch
+
+COMPUTED = [n for n, d in DERIVED.items() if d.choice is None]
 
 
 def test_border_maps_match_numpy_padding():
@@ -28,58 +33,76 @@ def test_consecutive_runs():
     assert consecutive_runs(np.array([3])) == [(3, 4)]
 
 
-def _whole_patch(img: np.ndarray) -> Patch:
-    patch, _ = fetch(ArraySource(img, "x"), [np.arange(img.shape[0])], [np.arange(img.shape[1])])
-    return patch
+def _inputs(shape, ratio, bands=2, seed=0):
+    rng = np.random.default_rng(seed)
+    h, w = shape
+    return {"fused": rng.uniform(0, 2000, (bands, h, w)), "pan": rng.uniform(0, 2000, (1, h, w)),
+            "ms": rng.uniform(0, 2000, (bands, h // ratio, w // ratio))}
 
 
-def _tiles(n: int, step: int):
-    return [(a, min(a + step, n)) for a in range(0, n, step)]
+def _ctx(ratio):
+    return ChunkContext(ratio=ratio, protocol=get_protocol("toolbox2015"), ms_gnyq=(0.3, 0.25), pan_gnyq=0.15)
 
 
-@pytest.mark.parametrize("ratio,shape_lr,step", [(2, (24, 20), 4), (4, (16, 24), 8), (8, (12, 8), 4), (4, (5, 7), 1)])
-def test_exp_window_equals_interp23tap(ratio, shape_lr, step):
-    rng = np.random.default_rng(ratio)
-    low = rng.uniform(0, 2000, size=shape_lr + (2,))
-    whole = interp23tap(low, ratio)
-    patch = _whole_patch(low)
-    for rows in _tiles(shape_lr[0], step):
-        for cols in _tiles(shape_lr[1], step):
-            got = exp_window(patch.take, rows, cols, shape_lr, ratio)
-            want = whole[rows[0] * ratio : rows[1] * ratio, cols[0] * ratio : cols[1] * ratio]
-            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-10)
+@pytest.mark.parametrize("name", COMPUTED)
+@pytest.mark.parametrize(("ratio", "shape", "step"), [(2, (48, 40), 8), (4, (64, 96), 16), (8, (64, 64), 16),
+                                                      (4, (20, 28), 4)])
+def test_windows_of_every_derived_image_equal_the_whole_image(name, ratio, shape, step):
+    # tiles smaller than the halos too: the windows' border positions wrap or mirror more than once
+    planes = _inputs(shape, ratio)
+    scene = Scene.of(planes, _ctx(ratio))
+    whole = scene.window(name, *scene.positions(name, (0, shape[0]), (0, shape[1])))
+    for r0 in range(0, shape[0], step):
+        for c0 in range(0, shape[1], step):
+            rows, cols = (r0, min(r0 + step, shape[0])), (c0, min(c0 + step, shape[1]))
+            at = scene.positions(name, rows, cols)
+            np.testing.assert_allclose(scene.window(name, *at), whole[:, at[0]][:, :, at[1]], rtol=1e-12, atol=1e-9,
+                                       err_msg=f"{name} rows {rows} cols {cols}")
+            needs: dict[str, list[np.ndarray]] = {}
+            scene.support(name, at[0], 0, needs)  # what a tile reads: inside the image, at the inputs' scales
+            assert all(0 <= p.min() and p.max() < scene._length(role, 0) for role, ps in needs.items() for p in ps)
 
 
-@pytest.mark.parametrize("ratio,shape", [(2, (40, 36)), (4, (64, 48)), (8, (64, 64))])
-def test_imresize_at_equals_imresize(ratio, shape):
-    rng = np.random.default_rng(ratio)
-    img = rng.uniform(0, 2000, size=shape + (1,))
-    whole = imresize(img[:, :, 0], 1.0 / ratio)
-    patch = _whole_patch(img)
-    n_lr = (shape[0] // ratio, shape[1] // ratio)
-    rows = border_index(np.arange(-3, 3), n_lr[0], "wrap")  # runs at both edges, as the EXP support of a corner tile
-    cols = np.arange(1, n_lr[1] - 1)
-    got = imresize_at(patch, rows, cols, shape, ratio)[:, :, 0]
-    np.testing.assert_allclose(got, whole[rows][:, cols], rtol=1e-13, atol=1e-10)
-    assert set(imresize_support(rows, shape[0], ratio)) <= set(range(shape[0]))
+def test_whole_images_are_the_operators_themselves():
+    ratio, shape = 4, (64, 96)
+    planes = _inputs(shape, ratio)
+    scene = Scene.of(planes, _ctx(ratio))
+    hwb = {k: np.moveaxis(v, 0, 2) for k, v in planes.items()}
+    want = {"exp": interp23tap(hwb["ms"], ratio), "pan_lr": imresize(hwb["pan"], 1 / ratio),
+            "pan_lr_exp": interp23tap(imresize(hwb["pan"], 1 / ratio), ratio),
+            "pan_mtf": mtf_filter(hwb["pan"], 0.15, ratio, sigma_form="2015"),
+            "mtf_fused": mtf_filter(hwb["fused"], [0.3, 0.25], ratio)}
+    assert set(want) == set(COMPUTED)
+    for name, image in want.items():
+        got = scene.window(name, *scene.positions(name, (0, shape[0]), (0, shape[1])))
+        assert got.shape[1:] == image.shape[:2] and scale_of(name) == ("ms" if got.shape[1] < shape[0] else "pan")
+        np.testing.assert_array_equal(np.moveaxis(got, 0, 2), image, err_msg=name)
 
 
-def test_mtf_window_equals_mtf_filter():
-    rng = np.random.default_rng(0)
-    img = rng.uniform(0, 2000, size=(70, 90, 2))
-    whole = mtf_filter(img, [0.3, 0.25], 4)
-    for rows in _tiles(70, 32):
-        for cols in _tiles(90, 32):
-            patch, _ = fetch(ArraySource(img, "x"), [mtf_support(*rows, 70)], [mtf_support(*cols, 90)])
-            got = mtf_window(patch, rows, cols, (70, 90), [0.3, 0.25], 4)
-            np.testing.assert_allclose(got, whole[rows[0] : rows[1], cols[0] : cols[1]], rtol=1e-12, atol=1e-9)
+def test_exp_window_of_a_crop():
+    rng = np.random.default_rng(1)
+    low = rng.uniform(0, 2000, size=(16, 24, 2))
+    whole = interp23tap(low, 4)
+    for rows, cols in (((0, 3), (5, 24)), ((7, 16), (0, 24)), ((4, 9), (20, 24))):
+        got = exp_window(lambda r, c: low[r][:, c], rows, cols, low.shape[:2], 4)
+        np.testing.assert_array_equal(got, whole[rows[0] * 4 : rows[1] * 4, cols[0] * 4 : cols[1] * 4])
 
 
 def test_patch_take_zero_padding_and_missing_pixels():
     img = np.arange(30.0).reshape(5, 6, 1)
     patch, stats = fetch(ArraySource(img, "x"), [np.array([1, 2, 4])], [np.array([0, 5])], scale=2.0)
     assert stats == {"min": 12.0, "max": 58.0, "maxabs": 58.0}  # rows 1, 2, 4 x cols 0, 5, scaled by 2
-    got = patch.take(np.array([-1, 2, 4]), np.array([5, -1]))[:, :, 0]
-    np.testing.assert_array_equal(got, [[0, 0], [2 * 17, 0], [2 * 29, 0]])
+    got = patch.take(np.array([-1, 2, 4]), np.array([5, -1]))
+    np.testing.assert_array_equal(got[0], [[0, 0], [2 * 17, 0], [2 * 29, 0]])
     with pytest.raises(AssertionError, match="halo planning"):
         patch.take(np.array([3]), np.array([0]))
+
+
+def test_a_patch_reads_each_window_once_and_refuses_non_finite_values():
+    img = np.arange(60.0).reshape(6, 10, 1)
+    patch, _ = fetch(ArraySource(img, "x"), [np.arange(2, 5)], [np.arange(1, 9)])
+    assert isinstance(patch, Patch) and patch.data.shape == (1, 3, 8)
+    np.testing.assert_array_equal(patch.take(np.arange(2, 5), np.arange(1, 9))[0], img[2:5, 1:9, 0])
+    img[3, 4] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        fetch(ArraySource(img, "x"), [np.arange(2, 5)], [np.arange(1, 9)])

@@ -221,7 +221,7 @@ def test_reprojected_pixels_equal_in_memory(scene4, memory4):
         rows, cols = prow.union(), pcol.union()
         fus, _ = fetch(ctx.fused, [kernel_support(a, b, 4, big_h) for a, b in consecutive_runs(rows)],
                        [kernel_support(a, b, 4, big_w) for a, b in consecutive_runs(cols)])
-        x = reprojected_at(ctx, fus, rows, cols).data
+        x = np.moveaxis(reprojected_at(ctx, fus, rows, cols).data, 0, 2)  # band planes
         np.testing.assert_allclose(x, whole[np.ix_(rows, cols)], rtol=1e-13, atol=0)
 
 

@@ -1,0 +1,198 @@
+"""The one full-resolution engine: the catalogue's statistics over one window of a scene.
+
+A :class:`Scene` reads the inputs (``read(role, rows, cols)``: band planes at global positions)
+and computes every image a requested statistic reads from the catalogue's declarations
+(:data:`~.catalog.DERIVED`): a window of a derived image is its operator applied to the window of
+its source widened by the declared halo, whose positions beyond the image follow the declared
+border rule (:func:`pansharp_iqa.borders.border_index`), so the kept part equals the whole-image
+result. :meth:`Scene.sums` hands each statistic (``Statistic.chunk``) the images it reads.
+
+In memory (:mod:`pansharp_iqa.evaluation`, :mod:`pansharp_iqa.no_reference`) the whole image is
+one window (:meth:`Scene.of`); tile by tile (:mod:`pansharp_iqa.tiled.full`), each tile's, whose
+input pixels :meth:`Scene.support` lists; the PyTorch backend (``pansharp_iqa.torch_backend``)
+computes the same declarations on the device. Nothing here names an index, an image or a protocol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..borders import border_index, consecutive_runs
+from ..validation import ShapeError, as_image
+from .catalog import DERIVED, ROLE_SCALES, ChunkContext, Derived, Statistic, image_of
+
+__all__ = ["Reader", "Scene", "given_planes", "scale_of"]
+
+#: ``read(role, rows, cols) -> (C, len(rows), len(cols))`` float64 planes of an input at global positions.
+Reader = Callable[[str, np.ndarray, np.ndarray], np.ndarray]
+
+
+def given_planes(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
+    """A caller's image of a derived one (e.g. the upsampled MS ``ms_exp``) as float64 band planes,
+    checked against the fused image's ``(H, W, B)`` shape.
+
+    Examples
+    --------
+    >>> given_planes("ms_exp", np.ones((4, 4, 2)), (4, 4, 2)).shape
+    (2, 4, 4)
+    """
+    arr = as_image(name, value)
+    if arr.shape != tuple(shape):
+        raise ShapeError(f"{name} {arr.shape} must have the fused image's shape {tuple(shape)}")
+    return np.moveaxis(arr, 2, 0)
+
+
+def scale_of(name: str) -> str:
+    """The grid an input or a derived image lives on: ``"pan"`` or ``"ms"``.
+
+    Examples
+    --------
+    >>> scale_of("ms"), scale_of("pan_lr"), scale_of("exp")
+    ('ms', 'ms', 'pan')
+    """
+    return DERIVED[name].scale if name in DERIVED else ROLE_SCALES.get(name, "pan")
+
+
+@dataclasses.dataclass
+class Scene:
+    """The inputs of one full-resolution evaluation as the engine reads them.
+
+    Parameters
+    ----------
+    read : Reader
+        Planes of an input at global positions (a tile's patches; :meth:`of` in memory).
+    roles : tuple of str
+        The images given (``fused``, ``ms``, ``pan``; a derived image given instead, e.g. ``exp``).
+    shape : (int, int)
+        The fused image's rows and columns (PAN scale).
+    ctx : ChunkContext
+        Block size, ratio, protocol and MTF gains the declarations read.
+    cache : dict, optional
+        Keeps what does not read the sensor's MTF for another call on the same inputs and
+        protocol (:func:`pansharp_iqa.evaluation.sensor_sensitivity`).
+    """
+
+    read: Reader
+    roles: tuple[str, ...]
+    shape: tuple[int, int]
+    ctx: ChunkContext
+    cache: dict[Any, Any] | None = None
+
+    @classmethod
+    def of(cls, planes: Mapping[str, np.ndarray], ctx: ChunkContext, cache: dict[Any, Any] | None = None) -> Scene:
+        """A scene held in memory: whole (C, h, w) planes by role, read without a copy where a whole axis is.
+
+        Examples
+        --------
+        >>> scene = Scene.of({"fused": np.ones((2, 8, 8)), "pan": np.arange(64.0).reshape(1, 8, 8)}, ChunkContext())
+        >>> scene.window("pan", np.arange(2), np.array([7, 0])).tolist()
+        [[[7.0, 0.0], [15.0, 8.0]]]
+        """
+        def read(name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+            a = planes[name]
+            a = a if np.array_equal(rows, np.arange(a.shape[1])) else a[:, rows]
+            return a if np.array_equal(cols, np.arange(a.shape[2])) else a[:, :, cols]
+
+        return cls(read, tuple(planes), planes["fused"].shape[1:], ctx, cache)
+
+    def _length(self, name: str, axis: int) -> int:
+        """Samples of ``name`` along an axis."""
+        return self.shape[axis] // (self.ctx.ratio if scale_of(name) == "ms" else 1)
+
+    def _source(self, d: Derived, lo: int, hi: int, axis: int, valid: bool = False) -> tuple[np.ndarray, int]:
+        """The source positions the window ``[lo, hi)`` of ``d`` reads along an axis, and where the window starts in
+        the operator's output (a whole axis needs no halo, unless for ``d.window``: ``valid``)."""
+        r = self.ctx.ratio
+        num, den = {("pan", "ms"): (r, 1), ("ms", "pan"): (1, r)}.get((d.scale, scale_of(d.source)), (1, 1))
+        n_src = self._length(d.source, axis)
+        if d.support is not None and (given := d.support(lo * den // num, hi * den // num, n_src, r)) is not None:
+            return given, -1  # window_at computes the window itself (whole axes too, so both axes agree)
+        if lo == 0 and hi == self._length(d.name, axis) and not valid:
+            return np.arange(n_src), 0
+        h = d.halo(r)
+        assert lo * den % num == 0 and hi * den % num == 0 and h * num % den == 0, "windows off the source grid"
+        positions = border_index(np.arange(lo * den // num - h, hi * den // num + h), n_src, d.border)
+        return positions, 0 if valid else h * num // den
+
+    def provides(self, name: str) -> bool:
+        """Whether ``name`` is given or computed from what is given."""
+        return name in self.roles or (name in DERIVED and self.provides(DERIVED[name].source))
+
+    def sensor_free(self, name: str) -> bool:
+        """Whether ``name`` is computed without the sensor's MTF."""
+        d = DERIVED.get(name)
+        return name in self.roles or d is None or (not d.sensor and self.sensor_free(d.source))
+
+    def support(self, name: str, positions: np.ndarray, axis: int, out: dict[str, list[np.ndarray]]) -> None:
+        """Add to ``out[role]`` the positions (along an axis) of each input that ``name`` at ``positions`` reads."""
+        d = DERIVED.get(name)
+        if name in self.roles or d is None:
+            out.setdefault(name, []).append(positions)
+            return
+        for lo, hi in consecutive_runs(positions):
+            self.support(d.source, self._source(d, lo, hi, axis, d.window is not None)[0], axis, out)
+
+    def window(self, name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``name``'s (C, len(rows), len(cols)) planes at global positions (at its scale), each run of
+        consecutive positions computed from its source's window (see the module docstring)."""
+        d = DERIVED.get(name)
+        if name in self.roles or d is None:
+            return self.read(name, rows, cols)
+        assert d.compute is not None, f"{name} is an alias"
+        row_parts, whole = [], (rows.size, cols.size) == (self._length(name, 0), self._length(name, 1))
+        for r0, r1 in consecutive_runs(rows):
+            parts = []
+            for c0, c1 in consecutive_runs(cols):
+                valid = d.window is not None and not (whole and r0 == c0 == 0)  # a window: its halo on both axes
+                (src_rows, top), (src_cols, left) = self._source(d, r0, r1, 0, valid), self._source(d, c0, c1, 1, valid)
+                if top < 0 or left < 0:  # a window of its own support (Derived.window_at)
+                    f = self._length(d.name, 0) // self._length(d.source, 0)
+                    parts.append(d.window_at(self.window(d.source, src_rows, src_cols), self.ctx,  # type: ignore[misc]
+                                             (r0 // f, r1 // f), (c0 // f, c1 // f),
+                                             (self._length(d.source, 0), self._length(d.source, 1))))
+                    continue
+                out = (d.window if valid else d.compute)(self.window(d.source, src_rows, src_cols), self.ctx)  # type: ignore[misc]
+                parts.append(out[:, top : top + r1 - r0, left : left + c1 - c0])
+            row_parts.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2))
+        return row_parts[0] if len(row_parts) == 1 else np.concatenate(row_parts, axis=1)
+
+    def positions(self, name: str, rows: tuple[int, int], cols: tuple[int, int]) -> list[np.ndarray]:
+        """The rows and columns of ``name`` (at its scale) covering the PAN-scale window ``rows`` x ``cols``."""
+        f = self.ctx.ratio if scale_of(name) == "ms" else 1
+        return [np.arange(lo // f, hi // f) for lo, hi in (rows, cols)]
+
+    def images(self, statistics: Sequence[Statistic]) -> tuple[str, ...]:
+        """The images (aliases resolved) the statistics read that the inputs provide."""
+        names = {image_of(r, self.ctx.protocol) for s in statistics for r in s.reads}
+        return tuple(sorted(n for n in names if self.provides(n)))
+
+    def sums(self, statistics: Sequence[Statistic], rows: tuple[int, int] | None = None,
+             cols: tuple[int, int] | None = None) -> dict[str, dict[str, Any]]:
+        """Each statistic's chunk fields over the window ``rows`` x ``cols`` (PAN scale, whole blocks; default: the
+        whole image), each image computed once for all the statistics that read it (what reads no MTF: once for all
+        calls with a ``cache``)."""
+        rows, cols = rows or (0, self.shape[0]), cols or (0, self.shape[1])
+        cache: dict[Any, Any] = {} if self.cache is None else self.cache
+        memo: dict[Any, Any] = {}
+
+        def kept(key: tuple[str, str], free: bool, make: Callable[[], Any]) -> Any:
+            store = cache if free else memo
+            if key not in store:
+                store[key] = make()
+            return store[key]
+
+        def image(name: str) -> np.ndarray:
+            return kept(("image", name), self.sensor_free(name),
+                        lambda: self.window(name, *self.positions(name, rows, cols)))
+
+        def fields(stat: Statistic) -> Any:
+            reads = {r: n for r in stat.reads if self.provides(n := image_of(r, self.ctx.protocol))}
+            assert stat.chunk is not None
+            return kept(("statistic", stat.name), all(map(self.sensor_free, reads.values())),
+                        lambda: stat.chunk({r: image(n) for r, n in reads.items()}, self.ctx))  # type: ignore[misc]
+
+        return {stat.name: fields(stat) for stat in statistics}
