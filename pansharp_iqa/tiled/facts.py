@@ -39,7 +39,8 @@ def add_facts(out: Partial, name: str, source: Source, patch: Patch, stats: dict
     nodata = source.declared.geo.nodata
     if nodata is not None and not np.isnan(nodata):  # in the units the windows give (declared, scaled, reordered)
         value = source.declared.values(np.full((1, 1, bands), nodata))[:, :, list(source.band_index or range(bands))]
-        out.add(name + "_nodata", [np.count_nonzero(patch.take(rows, cols) == value.reshape(bands, 1, 1) * patch.scale)])
+        planes = value.reshape(bands, 1, 1) * patch.scale  # patches hold band planes
+        out.add(name + "_nodata", [np.count_nonzero(patch.take(rows, cols) == planes)])
     for b in range(bands):
         out.maximum(f"{name}_gridmax{b}", hi[b])
         out.maximum(f"{name}_gridnegmin{b}", -lo[b])
