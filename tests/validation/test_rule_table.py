@@ -186,3 +186,71 @@ def test_a_producers_declared_dn_skips_the_fused_images_scale_rules():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_values(test=fused, reference=ref, producer=True)  # skipped, not warned
+
+
+# ------------------------------------------------------------------ standardised and band_unit (issue 31)
+
+
+def multi(name, his, *, nonint, lo=0.0, dtype="float64"):
+    """Facts of an image whose band b spans [lo, his[b]] (mean his/2, spread his/4), ``nonint[b]`` of its
+    1000 samples not integers."""
+    n = 1000.0
+    his = [float(h) for h in his]
+    total = [n * h / 2 for h in his]
+    total_sq = [n * ((h / 4) ** 2 + (h / 2) ** 2) for h in his]
+    return facts_from_sums(name, (64, 64, len(his)), dtype, lo=lo, hi=max(his), n=n * len(his), total=sum(total),
+                           total_sq=sum(total_sq), band_total=total, band_total_sq=total_sq,
+                           band_lo=[lo] * len(his), band_hi=his, band_nonint=nonint)
+
+
+@pytest.mark.parametrize("mean, lo, refused_", [
+    (0.0, -3.0, True),     # mean 0, spread 1: standardised
+    (0.24, -3.0, True),    # just inside: |mean| < 0.25 spread
+    (0.26, -3.0, False),   # just outside
+    (0.0, -0.49, False),   # no value below -0.5: not centred data
+    (0.0, -0.51, True),
+])
+def test_standardised_edges(mean, lo, refused_):
+    fused = band("fused", mean, 1.0, lo=lo, hi=4.0)
+    msg = refused(test=fused, reference=band("reference", 900, 300))
+    assert (msg is not None and "standardised or mean-subtracted" in msg) == refused_, msg
+
+
+@pytest.mark.parametrize("spread, refused_", [(2.9 * 300, True), (3.1 * 300, False)])
+def test_standardised_spares_a_broken_image_with_noise_beyond_3_reference_spreads(spread, refused_):
+    fused = band("fused", 0.0, spread, lo=-3 * spread, hi=3 * spread)
+    msg = refused(test=fused, reference=band("reference", 900, 300))
+    assert (msg is not None and "standardised" in msg) == refused_, msg
+
+
+def test_a_centred_fused_image_with_its_producers_dn_is_not_refused_as_standardised():
+    assert refused(test=band("fused", 0.0, 1.0, lo=-3.0, hi=4.0), reference=band("reference", 900, 300),
+                   producer=True) is None
+
+
+@pytest.mark.parametrize("hi, nonint, others_integral, refused_", [
+    (1.0, 500, False, True),      # fractions within [0, 1] among DN bands: another unit
+    (1.01, 500, False, False),    # just above 1, others not integers: no evidence
+    (0.5, 0, False, False),       # integer-valued (dark DN as float: 0 and 1 only): DN
+    (127.0, 500, True, True),     # fractions 16x below the others' maximum (2046), others integers
+    (128.0, 500, True, False),    # just outside: 128 * 16 > 2046
+])
+def test_band_unit_edges(hi, nonint, others_integral, refused_):
+    top = 2046.0
+    ref = multi("reference", [top, hi, top], nonint=[0 if others_integral else 7, nonint, 0 if others_integral else 9])
+    msg = refused(reference=ref)
+    assert (msg is not None and "band 2 (of 3)" in msg and "another unit" in msg) == refused_, msg
+
+
+@pytest.mark.parametrize("top, refused_", [(16.0, True), (15.9, False)])
+def test_band_unit_needs_another_band_in_dn(top, refused_):
+    # a [0, 1] band beside bands that reach 16 DN: another unit; below 16 DN every band could be dark data
+    msg = refused(reference=multi("reference", [top, 0.9, top], nonint=[5, 500, 5]))
+    assert (msg is not None and "another unit" in msg) == refused_, msg
+
+
+def test_band_unit_does_not_fire_for_a_role_no_requested_index_reads():
+    ref = multi("reference", [2046, 0.9, 2046], nonint=[0, 500, 0])
+    apply_rules(Evidence({"reference": ref}, reads=frozenset({"fused"})))  # scored: nothing reads it
+    with pytest.raises(ScaleError, match="another unit"):
+        apply_rules(Evidence({"reference": ref}, reads=frozenset({"reference"})))
