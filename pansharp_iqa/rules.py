@@ -82,6 +82,11 @@ class Declarations:
     """What was declared about each role's values: ``{role: {key: Declared}}`` (see :class:`Declared`); role
     ``"all"`` holds what concerns every input (``"bits"``).
 
+    Parameters
+    ----------
+    items : mapping
+        ``{role: {key: Declared}}``; build it with :meth:`with_value`.
+
     Examples
     --------
     >>> d = Declarations().with_value("fused", "scale", 2047.0, "scale= argument")
@@ -92,11 +97,41 @@ class Declarations:
     items: Mapping[str, Mapping[str, Declared]] = dataclasses.field(default_factory=dict)
 
     def get(self, role: str, key: str) -> Declared | None:
-        """The declaration of ``key`` for ``role`` (None: nothing declared)."""
+        """The declaration of ``key`` for ``role`` (None: nothing declared).
+
+        Parameters
+        ----------
+        role, key : str
+            ``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``, ``"ms_exp"`` or ``"all"``; ``"scale"``,
+            ``"file_scale"``, ``"dn"`` or ``"bits"``.
+
+        Returns
+        -------
+        Declared or None
+        """
         return self.items.get(role, {}).get(key)
 
     def with_value(self, role: str, key: str, value: Any, source: str) -> Declarations:
-        """A copy with one more declaration; a different value already declared by another source is refused."""
+        """A copy with one more declaration; a different value already declared by another source is refused.
+
+        Parameters
+        ----------
+        role, key : str
+            As :meth:`get`.
+        value : object
+            The declared value (a multiplier to DN, one per band, ``True``, a bit depth).
+        source : str
+            Where it comes from, as messages name it (``"dataset.toml scale"``).
+
+        Returns
+        -------
+        Declarations
+
+        Raises
+        ------
+        SettingError
+            Another source declared a different value: both are named.
+        """
         old = self.get(role, key)
         if old is not None and _same(old.value, value):
             return self  # the first source that declared it stays on record

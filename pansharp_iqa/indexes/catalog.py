@@ -805,6 +805,15 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
 def closure(names: Sequence[str]) -> tuple[Index, ...]:
     """The named indexes and every index their finalize reads (``needs``), in catalogue order.
 
+    Parameters
+    ----------
+    names : sequence of str
+        Index names.
+
+    Returns
+    -------
+    tuple of Index
+
     Examples
     --------
     >>> [i.name for i in closure(["HQNR"])]
@@ -822,6 +831,17 @@ def closure(names: Sequence[str]) -> tuple[Index, ...]:
 
 def image_of(name: str, protocol: Any) -> str:
     """The image a name of ``Statistic.reads`` stands for under a protocol (aliases resolved by its fields).
+
+    Parameters
+    ----------
+    name : str
+        An input role or a :data:`DERIVED` image (an alias among them).
+    protocol : Protocol
+        Its fields choose the aliases' images.
+
+    Returns
+    -------
+    str
 
     Examples
     --------

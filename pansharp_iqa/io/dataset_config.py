@@ -94,16 +94,50 @@ class DatasetSettings:
     preset: Mapping[str, Any] | None = None
     first_index: int = 0
 
-    resolution = property(lambda self: self.settings.resolution, doc="``reduced`` or ``full``.")
-    ratio = property(lambda self: self.settings.ratio, doc="PAN/MS resolution ratio.")
-    bits = property(lambda self: self.settings.bits, doc="Radiometric resolution, or None.")
-    protocol = property(lambda self: self.settings.protocol.name, doc="Protocol name.")
-    indexes = property(lambda self: self.settings.requested, doc="The indexes asked for, None: the protocol's.")
-    scale_mismatch = property(lambda self: self.settings.scale_mismatch, doc="``raise`` or ``warn``.")
-    input_scale = property(lambda self: self.settings.scale_of(input_roles(self.resolution)[0]),
-                           doc="Multiplier from stored input values to DN.")
-    input_scale_label = property(lambda self: self.labels.get("scale", "dn"), doc="The input scale as given.")
-    result_scale_label = property(lambda self: self.labels.get("result_scale"), doc="The results' scale as given.")
+    @property
+    def resolution(self) -> str:
+        """``reduced`` or ``full``."""
+        return self.settings.resolution
+
+    @property
+    def ratio(self) -> int:
+        """PAN/MS resolution ratio."""
+        return self.settings.ratio
+
+    @property
+    def bits(self) -> int | None:
+        """Radiometric resolution, or None."""
+        return self.settings.bits
+
+    @property
+    def protocol(self) -> str:
+        """Protocol name."""
+        return self.settings.protocol.name
+
+    @property
+    def indexes(self) -> tuple[str, ...] | None:
+        """The indexes asked for (None: the protocol's table)."""
+        return self.settings.requested
+
+    @property
+    def scale_mismatch(self) -> str:
+        """``raise`` or ``warn``."""
+        return self.settings.scale_mismatch
+
+    @property
+    def input_scale(self) -> float:
+        """Multiplier from stored input values to DN."""
+        return self.settings.scale_of(input_roles(self.resolution)[0])
+
+    @property
+    def input_scale_label(self) -> str:
+        """The input scale as given."""
+        return str(self.labels.get("scale", "dn"))
+
+    @property
+    def result_scale_label(self) -> str | None:
+        """The results' scale as given."""
+        return self.labels.get("result_scale")
 
     @property
     def result_scale(self) -> float | None:
