@@ -40,10 +40,13 @@ __all__ = [
 
 #: Largest value the toolbox's uint16 cast keeps (Q2n, D_lambda_K): above it values saturate.
 UINT16_MAX = 65535
-FACTOR, BIT_DEPTH_MEAN, BIT_DEPTH_SPREAD, PAN_RANGE, UNIT_MAX, UNDERSHOOT = 3.0, 1.05, 1.6, (0.62, 1.25), 4.0, 0.15
+FACTOR, BIT_DEPTH_MEAN, BIT_DEPTH_SPREAD, PAN_RANGE, UNIT_MAX, UNDERSHOOT = 3.0, 1.05, 1.6, (0.62, 1.25), 4.0, 0.05
 #: A band of DN data whose values are fractions within [0, 1] while another band of the image reaches this
 #: many DN is in another unit (rule ``band_unit``).
 DN_BAND_MIN = 16.0
+#: An original product (the reduced-resolution reference) holds no negative DN: at most rounding, this share of the
+#: maximum (rule ``offset``).
+ORIGINAL_UNDERSHOOT = 0.01
 #: A declared multiplier explains a factor when undoing it leaves a factor within this much of 1.
 EXPLAINED = 1.25
 
@@ -208,6 +211,8 @@ class Evidence:
         The reference must lie within ``2**bits - 1``.
     policy : {"raise", "warn"}
     wording : Wording
+    original : bool
+        The reference is an original product (the reduced-resolution GT): it holds no negative DN at all.
     """
 
     facts: Mapping[str, ImageFacts]
@@ -218,6 +223,7 @@ class Evidence:
     bits_range: bool = False
     policy: str = "raise"
     wording: Wording = LIBRARY
+    original: bool = False
 
     def has(self, *roles: str) -> bool:
         """Whether every role is present and read."""
@@ -334,7 +340,9 @@ def _scale_message(ev: Evidence, test: str, ref: str, head: str, factor: float, 
     name, other_name = ev.facts[culprit].name, ev.facts[other].name
     f = factor if culprit == test else 1.0 / factor  # the culprit's values over the other's
     own = explaining or ev.declared.get(culprit, "scale")
-    shared = own is not None and own == ev.declared.get(other, "scale")  # one scale= for every input
+    way = ev.wording.declare_scale.get(culprit)
+    shared = (own is not None and own == ev.declared.get(other, "scale")) or (
+        way is not None and way == ev.wording.declare_scale.get(other))  # one setting scales both alike
     if bands and len(bands) < ev.facts[test].n_bands and explaining is None:
         fix = (f"A scale setting multiplies every band alike, so it cannot fix this: re-export {name}'s "
                f"{_bands_text(bands, ev.facts[test].n_bands).split(' (of')[0]} on the scale of the others (or fix the "
@@ -350,9 +358,10 @@ def _scale_message(ev: Evidence, test: str, ref: str, head: str, factor: float, 
                + (f": without it its values match {other_name}'s" if explaining else f" (about {_ratio_text(f)})")
                + (f"; {declare}." if declare else "; correct or remove that declaration."))
     else:
-        declare = ev.wording.declare(culprit, _value(ev, (float(own.value) if own else 1.0) / f))
-        common = f" (scale={float(own.value):g} multiplies every input alike, so it cannot bring one image to the " \
-                 "other's scale)" if shared and own else ""
+        declare = "" if shared else ev.wording.declare(culprit, _value(ev, (float(own.value) if own else 1.0) / f))
+        common = "" if not shared else f" ({way[0]} in {way[1]} scales {other_name} alike" if way else \
+            f" (scale={float(own.value):g} multiplies every input alike" if own else ""
+        common += ", so it cannot bring one image to the other's scale)" if common else ""
         fix = f"Bring {name} to the scale of {other_name}{common}: {_ratio_text(f)}" + (
             f", i.e. {declare}." if declare else ".")
     return f"{head}, so every index would measure the factor, not the fusion. {fix}"
@@ -437,7 +446,7 @@ def _integral(f: ImageFacts, band: int | None = None) -> bool:
 def _unit_scale(ev: Evidence) -> str | None:
     if not ev.casts:
         return None
-    for role in ("fused", "reference", "pan"):
+    for role in ("reference", "pan"):  # a fused image on a unit scale beside DN is band_scale's to name
         f = ev.facts.get(role)
         if f is None or role not in ev.reads:
             continue
@@ -479,9 +488,14 @@ def _band_unit(ev: Evidence) -> str | None:
 def _offset(ev: Evidence) -> str | None:
     for role in ("reference", "pan"):
         f = ev.facts.get(role)
-        if f is None or role not in ev.reads:
+        if f is None or role not in ev.reads or f.lo >= -0.5:
             continue
-        if f.lo >= -0.5 or (f.lo >= -UNDERSHOOT * max(f.hi, 0.0) and f.mean >= 0.25 * f.spread):
+        original = ev.original and role == "reference"
+        if original and f.lo < -ORIGINAL_UNDERSHOOT * max(f.hi, 0.0):
+            return (f"{f.name}: minimum {f.lo:g} (the maximum is {f.hi:g}), but the reference of a reduced-resolution "
+                    "evaluation is an original product in the sensor's DN, which are non-negative. Pass the sensor's "
+                    "DN (not mean-subtracted, standardised or offset data)")
+        if original or (f.lo >= -UNDERSHOOT * max(f.hi, 0.0) and f.mean >= 0.25 * f.spread):
             continue
         return (f"{f.name}: minimum {f.lo:g} is negative beyond resampling undershoot (the maximum is {f.hi:g}), but "
                 "inputs are digital numbers (non-negative). Pass the sensor's DN (not mean-subtracted, standardised or "
@@ -493,13 +507,26 @@ def _standardised(ev: Evidence) -> str | None:
     if ev.declared.get("fused", "dn") is not None:
         return None
     t, r = ev.facts["fused"], ev.facts["reference"]
-    if t.lo >= -0.5 or abs(t.mean) >= 0.25 * t.spread or r.mean < 0.25 * r.spread or r.mean <= 0 \
-            or t.spread > FACTOR * r.spread:
-        return None  # not centred, or a broken image (noise far beyond the reference's spread)
-    return (f"{t.name}: values within [{t.lo:.3g}, {t.hi:.3g}] with mean {t.mean:.3g} and spread {t.spread:.3g}: "
-            f"standardised or mean-subtracted data, next to {r.name} in digital numbers (mean {r.mean:.3g}); no scale "
-            "setting can make them DN and every index would measure the standardisation. Pass the method's output in "
-            "DN (undo the normalisation)")
+    per = t.n_bands == r.n_bands and t.band_lo
+    lo, t_m, t_s = (np.array(t.band_lo), t.band_means(), t.band_spreads()) if per else \
+        (np.array([t.lo]), np.array([t.mean]), np.array([t.spread]))
+    r_m, r_s = (r.band_means(), r.band_spreads()) if per else (np.array([r.mean]), np.array([r.spread]))
+    # centred (a minimum below -0.5, the mean within a quarter spread of 0) beside a DN reference band, not a
+    # broken band (noise far beyond the reference's spread)
+    def centred(lo: float, m: float, s: float, rm: float, rs: float) -> bool:
+        return lo < -0.5 and abs(m) < 0.25 * s and 0 < rm and rm >= 0.25 * rs and s <= FACTOR * rs
+
+    whole = centred(t.lo, t.mean, t.spread, r.mean, r.spread)
+    odd = list(range(len(lo))) if whole else [b for b in range(len(lo)) if centred(lo[b], t_m[b], t_s[b], r_m[b],
+                                                                                      r_s[b])]
+    if not odd:
+        return None
+    which, b = (t.name, 0) if len(odd) == len(lo) else (f"{t.name} {_bands_text(odd, len(lo))}", odd[0])
+    lo_b, m_b, s_b, rm_b = (t.lo, t.mean, t.spread, r.mean) if whole else (lo[b], t_m[b], t_s[b], r_m[b])
+    return (f"{which}: values from {lo_b:.3g} with mean {m_b:.3g} and spread {s_b:.3g}: standardised or "
+            f"mean-subtracted data, next to {r.name} in digital numbers (mean {rm_b:.3g}); no scale setting can make "
+            "them DN and every index would measure the standardisation. Pass the method's output in DN (undo the "
+            "normalisation)")
 
 
 def _wrapped(ev: Evidence) -> str | None:
@@ -566,11 +593,13 @@ _RF = ("fused", "reference")
 #: The plausibility rules, in the order they run: every refusal decided on pixel statistics (``docs/validation.md``).
 RULES = (
     Rule("offset", (), "the minimum of a reference, MS or PAN with its maximum, mean and spread",
-         f"below -0.5 and below -{UNDERSHOOT:g}x the maximum, or with a mean below a quarter of the spread",
+         f"below -0.5 and below -{UNDERSHOOT:g}x the maximum, or with a mean below a quarter of the spread; the "
+         f"reduced-resolution reference (an original product) below -{ORIGINAL_UNDERSHOOT:g}x the maximum",
          "offset, mean-subtracted or standardised data (resampled DN undershoot by at most 3.2 % of the maximum)",
          "none: DN are non-negative; pass the sensor's DN", _offset),
-    Rule("standardised", _RF, "the fused image's mean and minimum with the reference's mean",
-         "fused minimum below -0.5 and mean within a quarter of its spread from 0, the reference in DN",
+    Rule("standardised", _RF, "each fused band's mean and minimum with the same reference band's mean",
+         "fused minimum below -0.5 and mean within a quarter of its spread from 0 (a spread at most 3x the "
+         "reference's), the reference in DN",
          "a result left standardised (mean 0, std 1) or mean-subtracted by a network's normalisation",
          "none: pass the output in DN" + _DN, _standardised),
     Rule("wrapped", _RF, "the fused image's maximum with the reference's", "fused maximum in the top quarter of uint16 "
@@ -589,11 +618,11 @@ RULES = (
     Rule("bit_depth", _RF, _BAND, f"mean within {BIT_DEPTH_MEAN:g}x of a power of two 2**k (k = +-1..+-16) and "
          f"spread within {BIT_DEPTH_SPREAD:g}x of the same 2**k", "a re-export to another bit depth ((2**12 - 1)/"
          "(2**11 - 1), an 8-bit product scaled by 8)", "as band_scale", _fused_scale("bit_depth"), True),
-    Rule("unit_scale", (), "every value of a float image where a requested index rounds to integer DN "
-         "(Q2n, D_lambda_K)", f"all within +-{UNIT_MAX:g} DN (`(2**bits - 1) / 64` below 8 bits); integer data, "
-         "integer-valued floats (dark DN) and all-zero images pass", "reflectance or [0, 1] data given as DN: the "
-         "uint16 cast keeps 5 levels", "declare the scale (`scale=`, dataset.toml `scale`); genuine low-bit DN: "
-         "their `bits`", _unit_scale),
+    Rule("unit_scale", (), "every value of a float reference, MS or PAN where a requested index rounds to integer DN "
+         "(Q2n, D_lambda_K); a fused image beside DN is band_scale's", f"all within +-{UNIT_MAX:g} DN "
+         "(`(2**bits - 1) / 64` below 8 bits); integer data, integer-valued floats (dark DN) and all-zero images "
+         "pass", "reflectance or [0, 1] data given as DN: the uint16 cast keeps 5 levels",
+         "declare the scale (`scale=`, dataset.toml `scale`); genuine low-bit DN: their `bits`", _unit_scale),
     Rule("band_unit", (), "each band of a reference, MS or PAN with the image's other bands",
          f"a band of fractions within [0, 1] while another band reaches {DN_BAND_MIN:g} DN, or of fractions "
          f"{DN_BAND_MIN:g}x below the others' maximum while every other band holds integers; integer-valued bands "

@@ -186,8 +186,9 @@ class EvaluationSettings:
         named = {r: dataclasses.replace(f, name=self.wording.names.get(r, f.name)) for r, f in facts.items()}
         ev = Evidence({alias.get(r, r): f for r, f in named.items()}, Declarations(items), self.bits,
                       frozenset(alias.get(r, r) for spec in specs for r in spec.roles),
-                      any(spec.casts for spec in specs), self.resolution == "reduced" or self.threshold,
-                      self.scale_mismatch, self.wording)
+                      casts=any(spec.casts for spec in specs),
+                      bits_range=self.resolution == "reduced" or self.threshold, policy=self.scale_mismatch,
+                      wording=self.wording, original=self.resolution == "reduced")
         apply_rules(ev)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .errors import EXIT_USAGE, UsageError
@@ -49,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pansharp_iqa.allocator import keep_freed_memory
 
     keep_freed_memory()  # a command-line process: reuse freed buffers (see pansharp_iqa.allocator)
+    # GDAL's note that a plain TIFF has no georeference says nothing here (grids are compared from the tags): one
+    # line per failure on stderr, not a library's warning beside it
+    warnings.filterwarnings("ignore", message="Dataset has no geotransform")
+    warnings.filterwarnings("ignore", message=".*identity matrix.*")
     try:
         return _dispatch(argv)
     except UsageError as exc:

@@ -27,7 +27,7 @@ from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
 from pansharp_iqa.io.results import check_result_georeference, load_result, result_record
-from pansharp_iqa.io.scenes import check_geometry, load_scene, scene_records, scene_shapes
+from pansharp_iqa.io.scenes import check_geometry, check_scene_bands, load_scene, scene_records, scene_shapes
 from pansharp_iqa.io.windows import NotWindowed, Source, open_windowed
 from pansharp_iqa.settings import FullSettings, Settings
 from pansharp_iqa.tiled.plan import PathChoice, choose_path
@@ -201,6 +201,7 @@ def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> 
                        settings.sources)
     shapes = scene_shapes(task.scene, settings, cache=bundles)
     check_geometry(task.scene, settings, shapes)
+    check_scene_bands(task.scene)
     check_result_georeference(task.result_file, task.scene, settings.resolution)
     return shapes
 

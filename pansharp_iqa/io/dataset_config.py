@@ -290,6 +290,8 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
             value, labels[key] = parse_scale(merged[key], bits, what=key)
             for role in roles:
                 declared = declared.with_value(role, "scale", value, _source(key, sources))
+    if bits is not None:
+        declared = declared.with_value("all", "bits", bits, _source("bits", sources))
     common: dict[str, Any] = dict(indexes=_index_names(merged.get("indexes")), scale_mismatch=scale_mismatch,
                                   declared=declared, wording=cli_wording())
     try:

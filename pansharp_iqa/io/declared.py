@@ -229,8 +229,26 @@ def _read_cached(path: str, stamp: tuple[tuple[int, int], ...]) -> Declared:
         raise DataError(f"cannot read {'TIFF ' if tiff else ''}{path}: {type(exc).__name__}: {exc}") from None
     own = tags is not None and (tags.scales, tags.offsets, tags.names, tags.geo.nodata) == \
         (record.scales, record.offsets, record.names, record.geo.nodata)
+    if tags is not None and not own and os.path.isfile(sidecar):
+        _check_sidecar(tags, record, f"{name}.aux.xml")
     return dataclasses.replace(record, where=tags.where if own and tags else
                                f"{name}.aux.xml" if os.path.isfile(sidecar) else record.where)
+
+
+def _check_sidecar(tags: Declared, gdal: Declared, sidecar: str) -> None:
+    """Refuse a sidecar that replaces what the file's own tags declare with another value (GDAL would silently
+    take the sidecar's), naming both."""
+    pairs = [("scale/offset", tags.unit, gdal.unit) if tags.scales else (None, None, None),
+             ("no-data value", tags.geo.nodata, gdal.geo.nodata) if tags.geo.nodata is not None else (None, None, None),
+             *(("band names", tags.names, gdal.names) for _ in [0] if any(n is not None for n in tags.names)
+               and any(a is not None and b is not None and _key(a) != _key(b)
+                       for a, b in zip(tags.names, gdal.names or (None,) * len(tags.names), strict=False)))]
+    for what, own, side in pairs:
+        if what is not None and own != side and not (isinstance(own, float) and isinstance(side, float)
+                                                      and np.isnan(own) and np.isnan(side)):
+            raise DataError(f"{tags.source}: its GeoTIFF tags declare the {what} {own} but its sidecar {sidecar} "
+                            f"declares {'none' if side is None else side} (GDAL would take the sidecar's): the two "
+                            "contradict each other; correct or remove one of them")
 
 
 def read_declared(path: str | os.PathLike[str], key: str | None = None) -> Declared:
@@ -270,16 +288,22 @@ def band_order(result: Sequence[str | None], scene: Sequence[str | None], *, res
     """Indexes that put a result's bands in its scene's order by the names both declare (None: storage order).
 
     Partial names are used for what they say: named bands go where the scene has them (no case, no surrounding
-    spaces), one band left unnamed to the one place left. Refused: a name the scene lacks, and names that move
-    bands while two or more are left unnamed (their order is open).
+    spaces), one band left unnamed to the one place left. Refused: a name the scene lacks, names that move
+    bands while two or more are left unnamed (their order is open), and a named result beside a scene that
+    declares no band (which band is which is open).
 
     Examples
     --------
     >>> band_order(["Red", "Green", None], ["Blue", "Green", "red"], result_name="r", scene_name="s")
     (2, 1, 0)
     """
-    if not any(n is not None for n in result) or not any(n is not None for n in scene) or len(result) != len(scene):
+    if not any(n is not None for n in result) or (len(result) != len(scene) and len(scene)):
         return None  # nothing to compare (a band-count mismatch is the shape check's to name)
+    if not any(n is not None for n in scene):
+        raise DataError(f"{result_name} names its bands {', '.join(str(n) for n in result)} but {scene_name} names "
+                        "none, so which of its bands is which is open: describe the scene's bands (or declare its "
+                        "band_names, or name its sensor), or drop the result's descriptions if it keeps the scene's "
+                        "storage order")
     r, s = [_key(n) for n in result], [_key(n) for n in scene]
     where = {n: j for j, n in enumerate(s) if n is not None}
     order: dict[int, int] = {where[n]: i for i, n in enumerate(r) if n in where}

@@ -78,11 +78,14 @@ def check_numbering(method_dir: str | Path, items: int, first_index: int = 0) ->
     if not numbers or items < 1:
         return
     other = 1 - first_index if first_index in (0, 1) else 0
-    if numbers[0] == other and numbers[-1] == items - 1 + other:
+    # the evidence: a number only the other numbering has, and the one end only the declared numbering has missing
+    out, need = (items - 1 + other, first_index) if other > first_index else (other, items - 1 + first_index)
+    if out in numbers and need not in numbers:
         where = Path(method_dir).resolve().name
         raise DataError(
             f"{NETWORK_RESULT_PATTERN.replace('<i>', f'{numbers[0]}..{numbers[-1]}')} number the {items} items of the "
-            f"dataset from {other}, not from {first_index}: each would be scored against the "
+            f"dataset from {other}, not from {first_index} ({NETWORK_RESULT_PATTERN.replace('<i>', str(out))} exists, "
+            f"{NETWORK_RESULT_PATTERN.replace('<i>', str(need))} does not): each would be scored against the "
             f"{'next' if other > first_index else 'previous'} item. If they are numbered from {other}, declare "
             f"first_index = {other} in {where}/method.toml (else rename them)")
 
@@ -202,9 +205,9 @@ def load_result(path: str | Path, expected_shape: Sequence[int], index: int | No
     arr = match_expected_shape(raw, expected_shape, name=path.name)
     if ext not in (".tif", ".tiff"):
         arr = declared.values(arr)
-    scene = names if names is not None else read_declared(like).names if like is not None else ()
-    order = band_order(declared.names, scene, result_name=path.name,
-                       scene_name=Path(like).name if like is not None else "the scene")
+    scene = names if names is not None else read_declared(like).names if like is not None else None
+    order = None if scene is None else band_order(declared.names, scene, result_name=path.name,
+                                                  scene_name=Path(like).name if like is not None else "the scene")
     arr = arr if order is None else arr[..., list(order)]
     finite_range(path.name, np.asarray(arr))  # NaN/Inf refused; min/max in row chunks, no copy
     return np.ascontiguousarray(arr, dtype=np.float64)

@@ -28,7 +28,7 @@ def _shaped(shape: tuple[int, ...]) -> np.ndarray:
     """A stand-in of that shape, without data (the geometry checks need nothing else)."""
     return np.broadcast_to(np.float32(0), shape)
 
-__all__ = ["ROLE_KEYS", "check_geometry", "load_scene", "scene_records", "scene_shapes"]
+__all__ = ["ROLE_KEYS", "check_geometry", "check_scene_bands", "load_scene", "scene_records", "scene_shapes"]
 
 #: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins).
 ROLE_KEYS: dict[str, tuple[str, ...]] = {
@@ -137,6 +137,18 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                 raise
         shapes[role] = (as_hw(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
     return shapes
+
+
+def check_scene_bands(source: SceneSource) -> None:
+    """The files of one scene that name their bands name them in one order (a result made from one of them, e.g. by
+    ``pansharp-eval baselines`` from the MS, follows it), else a :class:`DataError` naming both."""
+    named = [(Path(p).name, n) for p in source.paths if source.kind == "split" and len(n := read_declared(p).names) > 1]
+    for (a, na), (b, nb) in zip(named, named[1:], strict=False):
+        if len(na) == len(nb) and any(x is not None and y is not None and x.strip().casefold() != y.strip().casefold()
+                                      for x, y in zip(na, nb, strict=True)):
+            raise DataError(f"{a} names its bands {', '.join(map(str, na))} but {b} names them "
+                            f"{', '.join(map(str, nb))}: one scene's files must store its bands in one order (a result "
+                            "made from one of them follows it); rewrite one of them in the other's order")
 
 
 def check_geometry(source: SceneSource, settings: DatasetSettings, shapes: Mapping[str, tuple[int, ...]]) -> None:

@@ -85,6 +85,7 @@ class Source:
     stored_ndim: int = 3
     declared: Declared = Declared()
     band_index: tuple[int, ...] | None = None
+    bands_decided: bool = False  #: :meth:`follow_bands` ran with the scene's names (the CLI's): its order stays
 
     def read(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Window ``[r0:r1, c0:c1]`` (half-open pixel ranges inside the image) as an
@@ -123,9 +124,10 @@ class Source:
     def follow_bands(self, scene: Source, names: Sequence[str | None] | None = None) -> None:
         """Return the bands in ``scene``'s order by the names both declare (``names``: the scene's, where they come
         from elsewhere than its file: :func:`.declared.scene_names`)."""
-        if names is not None or scene.declared.names:  # else an order already decided stays
+        if names is not None or ((scene.declared.names or self.declared.names) and not self.bands_decided):
             self.band_index = band_order(self.declared.names, scene.declared.names if names is None else names,
                                          result_name=self.label, scene_name=scene.label)
+            self.bands_decided = names is not None
 
     def describe(self) -> str:
         """Short description for cards and messages (reader kind and file, declared unit and band order)."""
@@ -425,6 +427,10 @@ def open_source(x: Any, name: str = "image") -> Source:
             raise SceneReadError(str(exc)) from None
     if _is_rasterio_dataset(x):
         return RasterioSource(x.name, name, dataset=x)
+    if (type(x).__module__ or "").startswith("h5py") and hasattr(x, "file") and hasattr(x, "attrs"):
+        source = H5Source(x.file.filename, x.name, x.shape, x.dtype, name)  # its CF attributes apply too
+        source.declare(read_declared(x.file.filename, x.name))
+        return source
     if isinstance(x, np.memmap) and getattr(x, "filename", None) and isinstance(x.base, mmap.mmap) \
             and x.flags.c_contiguous:  # a whole mapped file, not a view of one
         return MemmapSource(x.filename, x.dtype, x.shape, x.offset, name)

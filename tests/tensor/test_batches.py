@@ -125,7 +125,7 @@ def test_wrong_batches_are_one_line_input_errors(scenes):
     f, g = _nchw(fused), _nchw([gt] * 4)
     _refused("looks channel-first", f, g, layout="NHWC")  # NCHW data declared NHWC
     _refused("needs a 4-D", f[0], g[0], layout="NCHW")
-    _refused(r"image 0 of the batch: fused: .*\[0, 1\]", f / 2047, g / 2047, layout="NCHW")  # no scale=
+    _refused(r"image 0 of the batch: reference: .*\[0, 1\]", f / 2047, g / 2047, layout="NCHW")  # no scale=
     _refused(r"image 0 of the batch: fused .*another scale", f / 2047, g, layout="NCHW")
     bad = f.copy()
     bad[2, 1, 50, 50] = np.nan

@@ -171,7 +171,7 @@ def test_wrong_tensor_inputs_are_refused_like_the_host():
     rng = np.random.default_rng(12)
     gt = torch.from_numpy(np.stack([_smooth(rng, (96, 96, 4))] * 2).transpose(0, 3, 1, 2).copy())
     _refused("looks channel-first", gt * 1.01, gt, layout="NHWC")
-    _refused(r"image 0 of the batch: fused: .*\[0, 1\]", gt / 2047, gt / 2047, layout="NCHW")
+    _refused(r"image 0 of the batch: reference: .*\[0, 1\]", gt / 2047, gt / 2047, layout="NCHW")
     bad = gt.clone()
     bad[1, 0, 5, 5] = float("nan")
     _refused(r"image 1 of the batch: fused: contains 1 non-finite", bad, gt, layout="NCHW")

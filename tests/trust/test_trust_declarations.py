@@ -157,11 +157,12 @@ def test_an_undescribed_gt_takes_the_registry_order_where_the_dataset_names_the_
     assert code == 0, pairs
     same(pairs[("s", "m")]["metrics"], expected)
     assert "the sensor registry's order of WV2 (s_gt.tif names no band)" in pairs[("s", "m")]["protocol"]["band_names"]
-    # the other side: the generic sensor names no band, so the result's names say nothing about the GT's order: the
-    # reversed result is scored in storage order, where the rules see its bands on other scales than the GT's
+    # the other side: the generic sensor names no band, so which of the named result's bands is which GT band is open:
+    # refused, naming both (not scored in storage order)
     write_toml(data, sensor="none", ratio=4, bits=11, resolution="reduced", result_scale="dn")
     code, pairs, _ = run_eval(capsys, data, method, tmp_path / "o2", "--tiled", mode)
-    assert code == 1 and "s.tif bands 1, 3, 6, 8 (of 8) are on another scale" in pairs[("s", "m")]["reason"]
+    assert code == 1 and "s.tif names its bands NIR2" in pairs[("s", "m")]["reason"]
+    assert "s_gt.tif names none" in pairs[("s", "m")]["reason"]
 
 
 # ----------------------------------------------------------------------------- 2. two declarations

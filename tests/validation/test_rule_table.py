@@ -168,8 +168,8 @@ def test_standardised_data_are_named_as_such_not_as_a_unit_scale(spread):
 
 
 @settings(**HYP)
-@given(hi=st.floats(100, 2047), under=st.floats(0.0, 0.14), over=st.floats(0.16, 2.0))
-@example(hi=1000.0, under=0.14, over=0.16)  # issue 34: both sides of 0.15x the maximum
+@given(hi=st.floats(100, 2047), under=st.floats(0.0, 0.049), over=st.floats(0.051, 2.0))
+@example(hi=1000.0, under=0.049, over=0.051)  # issue 34: both sides of 0.05x the maximum (issue 31: was 0.15)
 def test_offset_refuses_negatives_beyond_resampling_undershoot(hi, under, over):
     assert refused(reference=band("ms", hi / 2, hi / 5, lo=-under * hi, hi=hi)) is None
     msg = refused(reference=band("ms", hi / 2, hi / 5, lo=-max(over * hi, 1.0), hi=hi))
@@ -254,3 +254,18 @@ def test_band_unit_does_not_fire_for_a_role_no_requested_index_reads():
     apply_rules(Evidence({"reference": ref}, reads=frozenset({"fused"})))  # scored: nothing reads it
     with pytest.raises(ScaleError, match="another unit"):
         apply_rules(Evidence({"reference": ref}, reads=frozenset({"reference"})))
+
+
+@pytest.mark.parametrize("lo, refused_", [(-0.009 * 2000, False), (-0.011 * 2000, True), (-0.4, False)])
+def test_the_reduced_resolution_reference_is_an_original_product(lo, refused_):
+    # issue 31: negatives beyond rounding in the Wald reference (GT - 150: 7.8 % of the maximum) are offset data,
+    # although a resampled MS or PAN may undershoot by up to 5 %
+    gt = band("reference", 1000, 400, lo=lo, hi=2000)
+    facts = {"reference": gt}
+    msg = None
+    try:
+        apply_rules(Evidence(facts, reads=frozenset(facts), original=True))
+    except ScaleError as exc:
+        msg = str(exc)
+    assert (msg is not None and "an original product" in msg) == refused_, msg
+    apply_rules(Evidence(facts, reads=frozenset(facts)))  # an MS at full resolution: resampling undershoot
