@@ -35,7 +35,7 @@ from .evaluation import evaluate
 from .indexes.catalog import direction
 from .io.windows import is_lazy_input
 from .resample import interp23tap
-from .settings import FullSettings, full_settings
+from .settings import FullSettings, Settings, full_settings
 from .validation import SettingError, check_ratio, image_array
 
 __all__ = ["DIRECTIONS", "DEFAULT_SHIFTS", "shift_ms", "misregistration_sensitivity", "sensitivity_to_json"]
@@ -227,7 +227,7 @@ def misregistration_sensitivity(
     ms: np.ndarray,
     pan: object,
     *,
-    settings: FullSettings | Mapping[str, FullSettings] | None = None,
+    settings: Settings | Mapping[str, Settings] | None = None,
     shifts: Sequence[float] = DEFAULT_SHIFTS,
     directions: Sequence[str] = ("rows", "cols"),
     tiled: str = "auto",

@@ -240,3 +240,70 @@ def test_a_lazy_ms_is_refused(crop, tmp_path):
     np.save(tmp_path / "ms.npy", ms)
     with pytest.raises(InputError, match="shifts the MS in memory"):
         pi.misregistration_sensitivity(fused["EXP"], str(tmp_path / "ms.npy"), pan, sensor="none", ratio=4)
+
+
+# -- pansharp-eval evaluate --misregistration ---------------------------------------------------
+
+
+def _cli(*args):
+    import contextlib
+    import io
+
+    from pansharp_iqa.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def cli_dataset(tmp_path_factory, crop):
+    """Scene ``a`` (the demo crop) with GSA and EXP results, and scene ``b`` with no result of GSA."""
+    fused, ms, pan = crop
+    root = tmp_path_factory.mktemp("misreg")
+    data = root / "data"
+    data.mkdir()
+    (data / "dataset.toml").write_text('sensor = "none"\nratio = 4\nbits = 11\nresolution = "full"\n'
+                                       'result_scale = "dn"\n', encoding="utf-8")
+    for name in ("a", "b"):
+        np.savez(data / f"{name}.npz", ms=ms, pan=pan)
+    methods = []
+    for method in ("GSA", "EXP"):
+        folder = root / method
+        folder.mkdir()
+        for name in ("a", "b") if method == "EXP" else ("a",):
+            np.save(folder / f"{name}.npy", fused[method])
+        methods.append(folder)
+    return data, methods
+
+
+def test_cli_adds_the_sensitivity_to_results_json_and_the_reports(cli_dataset, crop, tmp_path):
+    data, methods = cli_dataset
+    fused, ms, pan = crop
+    code, out, err = _cli("evaluate", data, *methods, "--out", tmp_path / "o", "--misregistration",
+                          "--format", "json,md,html", "--no-progress")
+    assert code == 1, err  # scene b has no GSA result: that pair fails, the rest is reported
+    doc = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))
+    a, b = doc["misregistration"]["a"], doc["misregistration"]["b"]
+    assert a["methods"] == ["GSA", "EXP"] and b["methods"] == ["EXP"]
+    library = pi.misregistration_sensitivity({"GSA": fused["GSA"], "EXP": fused["EXP"]}, ms, pan, sensor="none",
+                                             ratio=4)
+    assert a["values"] == pi.misregistration.sensitivity_to_json(library)["values"]
+    assert a["values"]["QNR"][0] == [doc["scenes"]["a"][m]["metrics"]["QNR"] for m in ("GSA", "EXP")]
+    assert a["protocol"]["evaluations_per_method"] == 9 and a["ranking_changed"] == library["ranking_changed"]
+    md = (tmp_path / "o" / "results.md").read_text(encoding="utf-8")
+    section = md[md.index("## Misregistration sensitivity"):]
+    assert "### a" in section and "| index | GSA | EXP | ranking |" in section and "| HQNR |" in section
+    changed = [n for n, c in library["ranking_changed"].items() if c]
+    assert changed and all(f"| {n} |" in section and "Kendall's tau down to" in section for n in changed)
+    page = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert page.index("<h2>Misregistration sensitivity</h2>") < page.index("<h2>Provenance</h2>")
+
+
+def test_cli_refuses_the_option_at_reduced_resolution_in_one_line(cli_dataset, tmp_path):
+    data, methods = cli_dataset
+    code, out, err = _cli("evaluate", data, *methods, "--out", tmp_path / "o", "--misregistration",
+                          "--resolution", "reduced")
+    assert code == 2 and not (tmp_path / "o").exists()
+    assert len(err.strip().splitlines()) == 1 and "needs --resolution full" in err
