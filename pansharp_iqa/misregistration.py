@@ -214,7 +214,7 @@ def _summary(values: dict[str, np.ndarray], methods: list[str]) -> dict[str, Any
             out["kendall_tau"][name] = np.full(v.shape[0], np.nan)
             out["swaps"][name] = [[] for _ in range(v.shape[0])]
         else:
-            out["kendall_tau"][name] = np.array([kendalltau(v[0], row).statistic for row in v])
+            out["kendall_tau"][name] = np.array([kendalltau(v[0], row)[0] for row in v])
             above = sign * (v[0][:, None] - v[0][None, :]) > 0  # [a, b]: a ranks above b at the baseline
             out["swaps"][name] = [[(methods[a], methods[b]) for a, b in np.argwhere(above & (sign * (
                 row[:, None] - row[None, :]) < 0))] for row in v]

@@ -181,7 +181,7 @@ def test_summary_by_hand(result):
             swaps = {(methods[a], methods[b]) for a in range(3) for b in range(3)
                      if better * v[0, a] > better * v[0, b] and better * v[k, a] < better * v[k, b]}
             assert set(result["swaps"][index][k]) == swaps
-            assert result["kendall_tau"][index][k] == pytest.approx(kendalltau(v[0], v[k]).statistic)
+            assert result["kendall_tau"][index][k] == pytest.approx(kendalltau(v[0], v[k])[0])
         assert result["ranking_changed"][index] == any(result["swaps"][index])
     assert result["kendall_tau"]["QNR"][0] == 1.0 and result["swaps"]["QNR"][0] == []
 
@@ -307,3 +307,21 @@ def test_cli_refuses_the_option_at_reduced_resolution_in_one_line(cli_dataset, t
                           "--resolution", "reduced")
     assert code == 2 and not (tmp_path / "o").exists()
     assert len(err.strip().splitlines()) == 1 and "needs --resolution full" in err
+
+
+def test_cli_gives_a_reason_for_a_scene_evaluated_tile_wise(crop, tmp_path):
+    fused, ms, pan = crop
+    data, method = tmp_path / "split", tmp_path / "GSA"
+    data.mkdir()
+    method.mkdir()
+    (data / "dataset.toml").write_text('sensor = "none"\nratio = 4\nbits = 11\nresolution = "full"\n'
+                                       'result_scale = "dn"\n', encoding="utf-8")
+    np.save(data / "s_ms.npy", ms)
+    np.save(data / "s_pan.npy", pan)
+    np.save(method / "s.npy", fused["GSA"])
+    code, out, err = _cli("evaluate", data, method, "--out", tmp_path / "o", "--misregistration", "--tiled", "always",
+                          "--format", "json,md", "--no-progress")
+    assert code == 0, err
+    doc = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))
+    assert "tile by tile" in doc["misregistration"]["s"]["reason"]
+    assert "Not computed: the scene was evaluated tile by tile" in (tmp_path / "o" / "results.md").read_text()
