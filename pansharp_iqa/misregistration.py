@@ -164,7 +164,7 @@ def _shift_list(shifts: Sequence[float], directions: Sequence[str]) -> tuple[lis
             raise SettingError(f"directions: {d!r} is not one of {', '.join(DIRECTIONS)}")
         dr, dc = DIRECTIONS[d]
         for s in values:
-            pairs.append((s * dr, s * dc))
+            pairs.append((s * dr + 0.0, s * dc + 0.0))  # + 0.0: no -0.0 in the results
             labels.append(f"{d} {s:+g}")
     return pairs, labels
 
