@@ -13,6 +13,7 @@ from .degradation import decimate, wald_degrade
 from .evaluation import evaluate, evaluate_full, evaluate_reduced, protocol_card, sensor_sensitivity
 from .indexes import ConstantBlockError, cc, ergas, psnr, q2n, q_index, sam, scc
 from .indexes.catalog import Index, get_index, index_names
+from .misregistration import misregistration_sensitivity, shift_ms
 from .mtf import mtf_filter, mtf_filter_sensor, mtf_kernel
 from .no_reference import d_lambda, d_lambda_k, d_s, hqnr, qnr
 from .protocols import Protocol, get_protocol, list_protocols
@@ -51,7 +52,8 @@ __all__ = [
     "interp23tap", "imresize", "wald_degrade", "decimate",
     "q2n", "q_index", "sam", "ergas", "scc", "psnr", "cc",
     "d_lambda", "d_s", "qnr", "d_lambda_k", "hqnr",
-    "evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "reduced_settings",
+    "evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "misregistration_sensitivity", "shift_ms",
+    "protocol_card", "reduced_settings",
     "full_settings", "Declarations", "rule_table",
     "Protocol", "get_protocol", "list_protocols", "Index", "get_index", "index_names",
     "InputError", "ConstantBlockError",

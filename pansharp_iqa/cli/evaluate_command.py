@@ -27,6 +27,7 @@ from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
 from .memory_plan import path_summary
+from .misregistration import check_request, scene_sensitivities
 from .output_dir import OutputFolder
 from .report_writer import EXP_NOTE, Outputs, RunRecord, drop_repeated_references, exp_note_applies, write_reports
 from .runner import connect_scheduler, run_tasks
@@ -86,6 +87,7 @@ class Plan:
 def plan_evaluation(ns: argparse.Namespace) -> Plan:
     """Check the arguments of ``pansharp-eval evaluate`` and find every file."""
     settings = settings_from_args(ns)
+    check_request(ns, settings)  # --misregistration: full resolution only
     methods = _method_dirs(ns.results)
     per_method = _method_settings(settings, methods)
     scenes, warnings = dataset_scenes(ns.dataset)
@@ -236,6 +238,7 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
     run = RunRecord(plan.settings, [s.name for s in plan.scenes], methods,
                     [outcomes[(s.name, m)] for s in plan.scenes for m in methods], inputs_sha, results_sha,
                     plan.warnings, argv, info, method_scales=own)
+    run.misregistration = scene_sensitivities(plan, outcomes) if getattr(ns, "misregistration", False) else None
     return run, _kept_records(plan.out, pairs, outcomes)
 
 

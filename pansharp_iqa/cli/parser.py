@@ -146,6 +146,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "action": "store_true",
         "help": "write each scene's comparison grid (every method's true-colour image, zoomed crop, residual "
                 "maps) as OUT/figures/<scene>.png (300 dpi) and .pdf"}),
+    "misregistration": (("--misregistration",), {
+        "action": "store_true",
+        "help": "full resolution only: evaluate each scene again with the MS shifted by -1, -1/2, +1/2, +1 PAN pixel "
+                "along rows and columns and report how far each index and each ranking moves (results.json, md, "
+                "html); 9 times the work, in memory, after the evaluation"}),
     "progress": (("--no-progress",), {"dest": "progress", "action": "store_false", "default": None,
                                       "help": "no progress bar (it is shown only on a terminal anyway)"}),
     "methods": (("--methods",), {"help": "comma-separated subset of EXP, BT-H, GSA, MTF-GLP-HPM (default: all)"}),
@@ -163,7 +168,8 @@ COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
     "evaluate": (("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
                   "index, every scene."), [
         "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
-        "indexes", "result_scale", *_RUN, "scheduler", "tiled", *_SETTINGS, "preset", "preset_force"]),
+        "indexes", "result_scale", *_RUN, "scheduler", "tiled", "misregistration", *_SETTINGS, "preset",
+        "preset_force"]),
     "demo": (("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
               "(Apache-2.0) at reduced and full resolution, the tables printed."), [
         ("out", {"help": "output folder (default: ./pansharp-eval-demo/)"}),

@@ -16,6 +16,7 @@ from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_s
 from pansharp_iqa.reports.stats import IndexStatistics, statistics_to_dict
 from pansharp_iqa.reports.summary import Summary
 
+from .misregistration import html_section, markdown_section
 from .scene_eval import SceneOutcome
 
 __all__ = ["EXP_NOTE", "exp_note_applies", "FIGURES_DIR", "HTML_FILE", "MAX_HTML_IMAGE_SCENES", "Outputs", "RunRecord",
@@ -90,6 +91,7 @@ class RunRecord:
     argv: list[str]
     info: dict[str, Any]
     method_scales: dict[str, str] = dataclasses.field(default_factory=dict)
+    misregistration: dict[str, Any] | None = None  # --misregistration: per scene (cli.misregistration)
 
     @functools.cached_property
     def records(self) -> list[dict[str, Any]]:
@@ -156,6 +158,7 @@ class RunRecord:
             "metrics": self.summary.metrics, "summary": self.summary.to_dict(),
             "statistics": statistics_to_dict(self.statistics, len(self.scenes)), "scenes": per_scene,
             "failures": self.failures, "warnings": self.warnings, "run": self.info,
+            **({"misregistration": self.misregistration} if self.misregistration else {}),
         }
 
     def provenance(self) -> dict[str, Any]:
@@ -228,7 +231,8 @@ def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None
     if "md" in formats:
         (out_dir / "results.md").write_text(
             render_markdown(run.summary, run.failures, title=f"pansharp-eval: {name}", notes=run.notes,
-                            statistics=run.statistics, n_scenes=len(run.scenes)), encoding="utf-8")
+                            statistics=run.statistics, n_scenes=len(run.scenes))
+            + (markdown_section(run.misregistration) if run.misregistration else ""), encoding="utf-8")
     if "tex" in formats:
         # the caption is one line (settings, no prose): the notes are in results.md and report.html
         (out_dir / "results.tex").write_text(
@@ -279,5 +283,6 @@ def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
     shown = set(outputs.html_scenes(run.scenes))
     page = render_html(title=f"pansharp-eval: {run.settings.name}", summary=run.summary, statistics=run.statistics,
                        records=run.records, failures=run.failures, scenes=run.scenes, provenance=run.provenance(),
-                       views={s: v for s, v in views.items() if s in shown}, notes=notes)
+                       views={s: v for s, v in views.items() if s in shown}, notes=notes,
+                       sections=[html_section(run.misregistration)] if run.misregistration else [])
     (out_dir / HTML_FILE).write_text(page, encoding="utf-8")

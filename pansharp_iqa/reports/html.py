@@ -250,15 +250,16 @@ def render_html(
     provenance: Mapping[str, Any],
     views: Mapping[str, SceneView | None],
     notes: Sequence[str] = (),
+    sections: Sequence[str] = (),
 ) -> str:
-    """Render the whole report as one HTML document."""
+    """Render the whole report as one HTML document (``sections``: more HTML sections, after the statistics)."""
     nav = "".join(f"<a href='#scene-{i}'>{_e(s)}</a>" for i, s in enumerate(scenes))
     body = [
         f"<h1>{_e(title)}</h1>",
         "".join(f"<p class='note'>{_e(n)}</p>" for n in notes),
         "<h2>Summary</h2>", _summary_table(summary, statistics),
         "<h2>Statistics across scenes</h2>", _statistics_section(statistics, len(scenes), summary),
-        "<h2>Provenance</h2>", _card(provenance),
+        *sections, "<h2>Provenance</h2>", _card(provenance),
     ]
     if failures:
         items = "".join(f"<li><b>{_e(f['scene'])}</b> / <b>{_e(f['method'])}</b>: {_e(f['reason'])}</li>"
