@@ -41,7 +41,7 @@ from .foreign import (
     is_tensor_like,
     to_numpy,
 )
-from .indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
+from .indexes.catalog import finalize
 from .indexes.full_pass import Scene, given_planes
 from .indexes.full_resolution import NanPolicy
 from .indexes.reduced_pass import reduced_sums
@@ -63,7 +63,7 @@ from .validation import (
     check_same_shape,
     image_array,
     image_facts,
-    pan_array,
+    pan_bands_array,
 )
 
 __all__ = ["evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "BACKENDS",
@@ -377,12 +377,10 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
     sums = reduced_sums(
         StripImage(ref_c, settings.scale_of("reference")),
         StripImage(fus_c, settings.scale_of("fused"), clip_max=settings.clip_max),
-        statistics=statistics_for(names),
-        ctx=ChunkContext(block_size=proto.block_size, gradient=gradient,
-                         peak=None if settings.bits is None else 2.0**settings.bits - 1),
+        statistics=settings.statistics(),
+        ctx=settings.chunk_context(gradient, grid=ref_c.shape[:2]),
     )
-    values = finalize(names, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
-                                                   n_bands=ref.shape[2]))
+    values = finalize(names, sums, settings.finalize_context(ref.shape[2]))
     card = settings.card(image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape))
     return {**values, "protocol": card}
 
@@ -502,7 +500,7 @@ def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettin
     else:
         fus = image_array("fused", fused)
         ms_a = image_array("ms", ms)
-        pan_a = pan_array("pan", pan)
+        pan_a = pan_bands_array("pan", pan, settings.pan_bands)
         check_pan_ratio(fus, ms_a, pan_a, settings.ratio)
         ms_gnyq = settings.ms_gnyq(fus.shape[2])
         sc = {r: settings.scale_of(r) for r in settings.roles}
@@ -524,13 +522,13 @@ def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: Fu
                   ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
     """The toolbox family: the statistics of the requested indexes by the one full-resolution engine
     (``indexes.full_pass``), the whole image as one window, then the catalogue's finalize."""
-    planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0), "pan": pan[None]}
+    planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0),
+              "pan": pan[None] if pan.ndim == 2 else np.moveaxis(pan, 2, 0)}
     if ms_exp is not None:
         planes["exp"] = given_planes("ms_exp", ms_exp, fus.shape)
     scene = Scene.of(planes, settings.chunk_context(ms_gnyq, fus.shape), cache=shared)
-    sums = scene.sums(statistics_for(settings.indexes))
-    values = finalize(settings.indexes, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
-                                                              n_bands=fus.shape[2], nan_policy=settings.nan_policy))
+    sums = scene.sums(settings.statistics())
+    values = finalize(settings.indexes, sums, settings.finalize_context(fus.shape[2]))
     return {**values, "protocol": settings.card(ms_gnyq, list(fus.shape))}
 
 
