@@ -227,11 +227,12 @@ def _backend_of(backend: str, images: Mapping[str, object]) -> str:
     return "torch"
 
 
-def _host_split(name: str, x: object, layout: Layout | None) -> list[Any]:
-    """The host images of one input: the batch's images, or the one (converted) image."""
+def _host_split(name: str, x: object, layout: Layout | None, *, pan_bands: int = 1) -> list[Any]:
+    """The host images of one input: the batch's images, or the one (converted) image (a PAN of several bands:
+    images)."""
     if layout is None:
         return [np.asarray(to_numpy(name, x)) if is_tensor_like(x) else x]
-    return (host_pans if name == "pan" else host_images)(name, x, layout)
+    return (host_pans if name == "pan" and pan_bands == 1 else host_images)(name, x, layout)
 
 
 def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
@@ -244,7 +245,7 @@ def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
 
         if torch_computes(settings) or backend == "torch":
             return evaluate_torch(settings, images, layout=lay, pans=("pan",) if "pan" in images else ())
-    split = {k: _host_split(k, v, lay) for k, v in images.items()}
+    split = {k: _host_split(k, v, lay, pan_bands=getattr(settings, "pan_bands", 1)) for k, v in images.items()}
     sizes = {k: len(v) for k, v in split.items()}
     if len(set(sizes.values())) > 1:
         raise ShapeError(f"batches of different sizes: {sizes}")
