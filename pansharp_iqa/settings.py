@@ -26,7 +26,9 @@ from .indexes.catalog import (
     FinalizeContext,
     Statistic,
     closure,
+    finalize,
     get_index,
+    per_band_values,
     resolve_indexes,
     statistics_for,
 )
@@ -123,6 +125,8 @@ class EvaluationSettings:
         sources; each role's ``scale`` is applied by the engines (:meth:`scale_of`).
     wording : Wording
         The audience's words in refusals (library, ``pansharp-eval``, ``pansharp-nlrnet``).
+    per_band : bool
+        Results carry ``"per_band"``: each index's value per band where it has one (``Index.per_band``).
     """
 
     protocol: Protocol
@@ -133,6 +137,16 @@ class EvaluationSettings:
     requested: tuple[str, ...] | None = None
     declared: Declarations = Declarations()
     wording: Wording = LIBRARY
+    per_band: bool = False
+
+    def results(self, sums: Any, n_bands: int) -> dict[str, Any]:
+        """The requested indexes from merged statistics (the catalogue's finalize steps), with ``"per_band"`` when
+        asked for."""
+        ctx = self.finalize_context(n_bands)
+        values: dict[str, Any] = finalize(self.indexes, sums, ctx)
+        if self.per_band:
+            values["per_band"] = per_band_values(self.indexes, sums, ctx)
+        return values
 
     def statistics(self) -> tuple[Statistic, ...]:
         """The statistics of the requested indexes (the protocol's forms of them)."""
@@ -290,7 +304,7 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
                      scale: object = 1.0, threshold: bool = False,
                      indexes: Sequence[str] | str | None = None, scale_mismatch: str = "raise",
                      declared: Declarations | None = None, wording: Wording = LIBRARY,
-                     sam_zero_norm: str | None = None) -> ReducedSettings:
+                     sam_zero_norm: str | None = None, per_band: bool = False) -> ReducedSettings:
     """Validate the settings of a reduced-resolution evaluation.
 
     Parameters
@@ -320,6 +334,8 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
         SAM's zero-norm pixels instead of the protocol's convention (``Protocol.sam_zero_norm``:
         ``"exclude"`` for the MATLAB toolboxes, ``"zero"`` for the HS/S2 code); recorded in the card
         (``sam_zero_norm``, and under ``overrides``).
+    per_band : bool
+        Also return each index's value per band where it has one (``"per_band"`` in results).
 
     Returns
     -------
@@ -347,7 +363,7 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
                            scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                            requested=requested_indexes(indexes, proto, "reduced"),
                            declared=_declarations(declared, ("fused", "reference"), scale, b, "bits= argument"),
-                           wording=wording)
+                           wording=wording, per_band=bool(per_band))
 
 
 def _with_zero_norm(proto: Protocol, sam_zero_norm: str | None) -> Protocol:
@@ -570,7 +586,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                   nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
                   scale_mismatch: str = "raise", satellite: str | Sensor | None = None,
                   upsampled: str = "interp23tap", declared: Declarations | None = None,
-                  wording: Wording = LIBRARY, sam_zero_norm: str | None = None) -> FullSettings:
+                  wording: Wording = LIBRARY, sam_zero_norm: str | None = None,
+                  per_band: bool = False) -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
     Parameters
@@ -603,6 +620,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         The audience's words in refusals.
     sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}, optional
         SAM's zero-norm convention of R-SAM instead of the protocol's (recorded in the card).
+    per_band : bool
+        Also return each index's value per band where it has one (``"per_band"`` in results).
 
     Returns
     -------
@@ -644,7 +663,7 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                         requested=requested_indexes(indexes, proto, "full"), upsampled=up,
                         declared=_declarations(declared, roles, scale, b, "bits= argument" if given_bits is not None
                                                else f"sensor registry ({s.name})"),
-                        wording=wording)
+                        wording=wording, per_band=bool(per_band))
 
 
 #: The settings value of either resolution.

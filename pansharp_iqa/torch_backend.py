@@ -40,7 +40,7 @@ import torch
 from . import torch_ops as ops
 from .foreign import Layout, framework_of, image_of_batch, to_numpy
 from .hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
-from .indexes.catalog import DERIVED, ChunkContext, Statistic, finalize, image_of
+from .indexes.catalog import DERIVED, ChunkContext, Statistic, image_of
 from .indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
@@ -319,7 +319,6 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
         else proto.scc_gradient
     ctx = settings.chunk_context(gradient, grid=(h - lead - trail, w - lead - trail))
     stats = settings.statistics()
-    fin = settings.finalize_context(nb)
     card = settings.card(image_shape=list(shape), evaluated_shape=[h - lead - trail, w - lead - trail, nb])
     out: list[dict[str, Any]] = []
     for part in _chunks(n, 12.0 * nb * h * w * 8):
@@ -331,7 +330,7 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
         on_host = _host_sums(ref, fus, [s for s in stats if s.name not in per_stat], ctx)
         for i in range(ref.shape[0]):
             with image_of_batch(part.start + i):
-                values = finalize(names, {**{k: v[i] for k, v in per_stat.items()}, **on_host[i]}, fin)
+                values = settings.results({**{k: v[i] for k, v in per_stat.items()}, **on_host[i]}, nb)
             out.append({**values, "protocol": card})
     return out
 
@@ -379,11 +378,9 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         with image_of_batch(i):
             settings.check({k: f[i] for k, f in facts.items()})
     ctx = settings.chunk_context(ms_gnyq, fshape)
-    names = settings.indexes
     stats = settings.statistics()
     if fshape[2] < 2 and "block_uiqi" in {s.name for s in stats}:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    fin = settings.finalize_context(fshape[2])
     card = settings.card(ms_gnyq, list(fshape))
     h, w, nb = fshape
     out: list[dict[str, Any]] = []
@@ -397,7 +394,7 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
                                                   for r in s.reads}, ctx) for s in stats}
         for i in range(fus.shape[0]):
             with image_of_batch(part.start + i):
-                values = finalize(names, {k: v[i] for k, v in per_stat.items()}, fin)
+                values = settings.results({k: v[i] for k, v in per_stat.items()}, fshape[2])
             out.append({**values, "protocol": card})
     return out
 
@@ -432,5 +429,8 @@ def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *
     card = {**results[0]["protocol"], "batch": {**batch, **({"host_statistics": host_only} if host_only else {})}}
     if layout is None:
         return {**results[0], "protocol": card}
-    names = [k for k in results[0] if k != "protocol"]
-    return {**{k: np.array([r[k] for r in results], dtype=np.float64) for k in names}, "protocol": card}
+    names = [k for k in results[0] if k not in ("protocol", "per_band")]
+    out: dict[str, Any] = {k: np.array([r[k] for r in results], dtype=np.float64) for k in names}
+    if "per_band" in results[0]:
+        out["per_band"] = {k: np.array([r["per_band"][k] for r in results]) for k in results[0]["per_band"]}
+    return {**out, "protocol": card}

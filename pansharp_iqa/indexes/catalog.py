@@ -69,7 +69,7 @@ from .uiqi import q_from_sums, q_window_sums
 __all__ = [
     "Index", "Statistic", "Derived", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS",
     "DERIVED", "ROLE_SCALES", "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names",
-    "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure",
+    "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure", "per_band_values",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
@@ -386,6 +386,9 @@ class Index:
         resolution); the input rules fire only for roles a requested index reads.
     casts : bool
         It rounds the images to integer DN (the toolbox's uint16 cast).
+    per_band : callable or None
+        ``per_band(sums, ctx) -> (B,) array``: the index of each band alone, where it is a mean over bands
+        (ERGAS's band terms, Q, CC, D_rho); None where it has no per-band form (Q2n, SAM, ...).
     """
 
     name: str
@@ -403,6 +406,7 @@ class Index:
     compute: Callable[[Mapping[str, Any], Mapping[str, float], FinalizeContext], float] | None = None
     reads: tuple[str, ...] | None = None
     casts: bool = False
+    per_band: Callable[[Mapping[str, Any], FinalizeContext], np.ndarray] | None = None
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -660,6 +664,20 @@ _HS = "Ciotola et al., arXiv 2407.01355, 2024 (hyperspectral pansharpening toolb
 _S2 = "Ciotola et al., Remote Sensing 17(12):1983, 2025, doi:10.3390/rs17121983 (Sentinel-2 toolbox)"
 
 
+def _ergas_bands(stat: str) -> Callable[[Mapping[str, Any], FinalizeContext], np.ndarray]:
+    """ERGAS of each band alone (``100/ratio * RMSE_b / mean_b``) from a squared-error statistic."""
+    def bands(sums: Mapping[str, Any], ctx: FinalizeContext) -> np.ndarray:
+        s = sums[stat]
+        return np.array([ergas_from_sums(s["sse"][b : b + 1], s["ref_sum"][b : b + 1], s["pixels"], ctx.ratio)
+                         for b in range(np.size(s["sse"]))])
+    return bands
+
+
+def _cc_bands(sums: Mapping[str, Any], ctx: FinalizeContext) -> np.ndarray:
+    m = np.stack([np.atleast_1d(sums["band_moments"][k]) for k in _MOMENTS])
+    return np.array([cc_from_sums(m[:, b : b + 1], sums["band_moments"]["pixels"]) for b in range(m.shape[1])])
+
+
 def _d_sr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeContext) -> float:
     s = sums["d_sr_sums"]
     n = int(np.sqrt(np.size(s["gram"])))
@@ -683,7 +701,8 @@ INDEXES: tuple[Index, ...] = (
     Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
           ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _PC_RR,
           statistics=("q_windows",),
-          compute=lambda s, v, c: q_from_sums(s["q_windows"]["sums"], s["q_windows"]["count"])),
+          compute=lambda s, v, c: q_from_sums(s["q_windows"]["sums"], s["q_windows"]["count"]),
+          per_band=lambda s, c: np.asarray(s["q_windows"]["sums"]) / s["q_windows"]["count"]),
     Index("SAM", "reduced", False, "degrees", "SAM",
           "mean spectral angle; pixels of zero norm by the protocol's convention (sam_zero_norm)",
           ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _ALL_RR,
@@ -694,7 +713,8 @@ INDEXES: tuple[Index, ...] = (
           ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _ALL_RR,
           statistics=("squared_errors",),
           compute=lambda s, v, c: ergas_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["ref_sum"],
-                                                  s["squared_errors"]["pixels"], c.ratio)),
+                                                  s["squared_errors"]["pixels"], c.ratio),
+          per_band=_ergas_bands("squared_errors")),
     Index("SCC", "reduced", True, "", "SCC", "correlation of Sobel gradients (the protocol's form)",
           ("Zhou, Civco, Silander, IJRS 19(4), 1998", _TB2020), _PC_RR,
           statistics=("sobel_products",),
@@ -709,7 +729,7 @@ INDEXES: tuple[Index, ...] = (
           ("Loncan et al., IEEE GRSM 3(3), 2015, doi:10.1109/MGRS.2015.2440094",),
           on_request=True, statistics=("band_moments",),
           compute=lambda s, v, c: cc_from_sums(np.stack([s["band_moments"][k] for k in _MOMENTS]),
-                                               s["band_moments"]["pixels"])),
+                                               s["band_moments"]["pixels"]), per_band=_cc_bands),
     # PanCollection scripts' extras (presets): band-mean PSNR and peak-normalised RMSE, peak 2**bits - 1
     Index("MPSNR", "reduced", True, "dB", "mPSNR",
           "mean over bands of 10 log10(peak^2 / MSE_b), peak = 2**bits - 1 DN (PanCollection quality_assess.m)",
@@ -760,14 +780,15 @@ INDEXES: tuple[Index, ...] = (
           compute=lambda s, v, c: 1.0 - q2n_value(s["lr_q2n"]["sum"], s["lr_q2n"]["count"], c.q2n_precision)),
     Index("D_sR", "full", False, "", "$D_{S,R}$",
           "var(P - F alpha) / var(P): 1 - R^2 of the PAN regressed on the fused bands without intercept",
-          (_HS,), ("hyperspectral2024",), statistics=("d_sr_sums",), reads=("fused", "pan"), compute=_d_sr),
+          (_HS,), ("hyperspectral2024",), statistics=("d_sr_sums",), reads=("fused",), compute=_d_sr),
     Index("QNR", "full", True, "", "QNR", "(1 - D_lambda)(1 - D_sR)", (_HS,), ("hyperspectral2024",),
-          needs=("D_lambda", "D_sR"), compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_sR"])),
+          needs=("D_lambda", "D_sR"), reads=("fused", "ms"), compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_sR"])),
     Index("R-ERGAS", "full", False, "", "R-ERGAS",
           "ERGAS of MTF(fused) shifted by half a pixel and decimated to MS scale, against the MS", (_S2,),
           ("sentinel2-2025",), statistics=("lr_squared_errors",), reads=("fused", "ms"),
           compute=lambda s, v, c: ergas_from_sums(s["lr_squared_errors"]["sse"], s["lr_squared_errors"]["ref_sum"],
-                                                  s["lr_squared_errors"]["pixels"], c.ratio)),
+                                                  s["lr_squared_errors"]["pixels"], c.ratio),
+          per_band=_ergas_bands("lr_squared_errors")),
     Index("R-SAM", "full", False, "degrees", "R-SAM",
           "SAM of MTF(fused) shifted by half a pixel and decimated to MS scale, against the MS", (_S2,),
           ("sentinel2-2025",), statistics=("lr_sam_angles",), reads=("fused", "ms"),
@@ -777,7 +798,8 @@ INDEXES: tuple[Index, ...] = (
           "mean 1 - max over the PAN's bands of the local correlation with each fused band", (_S2, _REPRO),
           ("sentinel2-2025",), statistics=("d_rho_max",), reads=("fused",),
           compute=lambda s, v, c: float(np.sum(s["d_rho_max"]["sums"]))
-          / (s["d_rho_max"]["pixels"] * np.size(s["d_rho_max"]["sums"]))),
+          / (s["d_rho_max"]["pixels"] * np.size(s["d_rho_max"]["sums"])),
+          per_band=lambda s, c: np.asarray(s["d_rho_max"]["sums"]) / s["d_rho_max"]["pixels"]),
 )
 
 _BY_NAME: dict[str, Index] = {}
@@ -1036,6 +1058,35 @@ def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext
             raise SettingError(f"{spec.name} is computed by the {spec.engine} engine, not from chunk sums")
         values[spec.name] = float(spec.compute(sums, values, ctx))
     return {n: values[n] for n in names}
+
+
+def per_band_values(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext) -> dict[str, list[float]]:
+    """The per-band values of the named indexes that have a per-band form (``Index.per_band``).
+
+    Parameters
+    ----------
+    names : sequence of str
+    sums : mapping
+        Statistic name -> merged fields (as for :func:`finalize`).
+    ctx : FinalizeContext
+
+    Returns
+    -------
+    dict of str to list of float
+        Index name -> one value per band (band order of the images).
+
+    Examples
+    --------
+    >>> per_band_values(["ERGAS", "SAM"], {"squared_errors": {"sse": np.array([4.0, 16.0]),
+    ...                 "ref_sum": np.array([8.0, 8.0]), "pixels": 4}}, FinalizeContext())
+    {'ERGAS': [12.5, 25.0]}
+    """
+    out = {}
+    for name in names:
+        spec = get_index(name, ctx.protocol)
+        if spec.per_band is not None:
+            out[name] = [float(v) for v in spec.per_band(sums, ctx)]
+    return out
 
 
 def direction(name: str) -> int | None:

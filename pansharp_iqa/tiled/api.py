@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from ..indexes import catalog
 from ..indexes.strips import check_block_fits
 from ..io.declared import scene_names
 from ..io.inputs import check_image_path, check_path_grid
@@ -85,7 +84,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("reference", ref))})
-        values = catalog.finalize(settings.indexes, sums_of(total, ctx.statistics), settings.finalize_context(nb))
+        values = settings.results(sums_of(total, ctx.statistics), nb)
         card = settings.card(
             image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
             tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
@@ -127,8 +126,7 @@ def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSet
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("ms", ms_src), ("pan", pan_src))})
-        values = catalog.finalize(settings.indexes, sums_of(total, settings.statistics()),
-                                  settings.finalize_context(nb))
+        values = settings.results(sums_of(total, settings.statistics()), nb)
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
         return {**values, "protocol": card}
