@@ -400,8 +400,6 @@ _PROTOCOLS: dict[str, Protocol] = {
                 "ratio//2, truncated to uint16."
             ),
             sources=(_HS2024,),
-            reduced_indexes=("ERGAS", "SAM", "Q2n"),  # the toolbox's columns, in its order
-            full_indexes=("D_lambda", "D_sR", "QNR"),
             mtf=HS_KERNEL,
             dim_cut=(10, 11),
             rr_fused_clip=65536.0,
@@ -425,8 +423,6 @@ _PROTOCOLS: dict[str, Protocol] = {
                 "D_rho = mean 1 - max over the 10 m bands of the local correlation (half width max(4, ratio)//2)."
             ),
             sources=(_S22025,),
-            reduced_indexes=("ERGAS", "SAM", "Q2n"),
-            full_indexes=("D_lambda", "R-ERGAS", "R-SAM", "D_rho"),
             mtf=S2_KERNEL,
             dim_cut=(10, 11),
             rr_fused_clip=65536.0,
