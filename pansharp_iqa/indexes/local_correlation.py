@@ -50,8 +50,8 @@ def box_sums(planes: np.ndarray, w: int) -> np.ndarray:
 
     Examples
     --------
-    >>> box_sums(np.ones((1, 4, 4)), 1)[0].tolist()
-    [[1.0, 2.0, 2.0, 2.0], [2.0, 4.0, 4.0, 4.0], [2.0, 4.0, 4.0, 4.0], [2.0, 4.0, 4.0, 4.0]]
+    >>> box_sums(np.ones((1, 4, 4)), 1)[0].tolist()  # w = 1: rows i..i+1, columns j..j+1
+    [[4.0, 4.0, 4.0, 2.0], [4.0, 4.0, 4.0, 2.0], [4.0, 4.0, 4.0, 2.0], [2.0, 2.0, 2.0, 1.0]]
     """
     c, h, wd = planes.shape
     integ = np.zeros((c, h + 2 * w + 1, wd + 2 * w + 1))

@@ -151,11 +151,12 @@ def q2n_padded_positions(n: int, n_other: int, block_size: int, padding: Padding
 
     Examples
     --------
-    >>> q2n_padded_positions(31, 32, 32, "symmetric-swapped").size, q2n_padded_positions(32, 31, 32, "symmetric-swapped")[-2:].tolist()
-    (31, [31, 31])
-    >>> q2n_padded_positions(40, 50, 32, "symmetric-swapped").size, q2n_padded_positions(40, 50, 32, "symmetric").size
-    (54, 64)
-    """  # noqa: E501 - doctest lines
+    >>> q2n_padded_positions(31, 32, 32, "symmetric-swapped").size  # rows of a 31 x 32 image: no extension
+    31
+    >>> p = q2n_padded_positions(40, 50, 32, "symmetric-swapped")  # 40 rows + 14 (the columns' shortfall)
+    >>> p.size, p[-3:].tolist(), q2n_padded_positions(40, 50, 32, "symmetric").size
+    (54, [28, 27, 26], 64)
+    """
     bs = int(block_size)
     whole = -(-n // bs) * bs
     if padding == "symmetric":
