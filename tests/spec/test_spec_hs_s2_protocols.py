@@ -350,3 +350,56 @@ def test_real_s2(piq, wv2, group):
     for f in FUSED:
         r = piq.evaluate_reduced(fused[f], scene[f"b{group}"], ratio=ratio, bits=16, protocol=S2)
         check(r, f"s2_wv2_rr{group}_{f}", RR, rtol=None if same[f] else 1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line: the toolboxes' file layouts (HS .mat; S2 keys in a one-scene .h5, tile-wise)
+# ---------------------------------------------------------------------------------------------
+def _cli(tmp_path, toml, files, fused, *flags):
+    import csv
+
+    from pansharp_iqa.cli.main import main
+
+    data, method, out = tmp_path / "data", tmp_path / "m", tmp_path / "out"
+    data.mkdir()
+    method.mkdir()
+    (data / "dataset.toml").write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in toml.items()), encoding="utf-8")
+    files(data)
+    np.save(method / "syn.npy", fused)
+    assert main(["evaluate", str(data), str(method), "--out", str(out), "--format", "csv,json", "--no-progress",
+                 *flags]) == 0
+    with open(out / "results.csv", newline="", encoding="utf-8") as fh:
+        row = next(csv.DictReader(fh))
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return row, doc["scenes"]["syn"]["m"], out
+
+
+def test_cli_hyperspectral_mat_layout(piq, tmp_path):
+    scipy_io = pytest.importorskip("scipy.io")
+    _, _, gt, fused = _rr_inputs("hs_syn")
+
+    def files(data):  # the HS toolbox's variables (open_mat: I_GT, I_MS_LR, I_PAN, I_MS, wavelengths, overlap)
+        scipy_io.savemat(data / "syn.mat", {"I_GT": gt, "I_MS_LR": Z["hs_syn_lr"], "I_PAN": Z["hs_syn_pan"],
+                                            "I_MS": Z["hs_syn_exp"], "wavelengths": np.arange(5.0)[None],
+                                            "overlap": np.array([[3]])})
+
+    toml = dict(sensor="PRISMA", ratio=6, bits=16, resolution="reduced", result_scale="dn", protocol=HS)
+    row, entry, out = _cli(tmp_path, toml, files, fused["noisy"], "--per-band")
+    check({k: float(row[k]) for k in RR}, "hs_syn_rr_noisy", RR, where="pansharp-eval")
+    assert entry["protocol"]["q2n_padding"] == "symmetric-swapped" and len(entry["per_band"]["ERGAS"]) == 5
+    assert (out / "per_band.csv").read_text().count("\n") == 1 + 5
+
+
+def test_cli_sentinel2_h5_bundle_tile_wise(piq, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    ratio, _, _, fused = _s2_fr_inputs(20)
+
+    def files(data):  # the S2 toolbox's variables (S2_10 in the PAN's place, S2_20 the MS), one scene per file
+        with h5py.File(data / "syn.h5", "w") as h:
+            for key, group in (("S2_10", "b10"), ("S2_20", "b20"), ("S2_60", "b60")):
+                h[key] = Z[f"s2_syn_fr_{group}"]
+
+    toml = dict(sensor="S2-20", ratio=2, bits=16, resolution="full", result_scale="dn", protocol=S2)
+    row, entry, _ = _cli(tmp_path, toml, files, fused["noisy"], "--tiled", "always")
+    assert entry["protocol"]["evaluation_path"] == "tile-wise"
+    check({k: float(row[k]) for k in S2_FR}, "s2_syn_fr20_noisy", S2_FR, where="pansharp-eval")
