@@ -69,8 +69,10 @@ def rr_cases(data: Path | None) -> list[tuple[str, str, int, np.ndarray, dict[st
 
 
 def agreement(result: dict, key: str, names: tuple[str, ...]) -> float:
+    """The largest relative difference from the reference code's value (D_lambda = 1 - Q2n: relative to Q2n, the
+    float32 quantity of that code)."""
     want = Z[key + "_shipped"]
-    return max(abs(result[n] - w) / abs(w) for n, w in zip(names, want, strict=True))
+    return max(abs(result[n] - w) / abs(1.0 - w if n == "D_lambda" else w) for n, w in zip(names, want, strict=True))
 
 
 def main() -> None:
@@ -105,7 +107,7 @@ def main() -> None:
     print("\n## Full resolution: agreement with the reference code (max relative difference, every index)")
     print("| case | fused | in memory | tile-wise (smallest tiles) |")
     print("|---|---|---|---|")
-    for case, proto, sensor, r, names, args, fused in fr_cases():
+    for case, proto, sensor, r, names, args, fused in fr_cases(data):
         for f, img in fused.items():
             mem = pi.evaluate_full(img, *args, sensor=sensor, ratio=r, protocol=proto)
             til = evaluate_full_tiled(img, *args, sensor=sensor, ratio=r, protocol=proto, tile_size=32)
@@ -136,15 +138,27 @@ TOOLBOX_FR = {"mtf": TOOLBOX_KERNEL, "q2n_cast": "uint16", "q2n_padding": "symme
               "q2n_precision": "float64", "sam_zero_norm": "exclude", "fr_half_shift": False}
 
 
-def fr_cases() -> list[tuple]:
+def fr_cases(data: Path | None = None) -> list[tuple]:
     """(case, protocol, sensor, ratio, index names, (ms, pan), fused images) of the full-resolution cases."""
     lr, pan, b10 = Z["hs_syn_lr"], Z["hs_syn_pan"], Z["s2_syn_fr_b10"]
-    out = [("hs_syn_fr", HS, "PRISMA", 6, ("D_lambda", "D_sR", "QNR"), (lr, pan),
-            fused_set("hs_syn", Z["hs_syn_exp"], pan, 6))]
+    hs_names, s2_names = ("D_lambda", "D_sR", "QNR"), ("D_lambda", "R-ERGAS", "R-SAM", "D_rho")
+    out = [("hs_syn_fr", HS, "PRISMA", 6, hs_names, (lr, pan), fused_set("hs_syn", Z["hs_syn_exp"], pan, 6))]
     for group, r in ((20, 2), (60, 6)):
         case = f"s2_syn_fr{group}"
-        out.append((case, S2, f"S2-{group}", r, ("D_lambda", "R-ERGAS", "R-SAM", "D_rho"),
-                    (Z[f"s2_syn_fr_b{group}"], b10), fused_set(case, Z[f"{case}_exp"], S.s2_detail_pan(b10, group), r)))
+        out.append((case, S2, f"S2-{group}", r, s2_names, (Z[f"s2_syn_fr_b{group}"], b10),
+                    fused_set(case, Z[f"{case}_exp"], S.s2_detail_pan(b10, group), r)))
+    if data is not None:
+        for bands in (60, 70, 159):
+            sc = S.hs_wv2_fr(data, bands)
+            exp = np.round(np.clip(pi.interp23tap(sc["ms_lr"].astype(float), 6), 0, 65535)).astype(np.uint16)
+            fused = fused_set(f"hs_wv2_b{bands}_fr", exp, sc["pan"], 6)
+            out.append((f"hs_wv2_b{bands}_fr", HS, "PRISMA", 6, hs_names, (sc["ms_lr"], sc["pan"]),
+                        fused if bands != 159 else {"exp": fused["exp"]}))
+        fr = S.s2_crop(S.s2_wv2(data), 384, 384)
+        for group, r in ((20, 2), (60, 6)):
+            exp = np.round(np.clip(pi.interp23tap(fr[f"b{group}"].astype(float), r), 0, 65535)).astype(np.uint16)
+            out.append((f"s2_wv2_fr{group}", S2, f"S2-{group}", r, s2_names, (fr[f"b{group}"], fr["b10"]),
+                        fused_set(f"s2_wv2_fr{group}", exp, S.s2_detail_pan(fr["b10"], group), r)))
     return out
 
 

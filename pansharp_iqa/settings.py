@@ -568,6 +568,9 @@ class FullSettings(EvaluationSettings):
             notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + Q2N_CAST
         if self.ms_scale_blocks:
             notes.update(self._ms_scale_notes(ms_gnyq))
+        elif ratio == 6 and self.upsampled == "interp23tap":  # the EXP at ratio 6 is the HS/S2 toolboxes' composite
+            notes["exp_interpolator"] = ("ratio 6: the HS/S2 toolboxes' ideal_interpolator (x3 sinc, 61 taps with "
+                                         "float32 values, symmetric borders; then one 23-tap x2 step, circular)")
         if "D_s" not in proto.full_indexes:
             pass
         elif proto.d_s_uses_sensor:

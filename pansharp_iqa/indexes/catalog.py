@@ -41,6 +41,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..borders import BorderMode
+from ..hypercomplex import BlockPrecision
 from ..mtf import TOOLBOX_KERNEL, MtfKernelSettings, filter_planes, mtf_kernel
 from ..resample import exp_halo_support, exp_halo_window, fineshift, imresize, interp23tap_planes
 from ..validation import SensorMismatchError, SettingError
@@ -58,9 +59,9 @@ from .full_resolution import (
 )
 from .local_correlation import d_rho_max_sums
 from .psnr import psnr_from_sums
-from .q2n import cast_to, q2n_block_grid, q2n_strip, q2n_strip_grid, q2n_value
+from .q2n import Cast, Padding, cast_to, q2n_block_grid, q2n_strip, q2n_strip_grid, q2n_value
 from .regression_hs import D_SR_SUMS, d_sr_from_sums, d_sr_sums
-from .sam import sam_from_sums, sam_sums
+from .sam import ZeroNorm, sam_from_sums, sam_sums
 from .scc import scc_from_sums, scc_sums
 from .ssim import ssim_window_sums
 from .strips import StripImage
@@ -147,10 +148,10 @@ class ChunkContext:
     protocol: Any = None
     ms_gnyq: tuple[float, ...] = ()
     pan_gnyq: float | None = None
-    q2n_cast: str = "uint16"
-    q2n_padding: str = "symmetric"
+    q2n_cast: Cast = "uint16"
+    q2n_padding: Padding = "symmetric"
     q2n_std_floor: float = float(np.finfo(np.float64).eps)
-    q2n_precision: str = "float64"
+    q2n_precision: BlockPrecision = "float64"
     grid: tuple[int, int] | None = None
     kernel: MtfKernelSettings = TOOLBOX_KERNEL
     start: int = 0
@@ -191,8 +192,8 @@ class FinalizeContext:
     bits: int | None = None
     n_bands: int = 0
     nan_policy: str = "raise"
-    sam_zero_norm: str = "exclude"
-    q2n_precision: str = "float64"
+    sam_zero_norm: ZeroNorm = "exclude"
+    q2n_precision: BlockPrecision = "float64"
     protocol: str | None = None
 
 
@@ -428,8 +429,8 @@ def _q2n_chunk(ref: StripImage, fus: StripImage, r0: int, r1: int, ctx: ChunkCon
     if ctx.toolbox_q2n:
         return q2n_strip(ref, fus, r0, r1, ctx.block_size)
     return q2n_strip_grid(ref, fus, r0, r1, block_size=ctx.block_size, cast=ctx.q2n_cast,
-                          std_floor=ctx.q2n_std_floor, precision=ctx.q2n_precision,  # type: ignore[arg-type]
-                          padding=ctx.q2n_padding, grid=ctx.grid)  # type: ignore[arg-type]
+                          std_floor=ctx.q2n_std_floor, precision=ctx.q2n_precision, padding=ctx.q2n_padding,
+                          grid=ctx.grid)
 
 
 def _q_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
@@ -476,7 +477,7 @@ def _khan_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, An
 def _lr_q2n_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
     ref, fus = (cast_to(ctx.q2n_cast, np.array(im[k], dtype=np.float64)) for k in ("ms", "fused_fr_lr"))
     q = q2n_block_grid(ref, fus, block_size=ctx.block_size, shift=ctx.block_size, std_floor=ctx.q2n_std_floor,
-                       integer_valued=ctx.q2n_cast != "none", block_precision=ctx.q2n_precision)  # type: ignore[arg-type]
+                       integer_valued=ctx.q2n_cast != "none", block_precision=ctx.q2n_precision)
     return {"sum": float(q.sum()), "count": int(q.size)}
 
 

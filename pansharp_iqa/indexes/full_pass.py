@@ -197,7 +197,7 @@ class Scene:
                 pos = [np.arange(lo, hi) for lo, hi in lims]
             if stat.extend == "q2n":
                 n = (self._length(name, 0), self._length(name, 1))
-                pos = [q2n_padded_positions(n[a], n[1 - a], ctx.block_size, ctx.q2n_padding)[int(p[0]):]  # type: ignore[arg-type]
+                pos = [q2n_padded_positions(n[a], n[1 - a], ctx.block_size, ctx.q2n_padding)[int(p[0]):]
                        if int(p[-1]) + 1 == n[a] else p for a, p in enumerate(pos)]
             out[r] = (name, pos[0], pos[1])
         return out, ctx
@@ -211,7 +211,7 @@ class Scene:
         cache: dict[Any, Any] = {} if self.cache is None else self.cache
         memo: dict[Any, Any] = {}
 
-        def kept(key: tuple[str, str], free: bool, make: Callable[[], Any]) -> Any:
+        def kept(key: tuple[Any, ...], free: bool, make: Callable[[], Any]) -> Any:
             store = cache if free else memo
             if key not in store:
                 store[key] = make()

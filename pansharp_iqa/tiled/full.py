@@ -46,9 +46,9 @@ def full_tile(ctx: FullContext, tile: Tile) -> Partial:
         for axis, at in enumerate(scene.positions(name, tile.rows, tile.cols)):
             scene.support(name, at, axis, needs[axis])
     for stat in stats:
-        for name, *at in scene.reads(stat, tile.rows, tile.cols)[0].values():
-            for axis in (0, 1):
-                scene.support(name, at[axis], axis, needs[axis])
+        for name, rows, cols in scene.reads(stat, tile.rows, tile.cols)[0].values():
+            scene.support(name, rows, 0, needs[0])
+            scene.support(name, cols, 1, needs[1])
     out = Partial(pixels=tile.pixels)
     for role, source in ctx.sources.items():
         patches[role], stats_read = fetch(source, needs[0][role], needs[1][role], scale=ctx.settings.scale_of(role))
