@@ -150,7 +150,8 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                      "it; nothing else is ever touched)"}),
     "plots": (("--plots",), {
         "action": "store_true",
-        "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene"}),
+        "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene (with --per-band: "
+                "each index's values against the band, one line per method)"}),
     "figures": (("--figures",), {
         "action": "store_true",
         "help": "write each scene's comparison grid (every method's true-colour image, zoomed crop, residual "

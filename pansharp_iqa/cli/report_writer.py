@@ -260,9 +260,10 @@ def _preset_caption(preset: Any) -> str:
 
 
 def _write_plots(plot_dir: Path, run: RunRecord) -> None:
-    from pansharp_iqa.reports.plots import plot_boxplots, plot_scene_maps
+    from pansharp_iqa.reports.plots import plot_boxplots, plot_per_band, plot_scene_maps
 
     plot_boxplots(plot_dir, run.records, run.methods, run.summary.metrics)
+    plot_per_band(plot_dir, run.records, run.methods)  # with --per-band: one spectrum per index
     by_scene: dict[str, dict[str, Any]] = {}
     for o in run.outcomes:
         if o.maps:

@@ -384,10 +384,11 @@ def test_cli_hyperspectral_mat_layout(piq, tmp_path):
                                             "overlap": np.array([[3]])})
 
     toml = dict(sensor="PRISMA", ratio=6, bits=16, resolution="reduced", result_scale="dn", protocol=HS)
-    row, entry, out = _cli(tmp_path, toml, files, fused["noisy"], "--per-band")
+    row, entry, out = _cli(tmp_path, toml, files, fused["noisy"], "--per-band", "--plots")
     check({k: float(row[k]) for k in RR}, "hs_syn_rr_noisy", RR, where="pansharp-eval")
     assert entry["protocol"]["q2n_padding"] == "symmetric-swapped" and len(entry["per_band"]["ERGAS"]) == 5
     assert (out / "per_band.csv").read_text().count("\n") == 1 + 5
+    assert (out / "plots" / "bands_ERGAS.png").is_file()  # the spectrum of the per-band values
 
 
 def test_cli_sentinel2_h5_bundle_tile_wise(piq, tmp_path):
