@@ -273,11 +273,11 @@ def test_sam_zero_norm_setting_on_every_path(piq, convention):
     want = {"exclude": ang.mean(), "zero": ang.sum() / norm.size, "right_angle": (ang.sum() + 36 * 90) / norm.size,
             "nan": np.nan}[convention]
     got = [piq.evaluate_reduced(fused["exp"], gt, ratio=6, bits=16, protocol=HS, sam_zero_norm=convention,
-                                tiled=t)["SAM"] for t in ("never", "always")]
+                                tiled=t, indexes=["SAM"])["SAM"] for t in ("never", "always")]
     torch = pytest.importorskip("torch")
     batch = [torch.from_numpy(np.moveaxis(a.astype(float), 2, 0)[None]) for a in (fused["exp"], gt)]
     got.append(float(piq.evaluate_reduced(*batch, ratio=6, bits=16, protocol=HS, sam_zero_norm=convention,
-                                          layout="NCHW", backend="torch")["SAM"][0]))
+                                          layout="NCHW", backend="torch", indexes=["SAM"])["SAM"][0]))
     for v in got:
         assert np.isnan(v) if convention == "nan" else abs(v - want) <= 1e-12 * want, (convention, got, want)
     card = piq.reduced_settings(ratio=6, bits=16, protocol=HS, sam_zero_norm=convention).card(
@@ -326,7 +326,7 @@ def test_real_hs_reduced_resolution(piq, wv2, bands):
     lr, pan_lr = piq.wald_degrade(sc["gt"], sc["pan"], "PRISMA", protocol=HS, cast="none")
     exp = _hs_exp(piq, lr)  # the code interpolates HS_lr before its truncation
     fused, same = fused_of(case, exp, np.trunc(pan_lr).astype(np.uint16), 6)
-    for f in FUSED:
+    for f in FUSED if bands == 60 else ("exp",):
         r = piq.evaluate_reduced(fused[f], sc["gt"], ratio=6, bits=16, protocol=HS)
         check(r, f"hs_wv2_b{bands}_rr_{f}", RR, rtol=None if same[f] else 1e-5)
 
