@@ -3,7 +3,7 @@ band names) for the settings value."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +21,15 @@ from .declared import Declared, read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
-from .orientation import as_hwb, as_pan
+from .orientation import as_hw, as_hwb, as_pan
 
 
 def _shaped(shape: tuple[int, ...]) -> np.ndarray:
     """A stand-in of that shape, without data (the geometry checks need nothing else)."""
     return np.broadcast_to(np.float32(0), shape)
 
-__all__ = ["ROLE_KEYS", "S2_GROUP_KEYS", "role_keys", "check_geometry", "load_scene", "scene_records", "scene_shapes"]
+__all__ = ["ROLE_KEYS", "S2_GROUP_KEYS", "role_keys", "check_geometry", "load_scene", "scene_records", "scene_shapes",
+           "pan_bands_declared"]
 
 #: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins): ours, the toolboxes' (the 2020
 #: toolbox's and the hyperspectral toolbox's ``I_MS_LR``/``I_PAN``/``I_GT``), and the Sentinel-2 toolbox's
@@ -53,6 +54,24 @@ def role_keys(role: str, sensor: str | None = None) -> tuple[str, ...]:
     """
     group = S2_GROUP_KEYS.get(str(sensor)) if role == "ms" else None
     return (group, *ROLE_KEYS[role]) if group else ROLE_KEYS[role]
+
+
+def pan_bands_declared(settings: DatasetSettings) -> bool:
+    """Whether the dataset's sensor puts several bands in the PAN's place (its ``pan_sensor``: Sentinel-2's 10 m
+    bands); otherwise a PAN is one band."""
+    from ..sensors import get_sensor
+
+    return get_sensor(settings.sensor).pan_sensor is not None
+
+
+def _pan(settings: DatasetSettings) -> Callable[..., np.ndarray]:
+    """The PAN's orientation rule for this dataset (one band, or the bands its sensor declares)."""
+    return as_pan if pan_bands_declared(settings) else as_hw
+
+
+def _window_role(role: str, settings: DatasetSettings) -> str:
+    """The window reader's role of a scene file (``"pan-bands"`` for several bands in the PAN's place)."""
+    return "pan-bands" if role == "pan" and pan_bands_declared(settings) else role
 
 
 def _pick(arrays: dict[str, np.ndarray], role: str, path: str, sensor: str | None = None) -> tuple[str, np.ndarray]:
@@ -102,7 +121,7 @@ def load_scene(
         label, raw = _read_role(source, role, cache, settings.sensor)
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
-        arr = as_pan(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
+        arr = _pan(settings)(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
         out[role] = np.ascontiguousarray(arr)  # the core converts strips: no float64 copy of the scene here
@@ -136,7 +155,7 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
             continue
         if source.kind == "split":
             try:
-                shape = open_windowed(path, role=role).shape
+                shape = open_windowed(path, role=_window_role(role, settings)).shape
                 shapes[role] = shape[:2] if role == "pan" and shape[2] == 1 else shape
                 continue
             except NotWindowed:
@@ -164,7 +183,7 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                 if source.kind in ("mat", "npz"):
                     continue  # a bundle without this role
                 raise
-        shapes[role] = (as_pan(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
+        shapes[role] = (_pan(settings)(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
     return shapes
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..validation import InputError, check_image_shape
 from .declared import Declared, band_order, check_unmasked, gdal_declared, is_mask_page, quiet_tifffile, read_declared
 from .errors import DataError, NotWindowed, SceneReadError
-from .orientation import as_hwb, as_pan, match_expected_shape
+from .orientation import as_hw, as_hwb, as_pan, match_expected_shape
 
 __all__ = [
     "Layout", "Source", "ArraySource", "MemmapSource", "H5Source", "RasterioSource", "open_source",
@@ -476,6 +476,8 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
     buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(stored, strides, strict=True)), dtype=np.uint8)
     probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
     if role == "pan":
+        out = as_hw(probe, name=name)
+    elif role == "pan-bands":  # several bands in the PAN's place (a sensor with a pan_sensor: Sentinel-2)
         out = as_pan(probe, name=name)
     else:
         out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
@@ -488,9 +490,9 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
 
 def open_windowed(path: str | os.PathLike[str], *, role: str, expected: Sequence[int] | None = None,
                   key: str | None = None) -> Source:
-    """Open an image file of ``role`` (``"pan"``: (H, W), or the bands in its place; ``"fused"`` shaped as
-    ``expected``) for window reads, checking its shape from the header; ``key``: the dataset of an HDF5 file
-    holding several (a scene bundle)."""
+    """Open an image file of ``role`` (``"pan"``: (H, W); ``"pan-bands"``: (H, W) or the bands in its place;
+    ``"fused"`` shaped as ``expected``) for window reads, checking its shape from the header; ``key``: the dataset
+    of an HDF5 file holding several (a scene bundle)."""
     path = os.fspath(path)
     name, ext = Path(path).name, Path(path).suffix.lower()
     if key is not None:
