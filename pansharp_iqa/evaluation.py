@@ -41,7 +41,6 @@ from .foreign import (
     is_tensor_like,
     to_numpy,
 )
-from .indexes.catalog import ChunkContext, FinalizeContext, finalize, statistics_for
 from .indexes.full_pass import Scene, given_planes
 from .indexes.full_resolution import NanPolicy
 from .indexes.reduced_pass import reduced_sums
@@ -63,7 +62,7 @@ from .validation import (
     check_same_shape,
     image_array,
     image_facts,
-    pan_array,
+    pan_bands_array,
 )
 
 __all__ = ["evaluate", "evaluate_reduced", "evaluate_full", "sensor_sensitivity", "protocol_card", "BACKENDS",
@@ -227,11 +226,12 @@ def _backend_of(backend: str, images: Mapping[str, object]) -> str:
     return "torch"
 
 
-def _host_split(name: str, x: object, layout: Layout | None) -> list[Any]:
-    """The host images of one input: the batch's images, or the one (converted) image."""
+def _host_split(name: str, x: object, layout: Layout | None, *, pan_bands: int = 1) -> list[Any]:
+    """The host images of one input: the batch's images, or the one (converted) image (a PAN of several bands:
+    images)."""
     if layout is None:
         return [np.asarray(to_numpy(name, x)) if is_tensor_like(x) else x]
-    return (host_pans if name == "pan" else host_images)(name, x, layout)
+    return (host_pans if name == "pan" and pan_bands == 1 else host_images)(name, x, layout)
 
 
 def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
@@ -244,7 +244,7 @@ def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
 
         if torch_computes(settings) or backend == "torch":
             return evaluate_torch(settings, images, layout=lay, pans=("pan",) if "pan" in images else ())
-    split = {k: _host_split(k, v, lay) for k, v in images.items()}
+    split = {k: _host_split(k, v, lay, pan_bands=getattr(settings, "pan_bands", 1)) for k, v in images.items()}
     sizes = {k: len(v) for k, v in split.items()}
     if len(set(sizes.values())) > 1:
         raise ShapeError(f"batches of different sizes: {sizes}")
@@ -256,8 +256,16 @@ def _batch(images: Mapping[str, object], settings: Settings, *, layout: object,
                                                  "device": device}}
     if lay is None:
         return {**results[0], "protocol": card}
-    names = [k for k in results[0] if k != "protocol"]
-    return {**{k: np.array([r[k] for r in results], dtype=np.float64) for k in names}, "protocol": card}
+    return {**_stacked(results), "protocol": card}
+
+
+def _stacked(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The indexes of a batch's per-image results as (N,) arrays (per-band values as (N, B) arrays)."""
+    names = [k for k in results[0] if k not in ("protocol", "per_band")]
+    out: dict[str, Any] = {k: np.array([r[k] for r in results], dtype=np.float64) for k in names}
+    if "per_band" in results[0]:
+        out["per_band"] = {k: np.array([r["per_band"][k] for r in results]) for k in results[0]["per_band"]}
+    return out
 
 
 def evaluate_reduced(
@@ -274,6 +282,8 @@ def evaluate_reduced(
     layout: str | None = None,
     backend: str = "auto",
     scale_mismatch: str = "raise",
+    sam_zero_norm: str | None = None,
+    per_band: bool = False,
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
 
@@ -326,6 +336,13 @@ def evaluate_reduced(
         bit-depth factor such as 2, or by more than 3 in mean and spread) is refused; ``"warn"``
         scores it anyway with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning`, recorded in
         the card (``"scale_mismatch"``). See ``docs/validation.md``.
+    sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}, optional
+        SAM's pixels of zero norm: instead of the protocol's convention (``"exclude"`` for the MATLAB
+        toolboxes, ``"zero"`` for ``hyperspectral2024`` / ``sentinel2-2025``), left out of the mean,
+        counted as 0 or 90 degrees, or a NaN result; recorded in the card.
+    per_band : bool, default False
+        Also return ``"per_band"``: each index's value per band where it has one (ERGAS's band terms,
+        Q, CC; at full resolution R-ERGAS and D_rho), one value per band in band order.
 
     Returns
     -------
@@ -357,7 +374,8 @@ def evaluate_reduced(
     {'Q2n': 0.8779, 'Q': 0.8576, 'SAM': 9.5308, 'ERGAS': 8.3706, 'SCC': 0.8664}
     """
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
-                                indexes=indexes, scale_mismatch=scale_mismatch)
+                                indexes=indexes, scale_mismatch=scale_mismatch, sam_zero_norm=sam_zero_norm,
+                                per_band=per_band)
     return evaluate({"fused": fused, "reference": reference}, settings, tiled=tiled, layout=layout, backend=backend)
 
 
@@ -377,12 +395,10 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
     sums = reduced_sums(
         StripImage(ref_c, settings.scale_of("reference")),
         StripImage(fus_c, settings.scale_of("fused"), clip_max=settings.clip_max),
-        statistics=statistics_for(names),
-        ctx=ChunkContext(block_size=proto.block_size, gradient=gradient,
-                         peak=None if settings.bits is None else 2.0**settings.bits - 1),
+        statistics=settings.statistics(),
+        ctx=settings.chunk_context(gradient, grid=ref_c.shape[:2]),
     )
-    values = finalize(names, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
-                                                   n_bands=ref.shape[2]))
+    values = settings.results(sums, ref.shape[2])
     card = settings.card(image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape))
     return {**values, "protocol": card}
 
@@ -405,6 +421,8 @@ def evaluate_full(
     layout: str | None = None,
     backend: str = "auto",
     scale_mismatch: str = "raise",
+    sam_zero_norm: str | None = None,
+    per_band: bool = False,
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
 
@@ -457,6 +475,10 @@ def evaluate_full(
         tensors on an accelerator, the host otherwise (see :func:`evaluate`).
     scale_mismatch : {"raise", "warn"}
         As for :func:`evaluate_reduced` (the fused image against the MS).
+    sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}, optional
+        R-SAM's zero-norm convention instead of the protocol's (``sentinel2-2025``: ``"zero"``).
+    per_band : bool, default False
+        Also return ``"per_band"`` (as for :func:`evaluate_reduced`).
 
     Returns
     -------
@@ -486,7 +508,8 @@ def evaluate_full(
     """
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                              threshold=threshold, nan_policy=nan_policy, indexes=indexes,
-                             scale_mismatch=scale_mismatch, upsampled="interp23tap" if ms_exp is None else "given")
+                             scale_mismatch=scale_mismatch, upsampled="interp23tap" if ms_exp is None else "given",
+                             sam_zero_norm=sam_zero_norm, per_band=per_band)
     images = {"fused": fused, "ms": ms, "pan": pan, **({} if ms_exp is None else {"ms_exp": ms_exp})}
     return evaluate(images, settings, tiled=tiled, layout=layout, backend=backend)
 
@@ -502,7 +525,7 @@ def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettin
     else:
         fus = image_array("fused", fused)
         ms_a = image_array("ms", ms)
-        pan_a = pan_array("pan", pan)
+        pan_a = pan_bands_array("pan", pan, settings.pan_bands)
         check_pan_ratio(fus, ms_a, pan_a, settings.ratio)
         ms_gnyq = settings.ms_gnyq(fus.shape[2])
         sc = {r: settings.scale_of(r) for r in settings.roles}
@@ -524,13 +547,13 @@ def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: Fu
                   ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
     """The toolbox family: the statistics of the requested indexes by the one full-resolution engine
     (``indexes.full_pass``), the whole image as one window, then the catalogue's finalize."""
-    planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0), "pan": pan[None]}
+    planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0),
+              "pan": pan[None] if pan.ndim == 2 else np.moveaxis(pan, 2, 0)}
     if ms_exp is not None:
         planes["exp"] = given_planes("ms_exp", ms_exp, fus.shape)
     scene = Scene.of(planes, settings.chunk_context(ms_gnyq, fus.shape), cache=shared)
-    sums = scene.sums(statistics_for(settings.indexes))
-    values = finalize(settings.indexes, sums, FinalizeContext(ratio=float(settings.ratio), bits=settings.bits,
-                                                              n_bands=fus.shape[2], nan_policy=settings.nan_policy))
+    sums = scene.sums(settings.statistics())
+    values = settings.results(sums, fus.shape[2])
     return {**values, "protocol": settings.card(ms_gnyq, list(fus.shape))}
 
 

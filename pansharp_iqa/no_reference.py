@@ -70,9 +70,11 @@ class _Case:
                           DeprecationWarning, stacklevel=3)
             protocol = variant
         proto = get_protocol(protocol)
-        if proto.full_engine != "toolbox":
+        if proto.full_engine != "toolbox" or proto.fr_decimation_start is not None:  # HS/S2: other index forms
+            own = (f"; its own form of {index} comes from evaluate_full(..., protocol={proto.name!r})"
+                   if proto.fr_decimation_start is not None else "")
             raise SettingError(
-                f"protocol {proto.name!r} has no {index}; use one of the toolbox-family protocols "
+                f"protocol {proto.name!r} has no toolbox-family {index}{own}; use one of the toolbox-family protocols "
                 "('toolbox2020', 'toolbox2015', 'qnr-paper')"
             )
         check_choice("nan_policy", nan_policy, ("raise", "omit", "propagate"))

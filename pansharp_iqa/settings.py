@@ -13,6 +13,7 @@ the value with ``card()``.
 from __future__ import annotations
 
 import dataclasses
+import math
 import platform
 from collections.abc import Sequence
 from typing import Any
@@ -20,10 +21,20 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .indexes.catalog import ChunkContext, closure, get_index, resolve_indexes
+from .indexes.catalog import (
+    ChunkContext,
+    FinalizeContext,
+    Statistic,
+    closure,
+    finalize,
+    get_index,
+    per_band_values,
+    resolve_indexes,
+    statistics_for,
+)
 from .protocols import Protocol, get_protocol
 from .rules import LIBRARY, OVERRIDE_CARD, SCALE_MISMATCH_POLICIES, Declarations, Evidence, Wording, apply_rules
-from .sensors import Sensor, resolve_sensor
+from .sensors import Sensor, get_sensor, resolve_sensor
 from .validation import (
     ImageFacts,
     SettingError,
@@ -46,6 +57,11 @@ __all__ = [
 NAN_POLICIES = ("raise", "omit", "propagate")
 #: How the toolbox's Q2n turns DN into integers (recorded in cards).
 Q2N_CAST = "uint16 (MATLAB: round half away from zero, saturate to [0, 65535]) before Q2n"
+#: Q2n's integer casts as cards record them (``Protocol.q2n_cast``; the toolbox's is :data:`Q2N_CAST`).
+Q2N_CASTS = {"uint16": Q2N_CAST,
+             "round-half-even": "round half to even (torch.round), no clip, before Q2n",
+             "int16-truncated": "truncation toward zero to int16 before Q2n",
+             "none": "no integer cast before Q2n"}
 #: Where the upsampled MS of the full-resolution indexes comes from: computed, or given (a file's ``lms``).
 UPSAMPLED = {"interp23tap": "interp23tap(ms, ratio), computed",
              "given": "given (ms_exp: e.g. a PanCollection file's lms)"}
@@ -109,6 +125,8 @@ class EvaluationSettings:
         sources; each role's ``scale`` is applied by the engines (:meth:`scale_of`).
     wording : Wording
         The audience's words in refusals (library, ``pansharp-eval``, ``pansharp-nlrnet``).
+    per_band : bool
+        Results carry ``"per_band"``: each index's value per band where it has one (``Index.per_band``).
     """
 
     protocol: Protocol
@@ -119,6 +137,33 @@ class EvaluationSettings:
     requested: tuple[str, ...] | None = None
     declared: Declarations = Declarations()
     wording: Wording = LIBRARY
+    per_band: bool = False
+
+    def results(self, sums: Any, n_bands: int) -> dict[str, Any]:
+        """The requested indexes from merged statistics (the catalogue's finalize steps), with ``"per_band"`` when
+        asked for."""
+        ctx = self.finalize_context(n_bands)
+        values: dict[str, Any] = finalize(self.indexes, sums, ctx)
+        if self.per_band:
+            values["per_band"] = per_band_values(self.indexes, sums, ctx)
+        return values
+
+    def statistics(self) -> tuple[Statistic, ...]:
+        """The statistics of the requested indexes (the protocol's forms of them)."""
+        return statistics_for(self.indexes, self.protocol.name)
+
+    def finalize_context(self, n_bands: int) -> FinalizeContext:
+        """What the catalogue's finalize steps read from these settings, for images of ``n_bands`` bands."""
+        proto = self.protocol
+        return FinalizeContext(ratio=float(self.ratio), bits=self.bits, n_bands=n_bands,
+                               nan_policy=getattr(self, "nan_policy", "raise"), sam_zero_norm=proto.sam_zero_norm,
+                               q2n_precision=proto.q2n_precision, protocol=proto.name)
+
+    def q2n_context(self) -> dict[str, Any]:
+        """The protocol's Q2n settings as :class:`~pansharp_iqa.indexes.catalog.ChunkContext` fields."""
+        p = self.protocol
+        return {"q2n_cast": p.q2n_cast, "q2n_padding": p.q2n_padding, "q2n_std_floor": p.q2n_std_floor,
+                "q2n_precision": p.q2n_precision}
 
     def scale_of(self, role: str) -> float:
         """The declared multiplier to DN of one role (1 when none is declared)."""
@@ -180,13 +225,13 @@ class EvaluationSettings:
             Role (``"fused"``, ``"reference"`` or ``"ms"``, ``"pan"``) to its summary, in DN (after
             :meth:`scale_of`); ``"fused"`` may be left out (the inputs alone).
         """
-        specs = closure(self.indexes)
+        specs = closure(self.indexes, self.protocol.name)
         alias = {"ms": "reference"}
         items = {alias.get(r, r): v for r, v in self.declared.items.items()}
         named = {r: dataclasses.replace(f, name=self.wording.names.get(r, f.name)) for r, f in facts.items()}
         ev = Evidence({alias.get(r, r): f for r, f in named.items()}, Declarations(items), self.bits,
                       frozenset(alias.get(r, r) for spec in specs for r in spec.roles),
-                      casts=any(spec.casts for spec in specs),
+                      casts=any(spec.casts for spec in specs) and self.protocol.q2n_cast != "none",
                       bits_range=self.resolution == "reduced" or self.threshold, policy=self.scale_mismatch,
                       wording=self.wording, original=self.resolution == "reduced")
         apply_rules(ev)
@@ -206,6 +251,20 @@ class ReducedSettings(EvaluationSettings):
     def roles(self) -> tuple[str, ...]:
         """``("fused", "reference")``."""
         return ("fused", "reference")
+
+    @property
+    def clip_max(self) -> float | None:
+        """Upper clip of the fused image: ``2**bits`` under ``threshold``, the protocol's ``rr_fused_clip``, the
+        smaller of the two when both apply."""
+        clips = [c for c in (super().clip_max, self.protocol.rr_fused_clip) if c is not None]
+        return float(min(clips)) if clips else None
+
+    def chunk_context(self, gradient: str, *, grid: tuple[int, int] | None = None, col_halo: bool = False
+                      ) -> ChunkContext:
+        """What the reduced-resolution chunk functions read (block size, SCC's gradient, SSIM's peak, Q2n's
+        settings); ``grid``: the evaluated image's size where the chunks extend it to Q2n's blocks themselves."""
+        return ChunkContext(block_size=self.protocol.block_size, gradient=gradient, col_halo=col_halo,
+                            peak=None if self.bits is None else 2.0**self.bits - 1, grid=grid, **self.q2n_context())
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``."""
@@ -228,8 +287,9 @@ class ReducedSettings(EvaluationSettings):
             ratio=self.ratio,
             bits=self.bits,
             threshold=bool(self.threshold),
+            **({"fused_clip": [0.0, self.clip_max]} if self.protocol.rr_fused_clip is not None else {}),
             shift=self.protocol.block_size,
-            q2n_cast=Q2N_CAST,
+            q2n_cast=Q2N_CASTS[self.protocol.q2n_cast],
             q_window="sliding, stride 1, valid windows",
             sam_units="degrees",
             image_shape=list(image_shape),
@@ -243,7 +303,8 @@ class ReducedSettings(EvaluationSettings):
 def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object, bits: object,
                      scale: object = 1.0, threshold: bool = False,
                      indexes: Sequence[str] | str | None = None, scale_mismatch: str = "raise",
-                     declared: Declarations | None = None, wording: Wording = LIBRARY) -> ReducedSettings:
+                     declared: Declarations | None = None, wording: Wording = LIBRARY,
+                     sam_zero_norm: str | None = None, per_band: bool = False) -> ReducedSettings:
     """Validate the settings of a reduced-resolution evaluation.
 
     Parameters
@@ -269,6 +330,12 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
         producer's DN), with their sources; a declaration that contradicts ``scale`` or ``bits`` is refused.
     wording : Wording
         The audience's words in refusals.
+    sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}, optional
+        SAM's zero-norm pixels instead of the protocol's convention (``Protocol.sam_zero_norm``:
+        ``"exclude"`` for the MATLAB toolboxes, ``"zero"`` for the HS/S2 code); recorded in the card
+        (``sam_zero_norm``, and under ``overrides``).
+    per_band : bool
+        Also return each index's value per band where it has one (``"per_band"`` in results).
 
     Returns
     -------
@@ -285,7 +352,7 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
     >>> reduced_settings(ratio=4, bits=11, scale=2047).scale_of("fused")
     2047.0
     """
-    proto = get_protocol(protocol)
+    proto = _with_zero_norm(get_protocol(protocol), sam_zero_norm)
     if not proto.reduced_indexes:
         raise SettingError(
             f"protocol {proto.name!r} has no reduced-resolution indexes; use 'toolbox2020' for "
@@ -296,7 +363,12 @@ def reduced_settings(*, protocol: str | Protocol = "toolbox2020", ratio: object,
                            scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                            requested=requested_indexes(indexes, proto, "reduced"),
                            declared=_declarations(declared, ("fused", "reference"), scale, b, "bits= argument"),
-                           wording=wording)
+                           wording=wording, per_band=bool(per_band))
+
+
+def _with_zero_norm(proto: Protocol, sam_zero_norm: str | None) -> Protocol:
+    """The protocol with SAM's zero-norm convention changed when one is given."""
+    return proto if sam_zero_norm is None else proto.with_settings(sam_zero_norm=sam_zero_norm)
 
 
 def _declarations(declared: Declarations | None, roles: Sequence[str], scale: object, bits: int | None,
@@ -404,13 +476,51 @@ class FullSettings(EvaluationSettings):
         """The sensor's PAN GNyq under this protocol."""
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
 
+    @property
+    def ms_scale_blocks(self) -> bool:
+        """Whether the full-resolution block statistics live on MS-scale blocks (the HS/S2 protocols' D_lambda, the
+        fused image decimated to MS scale, ``Protocol.fr_decimation_start``), padded to whole blocks; else on
+        PAN-scale blocks that must be whole (the toolbox family)."""
+        return self.protocol.fr_decimation_start is not None
+
+    @property
+    def tile_multiple(self) -> int:
+        """Tile sides at PAN scale are multiples of this: whole blocks at the scale of the block statistics, and
+        of the ratio."""
+        bs, r = self.protocol.block_size, self.ratio
+        return bs * r if self.ms_scale_blocks else math.lcm(bs, r)
+
+    @property
+    def d_rho_half_width(self) -> int:
+        """D_rho's half width under the protocol's rule (``Protocol.d_rho_half_width_rule``)."""
+        rule, r = self.protocol.d_rho_half_width_rule, int(self.ratio)
+        return max(4, r) // 2 if rule == "floor-half-min4" else -(-r // 2)
+
+    @property
+    def pan_band_names(self) -> tuple[str, ...] | None:
+        """The bands in the PAN's place under ``Protocol.pan_bands = "sensor"`` (the sensor's ``pan_sensor``: e.g.
+        Sentinel-2's 10 m bands B2, B3, B4, B8), else None (one PAN band)."""
+        if self.protocol.pan_bands != "sensor" or self.sensor.pan_sensor is None:
+            return None
+        return tuple(get_sensor(self.sensor.pan_sensor).band_names or ())
+
+    @property
+    def pan_bands(self) -> int:
+        """How many bands the PAN role holds (1, or the ``pan_sensor``'s bands)."""
+        names = self.pan_band_names
+        return 1 if names is None else len(names)
+
     def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...]) -> ChunkContext:
-        """What the full-resolution declarations read (block size, ratio, protocol, MTF gains), for a fused image
-        of ``shape`` (whole blocks: refused otherwise)."""
+        """What the full-resolution declarations read (block size, ratio, protocol, MTF gains and kernel design,
+        Q2n's settings, the decimation start, D_rho's half width), for a fused image of ``shape`` (the toolbox
+        family: whole blocks, refused otherwise)."""
         proto = self.protocol
-        check_multiple_of("fused", shape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
+        if not self.ms_scale_blocks:
+            check_multiple_of("fused", shape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
         return ChunkContext(block_size=proto.block_size, ratio=self.ratio, protocol=proto, ms_gnyq=tuple(ms_gnyq),
-                            pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None)
+                            pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None, kernel=proto.mtf,
+                            start=proto.fr_decimation_start or 0, half_width=self.d_rho_half_width,
+                            shape=(int(shape[0]), int(shape[1])), **self.q2n_context())
 
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""
@@ -427,13 +537,43 @@ class FullSettings(EvaluationSettings):
             **self.override_card(),
         )
 
+    def _ms_scale_notes(self, ms_gnyq: tuple[float, ...]) -> dict[str, Any]:
+        """The card entries of the HS/S2 full-resolution indexes: how the fused image reaches MS scale, Q2n's
+        settings there, D_rho's window and references."""
+        proto, r = self.protocol, self.ratio
+        kernels = [proto.mtf.kernel(g, r) for g in ms_gnyq]
+        shift = "fineshift(x, 1, 1) (half a pixel, zeros outside), then " if proto.fr_half_shift else ""
+        notes: dict[str, Any] = {
+            "fused_at_ms_scale": f"MTF(fused) ({proto.mtf.normalise_at(r)} kernels, {proto.mtf.tap_precision} taps, "
+                                 f"replicate borders), {shift}x[{proto.fr_decimation_start}::{r}]",
+            "mtf_kernel_sums": [float(k.sum()) for k in kernels],
+            "q2n_at_ms_scale": f"{proto.block_size}-pixel blocks at MS scale, {Q2N_CASTS[proto.q2n_cast]}, "
+                               f"{proto.q2n_padding} padding, zero bands to a power of two, {proto.q2n_precision} "
+                               "block values",
+        }
+        if "D_rho" in self.indexes:
+            names = self.pan_band_names
+            notes["d_rho"] = {"half_width": self.d_rho_half_width, "window": 2 * self.d_rho_half_width,
+                              "references": list(names) if names else "the PAN",
+                              "upper_clip": "not applied (changes a value only for a band constant over the image)"}
+        if self.pan_band_names is not None:
+            notes["pan_bands"] = list(self.pan_band_names)
+        return notes
+
     def card(self, ms_gnyq: tuple[float, ...], image_shape: list[int], **extra: Any) -> dict[str, Any]:
         """Provenance card of a toolbox-family full-resolution result."""
         proto, ratio, bs = self.protocol, self.ratio, self.protocol.block_size
         notes: dict[str, Any] = {}
         if "D_lambda_K" in self.indexes:
             notes["d_lambda_k"] = "1 - Q2n(EXP, MTF(fused)) at PAN scale, " + Q2N_CAST
-        if proto.d_s_uses_sensor:
+        if self.ms_scale_blocks:
+            notes.update(self._ms_scale_notes(ms_gnyq))
+        elif ratio == 6 and self.upsampled == "interp23tap":  # the EXP at ratio 6 is the HS/S2 toolboxes' composite
+            notes["exp_interpolator"] = ("ratio 6: the HS/S2 toolboxes' ideal_interpolator (x3 sinc, 61 taps with "
+                                         "float32 values, symmetric borders; then one 23-tap x2 step, circular)")
+        if "D_s" not in proto.full_indexes:
+            pass
+        elif proto.d_s_uses_sensor:
             notes["pan_gnyq"] = self.pan_gnyq()
             notes["d_s_low_pass_pan"] = "PAN filtered with the sensor's PAN MTF (2015 sigma form)"
         elif proto.d_s_low_pass == "imresize":
@@ -449,7 +589,8 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                   nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
                   scale_mismatch: str = "raise", satellite: str | Sensor | None = None,
                   upsampled: str = "interp23tap", declared: Declarations | None = None,
-                  wording: Wording = LIBRARY) -> FullSettings:
+                  wording: Wording = LIBRARY, sam_zero_norm: str | None = None,
+                  per_band: bool = False) -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
     Parameters
@@ -480,6 +621,10 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         What files and settings declare about each role, with their sources.
     wording : Wording
         The audience's words in refusals.
+    sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}, optional
+        SAM's zero-norm convention of R-SAM instead of the protocol's (recorded in the card).
+    per_band : bool
+        Also return each index's value per band where it has one (``"per_band"`` in results).
 
     Returns
     -------
@@ -499,7 +644,7 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
     >>> full_settings(sensor="IKONOS", satellite="QB").satellite.name
     'QB'
     """
-    proto = get_protocol(protocol)
+    proto = _with_zero_norm(get_protocol(protocol), sam_zero_norm)
     if not proto.full_indexes:  # pragma: no cover - every registered protocol has FR indexes
         raise SettingError(f"protocol {proto.name!r} has no full-resolution indexes")
     s = resolve_sensor(sensor)
@@ -521,7 +666,7 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                         requested=requested_indexes(indexes, proto, "full"), upsampled=up,
                         declared=_declarations(declared, roles, scale, b, "bits= argument" if given_bits is not None
                                                else f"sensor registry ({s.name})"),
-                        wording=wording)
+                        wording=wording, per_band=bool(per_band))
 
 
 #: The settings value of either resolution.

@@ -40,7 +40,7 @@ import torch
 from . import torch_ops as ops
 from .foreign import Layout, framework_of, image_of_batch, to_numpy
 from .hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
-from .indexes.catalog import DERIVED, ChunkContext, FinalizeContext, Statistic, finalize, image_of, statistics_for
+from .indexes.catalog import DERIVED, ChunkContext, Statistic, image_of
 from .indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
@@ -256,8 +256,9 @@ def stat_band_moments(ref: torch.Tensor, fus: torch.Tensor, ctx: ChunkContext) -
     return [{**{k: p[i] for k, p in zip(keys, parts, strict=True)}, "pixels": pixels} for i in range(ref.shape[0])]
 
 
-def device_statistic(stat: Statistic) -> Callable[..., list[dict[str, Any]]] | None:
-    """This backend's ``stat_<name>`` for a statistic the catalogue declares with ``"torch"``, else None.
+def device_statistic(stat: Statistic, ctx: ChunkContext | None = None) -> Callable[..., list[dict[str, Any]]] | None:
+    """This backend's ``stat_<name>`` for a statistic the catalogue declares with ``"torch"``, else None (also for
+    Q2n under other settings than the toolbox's in ``ctx``: the device computes the uint16 cast and float64 blocks).
 
     Reduced resolution: ``fn(ref, fus, ctx)``; full resolution: ``fn(images, ctx)`` (``images``: the
     tensors of the statistic's ``reads``, inputs and derived images); both return the fields of each image.
@@ -266,7 +267,8 @@ def device_statistic(stat: Statistic) -> Callable[..., list[dict[str, Any]]] | N
     >>> device_statistic(get_statistic("q_windows")).__name__
     'stat_q_windows'
     """
-    return globals().get(f"stat_{stat.name}") if "torch" in stat.backends else None
+    fn = globals().get(f"stat_{stat.name}") if "torch" in stat.backends else None
+    return None if ctx is not None and stat.name == "q2n_blocks" and not ctx.toolbox_q2n else fn
 
 
 def _host_sums(ref: torch.Tensor, fus: torch.Tensor, stats: list[Statistic], ctx: ChunkContext
@@ -315,22 +317,20 @@ def _reduced(settings: ReducedSettings, t: dict[str, torch.Tensor], dtypes: dict
     names = settings.indexes
     gradient = check_gradient(proto.scc_gradient, (h - lead - trail, w - lead - trail, nb)) if "SCC" in names \
         else proto.scc_gradient
-    ctx = ChunkContext(block_size=proto.block_size, gradient=gradient,
-                     peak=None if settings.bits is None else 2.0**settings.bits - 1)
-    stats = statistics_for(names)
-    fin = FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb)
+    ctx = settings.chunk_context(gradient, grid=(h - lead - trail, w - lead - trail))
+    stats = settings.statistics()
     card = settings.card(image_shape=list(shape), evaluated_shape=[h - lead - trail, w - lead - trail, nb])
     out: list[dict[str, Any]] = []
     for part in _chunks(n, 12.0 * nb * h * w * 8):
         ref = _float(ref_t[part, :, lead : h - trail, lead : w - trail]) * settings.scale_of("reference")
         fus = _float(fus_t[part, :, lead : h - trail, lead : w - trail]) * settings.scale_of("fused")
-        if settings.threshold:
+        if settings.clip_max is not None:
             fus = torch.clip(fus, 0.0, settings.clip_max)
-        per_stat = {s.name: fn(ref, fus, ctx) for s in stats if (fn := device_statistic(s)) is not None}
+        per_stat = {s.name: fn(ref, fus, ctx) for s in stats if (fn := device_statistic(s, ctx)) is not None}
         on_host = _host_sums(ref, fus, [s for s in stats if s.name not in per_stat], ctx)
         for i in range(ref.shape[0]):
             with image_of_batch(part.start + i):
-                values = finalize(names, {**{k: v[i] for k, v in per_stat.items()}, **on_host[i]}, fin)
+                values = settings.results({**{k: v[i] for k, v in per_stat.items()}, **on_host[i]}, nb)
             out.append({**values, "protocol": card})
     return out
 
@@ -378,12 +378,9 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         with image_of_batch(i):
             settings.check({k: f[i] for k, f in facts.items()})
     ctx = settings.chunk_context(ms_gnyq, fshape)
-    names = settings.indexes
-    stats = statistics_for(names)
+    stats = settings.statistics()
     if fshape[2] < 2 and "block_uiqi" in {s.name for s in stats}:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    fin = FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=fshape[2],
-                          nan_policy=settings.nan_policy)
     card = settings.card(ms_gnyq, list(fshape))
     h, w, nb = fshape
     out: list[dict[str, Any]] = []
@@ -397,25 +394,27 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
                                                   for r in s.reads}, ctx) for s in stats}
         for i in range(fus.shape[0]):
             with image_of_batch(part.start + i):
-                values = finalize(names, {k: v[i] for k, v in per_stat.items()}, fin)
+                values = settings.results({k: v[i] for k, v in per_stat.items()}, fshape[2])
             out.append({**values, "protocol": card})
     return out
 
 
 def torch_computes(settings: EvaluationSettings) -> bool:
     """Whether this backend computes the settings' protocol (the toolbox family; the reprojected protocol's pipeline
-    runs on the host)."""
-    return not (isinstance(settings, FullSettings) and settings.protocol.full_engine != "toolbox")
+    and the HS/S2 full-resolution indexes run on the host)."""
+    return not (isinstance(settings, FullSettings) and (settings.protocol.full_engine != "toolbox"
+                                                        or settings.ms_scale_blocks))
 
 
 def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *, layout: Layout | None,
                    pans: tuple[str, ...] = ()) -> dict[str, Any]:
     """A batch (or one image) evaluated by the PyTorch backend on the inputs' device."""
     if not torch_computes(settings):
-        raise SettingError(f"backend='torch' computes the toolbox-family protocols; {settings.protocol.name!r} "
-                           "runs on the host (backend='host')")
+        raise SettingError(f"backend='torch' computes the toolbox-family protocols (and every reduced-resolution "
+                           f"table); {settings.protocol.name!r} at full resolution runs on the host (backend='host')")
     assert isinstance(settings, (ReducedSettings, FullSettings))
-    host_only = [s.name for s in statistics_for(settings.indexes) if device_statistic(s) is None]
+    probe = settings.chunk_context("magnitude") if isinstance(settings, ReducedSettings) else None
+    host_only = [s.name for s in settings.statistics() if device_statistic(s, probe) is None]
     if host_only and isinstance(settings, FullSettings):
         raise SettingError(f"backend='torch' has no device implementation of {', '.join(host_only)} (for "
                            f"{', '.join(settings.indexes)}); use backend='host'")
@@ -430,5 +429,8 @@ def evaluate_torch(settings: EvaluationSettings, inputs: Mapping[str, object], *
     card = {**results[0]["protocol"], "batch": {**batch, **({"host_statistics": host_only} if host_only else {})}}
     if layout is None:
         return {**results[0], "protocol": card}
-    names = [k for k in results[0] if k != "protocol"]
-    return {**{k: np.array([r[k] for r in results], dtype=np.float64) for k in names}, "protocol": card}
+    names = [k for k in results[0] if k not in ("protocol", "per_band")]
+    out: dict[str, Any] = {k: np.array([r[k] for r in results], dtype=np.float64) for k in names}
+    if "per_band" in results[0]:
+        out["per_band"] = {k: np.array([r["per_band"][k] for r in results]) for k in results[0]["per_band"]}
+    return {**out, "protocol": card}

@@ -148,6 +148,28 @@ def pan_array(name: str, value: object) -> np.ndarray:
     return arr
 
 
+def pan_bands_array(name: str, value: object, n_bands: int) -> np.ndarray:
+    """Validate the PAN role as declared: one band (:func:`pan_array`, returned (H, W)) when ``n_bands`` is 1, else an
+    (H, W, n_bands) stack of high-resolution bands (e.g. Sentinel-2's four 10 m bands); no copy.
+
+    Examples
+    --------
+    >>> pan_bands_array("pan", np.zeros((8, 8, 4)), 4).shape
+    (8, 8, 4)
+    >>> pan_bands_array("pan", np.zeros((8, 8)), 4)
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.ShapeError: pan: expected the 4 high-resolution bands (H, W, 4) in the PAN's place, got shape (8, 8)
+    """  # noqa: E501 - doctest output: the one-line error message, as raised
+    if n_bands == 1:
+        return pan_array(name, value)
+    arr = _real_array(name, value)
+    if arr.ndim != 3 or arr.shape[2] != n_bands or min(arr.shape) == 0:
+        raise ShapeError(f"{name}: expected the {n_bands} high-resolution bands (H, W, {n_bands}) in the PAN's place, "
+                         f"got shape {arr.shape}")
+    return arr
+
+
 def _as_float(arr: np.ndarray, name: str) -> np.ndarray:
     """A new C-contiguous float64 copy, refusing NaN/Inf."""
     out = np.array(arr, dtype=np.float64, copy=True, order="C")

@@ -4,9 +4,10 @@
   ``__all__`` (functions, classes, exceptions, constants) in autosummary tables; autosummary then
   writes one stub page per name. Nothing is hand-listed: a name added to ``__all__`` appears,
   a name removed disappears.
-* ``_generated/protocols_table.rst`` and ``_generated/sensors_table.rst``: the protocol and
-  sensor tables, read from the registries (``list_protocols``/``get_protocol``,
-  ``list_sensors``/``get_sensor``), included by ``protocols.rst`` and ``sensors.rst``.
+* ``_generated/protocols_table.rst``, ``_generated/protocol_settings_table.rst`` and
+  ``_generated/sensors_table.rst``: the protocol, protocol settings and sensor tables, read from the
+  registries (``list_protocols``/``get_protocol``, ``list_sensors``/``get_sensor``), included by
+  ``protocols.rst`` and ``sensors.rst``.
 
 Files are rewritten only when their text changes (Sphinx then rebuilds only what changed).
 
@@ -138,6 +139,27 @@ def protocols_table() -> str:
                                  rows, "12 12 14 40 22"))
 
 
+def _setting(value: object) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {_setting(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value)) or "--"
+    return "--" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def protocol_settings_table() -> str:
+    """Every named setting of every protocol (``Protocol.settings()``), one row per setting."""
+    import pansharp_iqa as pi
+
+    names = pi.list_protocols()
+    cards = {n: pi.get_protocol(n).settings() for n in names}
+    skip = {"fr_variant", "scc_variant", "sources", "mtf_sigma_form"}
+    keys = [k for k in cards[names[0]] if k not in skip]
+    rows = [[f"``{k}``", *(_cell(_setting(cards[n].get(k))) for n in names)] for k in keys]
+    widths = " ".join(["16"] + [str(84 // len(names))] * len(names))
+    return "\n".join(_list_table(["setting", *(f"``{n}``" for n in names)], rows, widths))
+
+
 def _gnyq(sensor) -> str:
     if sensor.ms_gnyq:
         return " ".join(f"{g:g}" for g in sensor.ms_gnyq)
@@ -194,6 +216,7 @@ def generate(app, config=None) -> None:
     toc = [".. toctree::", "   :maxdepth: 1", ""] + [f"   /api/generated/{m}" for m, _ in modules]
     _write(src / "_generated" / "api_toc.rst", "\n".join(toc) + "\n")
     _write(src / "_generated" / "protocols_table.rst", protocols_table())
+    _write(src / "_generated" / "protocol_settings_table.rst", protocol_settings_table())
     _write(src / "_generated" / "sensors_table.rst", sensors_table())
 
 

@@ -57,7 +57,7 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
         ("sensor", "sensor"), ("ratio", "ratio"), ("bits", "bits"), ("resolution", "resolution"),
         ("protocol", "protocol"), ("scale", "input_scale"), ("result_scale", "result_scale"),
         ("scale_mismatch", "scale_mismatch"), ("indexes", "indexes"), ("preset", "preset"),
-        ("preset_force", "preset_force"))}
+        ("preset_force", "preset_force"), ("sam_zero_norm", "sam_zero_norm"), ("per_band", "per_band"))}
     try:
         return load_settings(ns.dataset, overrides)
     except DatasetConfigError as exc:
@@ -103,7 +103,7 @@ def plan_evaluation(ns: argparse.Namespace) -> Plan:
         warnings.extend(_unmatched_files(method, folder, scenes, found, per_method[method].first_index))
     _check_dataset(scenes, settings)
     return Plan(settings, scenes, methods, per_method, out, found, failed, warnings,
-                Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures))
+                Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures, per_band=settings.settings.per_band))
 
 
 def _method_settings(settings: DatasetSettings, methods: dict[str, Path]) -> dict[str, DatasetSettings]:

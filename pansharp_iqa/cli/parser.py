@@ -93,6 +93,15 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "help": "comma-separated indexes to report: 'default' is the protocol's table, extras are added by name "
                 "(reduced resolution: PSNR, CC, MPSNR, RMSE, SSIM), e.g. default,PSNR,CC (default: dataset.toml's, "
                 "else the table)"}),
+    "sam_zero_norm": (("--sam-zero-norm",), {
+        "choices": ("exclude", "zero", "right_angle", "nan"),
+        "help": "SAM's pixels of zero norm, instead of the protocol's convention: left out of the mean (MATLAB "
+                "toolboxes), counted as 0 degrees (hyperspectral2024, sentinel2-2025), as 90 degrees, or a NaN "
+                "result; recorded in the card"}),
+    "per_band": (("--per-band",), {
+        "action": "store_true", "default": None,
+        "help": "also write OUT/per_band.csv: each index's value per band where it has one (ERGAS's band terms, Q, "
+                "CC; at full resolution R-ERGAS and D_rho), one row per scene, method, index and band"}),
     "preset": (("--preset",), {
         "metavar": "NAME",
         "help": "benchmark preset for a PanCollection .h5 (pancollection-wv3, -qb, -gf2, -wv2): fixes sensor, ratio, "
@@ -141,7 +150,8 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                      "it; nothing else is ever touched)"}),
     "plots": (("--plots",), {
         "action": "store_true",
-        "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene"}),
+        "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene (with --per-band: "
+                "each index's values against the band, one line per method)"}),
     "figures": (("--figures",), {
         "action": "store_true",
         "help": "write each scene's comparison grid (every method's true-colour image, zoomed crop, residual "
@@ -168,7 +178,8 @@ COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
     "evaluate": (("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
                   "index, every scene."), [
         "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
-        "indexes", "result_scale", *_RUN, "scheduler", "tiled", "misregistration", *_SETTINGS, "preset",
+        "indexes", "result_scale", *_RUN, "scheduler", "tiled", "misregistration", *_SETTINGS, "sam_zero_norm",
+        "per_band", "preset",
         "preset_force"]),
     "demo": (("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
               "(Apache-2.0) at reduced and full resolution, the tables printed."), [

@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from pansharp_iqa.io.dataset_config import DatasetSettings
-from pansharp_iqa.reports import render_latex, render_markdown, render_table, summarise, write_csv, write_json
+from pansharp_iqa.reports import (
+    PER_BAND_FILE,
+    render_latex,
+    render_markdown,
+    render_table,
+    summarise,
+    write_csv,
+    write_json,
+    write_per_band_csv,
+)
 from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_scene
 from pansharp_iqa.reports.stats import IndexStatistics, statistics_to_dict
 from pansharp_iqa.reports.summary import Summary
@@ -55,10 +64,12 @@ class Outputs:
     formats: tuple[str, ...]
     plots: bool = False
     figures: bool = False
+    per_band: bool = False
 
     def files(self) -> list[str]:
-        """Report files in OUT (``table`` writes none)."""
-        return [n for f, n in _TABLE_FILES.items() if f in self.formats] + [HTML_FILE] * ("html" in self.formats)
+        """Report files in OUT (``table`` writes none; ``per_band.csv`` with ``--per-band`` and csv)."""
+        return [n for f, n in _TABLE_FILES.items() if f in self.formats] + [HTML_FILE] * ("html" in self.formats) \
+            + [PER_BAND_FILE] * (self.per_band and "csv" in self.formats)
 
     def folders(self) -> list[str]:
         """Report folders in OUT."""
@@ -96,7 +107,7 @@ class RunRecord:
     @functools.cached_property
     def records(self) -> list[dict[str, Any]]:
         return [{"scene": o.scene, "method": o.method, "status": o.status, "metrics": o.metrics, "reason": o.reason,
-                 "protocol": o.protocol} for o in self.outcomes]
+                 "protocol": o.protocol, **({"per_band": o.per_band} if o.per_band else {})} for o in self.outcomes]
 
     @functools.cached_property
     def failures(self) -> list[dict[str, Any]]:
@@ -146,7 +157,8 @@ class RunRecord:
 
         per_scene: dict[str, dict[str, Any]] = {s: {} for s in self.scenes}
         for r in self.records:
-            entry = {"status": r["status"], "metrics": r["metrics"], "reason": r["reason"]}
+            entry = {"status": r["status"], "metrics": r["metrics"], "reason": r["reason"],
+                     **({"per_band": r["per_band"]} if "per_band" in r else {})}
             if r["protocol"]:
                 entry["protocol"] = r["protocol"]
             per_scene[r["scene"]][r["method"]] = entry
@@ -226,6 +238,8 @@ def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None
     name = run.settings.name
     if "csv" in formats:
         write_csv(out_dir / "results.csv", run.records, run.summary.metrics)
+        if any("per_band" in r for r in run.records):
+            write_per_band_csv(out_dir / PER_BAND_FILE, run.records)
     if "json" in formats:
         write_json(out_dir / "results.json", run.results_document())
     if "md" in formats:
@@ -250,9 +264,10 @@ def _preset_caption(preset: Any) -> str:
 
 
 def _write_plots(plot_dir: Path, run: RunRecord) -> None:
-    from pansharp_iqa.reports.plots import plot_boxplots, plot_scene_maps
+    from pansharp_iqa.reports.plots import plot_boxplots, plot_per_band, plot_scene_maps
 
     plot_boxplots(plot_dir, run.records, run.methods, run.summary.metrics)
+    plot_per_band(plot_dir, run.records, run.methods)  # with --per-band: one spectrum per index
     by_scene: dict[str, dict[str, Any]] = {}
     for o in run.outcomes:
         if o.maps:

@@ -27,7 +27,14 @@ from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
 from pansharp_iqa.io.results import check_result_georeference, load_result, result_record
-from pansharp_iqa.io.scenes import check_geometry, check_scene_bands, load_scene, scene_records, scene_shapes
+from pansharp_iqa.io.scenes import (
+    check_geometry,
+    check_scene_bands,
+    load_scene,
+    pan_bands_declared,
+    scene_records,
+    scene_shapes,
+)
 from pansharp_iqa.io.windows import NotWindowed, Source, open_windowed
 from pansharp_iqa.settings import FullSettings, Settings
 from pansharp_iqa.tiled.plan import PathChoice, choose_path
@@ -76,6 +83,7 @@ class SceneOutcome:
     maps_note: str | None = None  # why no maps although requested (tile-wise)
     memory_budget: int | None = None  # bytes this evaluation could use in memory
     display: Any = None  # PairDisplay (scene_display), or why none could be made
+    per_band: dict[str, list[float]] | None = None  # index -> one value per band, when asked for (--per-band)
 
 
 def _scene_roles(settings: DatasetSettings) -> tuple[str, ...]:
@@ -157,7 +165,7 @@ def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any])
     return {"Q2n": np.asarray(q_map, dtype=np.float64), "SAM": np.asarray(s_map, dtype=np.float64)}
 
 
-_WINDOWED_KINDS = ("split",)
+_WINDOWED_KINDS = ("split", "h5bundle")
 
 
 def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict[str, Source] | None,
@@ -178,7 +186,9 @@ def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict
             path = scene.file_for(role)
             if path is None:
                 raise DataError(f"scene {scene.name!r} has no {role} file ({scene.name}_{role}.tif or .npy)")
-            images[role] = open_windowed(path, role=role)
+            key = _bundle_key(path, role, settings.sensor) if scene.kind == "h5bundle" else None
+            several = role == "pan" and pan_bands_declared(settings)  # the 10 m bands in the PAN's place
+            images[role] = open_windowed(path, role="pan-bands" if several else role, key=key)
         check_geometry(scene, settings, {r: img.shape[:2] if r == "pan" else img.shape for r, img in images.items()})
         ref = images["gt" if settings.resolution == "reduced" else "ms"]
         path = task.result_file
@@ -189,6 +199,18 @@ def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict
         ext = Path(path or "").suffix.lower() or "these"
         return None, (f"{ext} files" if ext != ".tiff" else ".tif files", str(exc))
     return images, None
+
+
+def _bundle_key(path: str, role: str, sensor: str) -> str:
+    """The dataset of a one-scene HDF5 bundle that holds ``role`` (:func:`pansharp_iqa.io.scenes.role_keys`)."""
+    from pansharp_iqa.io.arrays import h5_dataset_shapes
+    from pansharp_iqa.io.scenes import role_keys
+
+    names = {k.lower(): k for k in h5_dataset_shapes(path)}
+    key = next((names[k.lower()] for k in role_keys(role, sensor) if k.lower() in names), None)
+    if key is None:
+        raise DataError(f"{Path(path).name}: no {role} dataset (looked for {', '.join(role_keys(role, sensor))})")
+    return key
 
 
 def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> dict[str, tuple[int, ...]]:
@@ -216,8 +238,9 @@ def _evaluate_windowed(images: dict[str, Source], core: Settings) -> dict[str, A
 def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, named: dict[str, str],
              **extra: Any) -> SceneOutcome:
     card = {**dict(result.get("protocol") or {}), **named, **choice.to_card()}
-    metrics = {k: float(v) for k, v in result.items() if k != "protocol"}
-    return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget, **extra)
+    metrics = {k: float(v) for k, v in result.items() if k not in ("protocol", "per_band")}
+    return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget,
+                        per_band=result.get("per_band"), **extra)
 
 
 #: In-memory pairs up to this size (fused image and inputs, bytes; a 1024 x 1024 x 8 pair in float64

@@ -41,8 +41,9 @@ from typing import Any, Literal
 import numpy as np
 
 from ..borders import BorderMode
-from ..mtf import filter_planes, mtf_kernel
-from ..resample import exp_halo_support, exp_halo_window, imresize, interp23tap_planes
+from ..hypercomplex import BlockPrecision
+from ..mtf import TOOLBOX_KERNEL, MtfKernelSettings, filter_planes, mtf_kernel
+from ..resample import exp_halo_support, exp_halo_window, fineshift, imresize, interp23tap_planes
 from ..validation import SensorMismatchError, SettingError
 from .band_errors import mpsnr_from_sums, peak_of, rmse_from_sums
 from .cc import band_moment_sums, cc_from_sums
@@ -56,18 +57,20 @@ from .full_resolution import (
     khan_q2n_sums,
     mean_block_uiqi,
 )
+from .local_correlation import d_rho_max_sums
 from .psnr import psnr_from_sums
-from .q2n import q2n_strip
-from .sam import sam_from_sums, sam_sums
+from .q2n import Cast, Padding, cast_to, q2n_block_grid, q2n_strip, q2n_strip_grid, q2n_value
+from .regression_hs import D_SR_SUMS, d_sr_from_sums, d_sr_sums
+from .sam import ZeroNorm, sam_from_sums, sam_sums
 from .scc import scc_from_sums, scc_sums
 from .ssim import ssim_window_sums
-from .strips import StripImage, within_unit
+from .strips import StripImage
 from .uiqi import q_from_sums, q_window_sums
 
 __all__ = [
     "Index", "Statistic", "Derived", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS",
     "DERIVED", "ROLE_SCALES", "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names",
-    "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure",
+    "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure", "per_band_values",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
@@ -118,6 +121,23 @@ class ChunkContext:
         Per-band MS GNyq of the sensor (``mtf_fused``).
     pan_gnyq : float or None
         The sensor's PAN GNyq (``pan_mtf``; None: no sensor given).
+    q2n_cast, q2n_padding, q2n_std_floor, q2n_precision
+        Q2n's integer cast, block padding, zero-std replacement and block-value precision
+        (:func:`pansharp_iqa.q2n`'s ``cast``, ``padding``, ``std_floor``, ``block_precision``; the
+        protocol's ``q2n_*`` settings).
+    grid : (int, int) or None
+        ``"blocks"`` chunks of the strip pass: the (rows, cols) of the evaluated image, whose block
+        grid the chunk extends the image to itself; None: the planes given are extended already (a tile).
+    kernel : MtfKernelSettings
+        How the MTF kernels of ``mtf_fused`` are designed (the protocol's ``mtf``).
+    start : int
+        The decimation start of ``fused_lr`` (the protocol's ``fr_decimation_start``).
+    half_width : int
+        D_rho's window half width (the protocol's ``d_rho_half_width_rule`` at ``ratio``).
+    shape : (int, int)
+        Rows and columns of the whole fused image (PAN scale): where the images a statistic reads end.
+    own : (slice, slice) or None
+        For a statistic with a ``halo``: where its chunk's own pixels lie in the planes it is given.
     """
 
     block_size: int = 32
@@ -128,6 +148,22 @@ class ChunkContext:
     protocol: Any = None
     ms_gnyq: tuple[float, ...] = ()
     pan_gnyq: float | None = None
+    q2n_cast: Cast = "uint16"
+    q2n_padding: Padding = "symmetric"
+    q2n_std_floor: float = float(np.finfo(np.float64).eps)
+    q2n_precision: BlockPrecision = "float64"
+    grid: tuple[int, int] | None = None
+    kernel: MtfKernelSettings = TOOLBOX_KERNEL
+    start: int = 0
+    half_width: int = 2
+    shape: tuple[int, int] = (0, 0)
+    own: tuple[slice, slice] | None = None
+
+    @property
+    def toolbox_q2n(self) -> bool:
+        """Whether Q2n follows the toolbox (uint16 cast, symmetric padding, epsilon floor, float64 values)."""
+        return (self.q2n_cast, self.q2n_padding, self.q2n_std_floor, self.q2n_precision) == (
+            "uint16", "symmetric", float(np.finfo(np.float64).eps), "float64")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,12 +180,21 @@ class FinalizeContext:
         Bands of the evaluated images.
     nan_policy : {"raise", "omit", "propagate"}
         Constant blocks of D_lambda/D_s (see ``indexes.full_resolution.mean_block_uiqi``).
+    sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}
+        SAM's zero-norm pixels (the protocol's ``sam_zero_norm``; ``indexes.sam.sam_from_sums``).
+    q2n_precision : {"float64", "float32"}
+        Q2n's block-value precision: ``"float32"`` rounds the mean to float32 too.
+    protocol : str or None
+        The protocol whose forms of the indexes are finalized (:func:`get_index`).
     """
 
     ratio: float = 4.0
     bits: int | None = None
     n_bands: int = 0
     nan_policy: str = "raise"
+    sam_zero_norm: ZeroNorm = "exclude"
+    q2n_precision: BlockPrecision = "float64"
+    protocol: str | None = None
 
 
 def _sum_fields(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -197,6 +242,12 @@ class Statistic:
     reads : tuple of str
         The images a ``"scene"`` statistic reads: input roles (:data:`ROLE_SCALES`) and
         :data:`DERIVED` images.
+    extend : {"none", "q2n"}
+        ``"q2n"``: the images it reads are extended past their bottom/right end to Q2n's block grid at
+        their scale (``ChunkContext.q2n_padding``, :func:`pansharp_iqa.indexes.q2n.q2n_padded_positions`).
+    halo : callable or None
+        ``halo(ctx) -> int``: PAN-scale pixels around its chunk that it reads (clamped to the image; the
+        chunk finds its own pixels at ``ctx.own``).
     """
 
     name: str
@@ -207,6 +258,8 @@ class Statistic:
     merge: Callable[[Sequence[Any]], dict[str, Any]] = _sum_fields
     backends: tuple[str, ...] = ("host",)
     reads: tuple[str, ...] = ()
+    extend: Literal["none", "q2n"] = "none"
+    halo: Callable[[ChunkContext], int] | None = None
 
     def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
         """Merge chunk results (in chunk order) into the statistic's fields.
@@ -288,7 +341,7 @@ class Derived:
     window_at: Callable[..., np.ndarray] | None = None
     sensor: bool = False
     choice: str | None = None
-    options: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    options: Mapping[Any, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -312,7 +365,10 @@ class Index:
     references : tuple of str
         Where it is defined (authors, venue, DOI).
     protocols : tuple of str
-        Protocols whose default table has the index, in table order (protocol names).
+        Protocols whose default table has the index, in table order (protocol names). Several
+        indexes may share a name when their ``protocols`` differ: each is that protocol's form of the
+        index (e.g. the hyperspectral protocol's ``D_lambda = 1 - Q2n`` at MS scale), looked up with
+        :func:`get_index`'s ``protocol``; the first one declared is the general form.
     on_request : bool
         An extra: computed only when asked for (``indexes=``), by any protocol whose engine has
         the statistics it needs (``engine``).
@@ -331,6 +387,9 @@ class Index:
         resolution); the input rules fire only for roles a requested index reads.
     casts : bool
         It rounds the images to integer DN (the toolbox's uint16 cast).
+    per_band : callable or None
+        ``per_band(sums, ctx) -> (B,) array``: the index of each band alone, where it is a mean over bands
+        (ERGAS's band terms, Q, CC, D_rho); None where it has no per-band form (Q2n, SAM, ...).
     """
 
     name: str
@@ -348,6 +407,7 @@ class Index:
     compute: Callable[[Mapping[str, Any], Mapping[str, float], FinalizeContext], float] | None = None
     reads: tuple[str, ...] | None = None
     casts: bool = False
+    per_band: Callable[[Mapping[str, Any], FinalizeContext], np.ndarray] | None = None
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -366,7 +426,11 @@ class Index:
 
 
 def _q2n_chunk(ref: StripImage, fus: StripImage, r0: int, r1: int, ctx: ChunkContext) -> np.ndarray:
-    return q2n_strip(ref, fus, r0, r1, ctx.block_size)
+    if ctx.toolbox_q2n:
+        return q2n_strip(ref, fus, r0, r1, ctx.block_size)
+    return q2n_strip_grid(ref, fus, r0, r1, block_size=ctx.block_size, cast=ctx.q2n_cast,
+                          std_floor=ctx.q2n_std_floor, precision=ctx.q2n_precision, padding=ctx.q2n_padding,
+                          grid=ctx.grid)
 
 
 def _q_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
@@ -410,6 +474,35 @@ def _khan_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, An
     return {"sum": total, "count": count}
 
 
+def _lr_q2n_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    ref, fus = (cast_to(ctx.q2n_cast, np.array(im[k], dtype=np.float64)) for k in ("ms", "fused_fr_lr"))
+    q = q2n_block_grid(ref, fus, block_size=ctx.block_size, shift=ctx.block_size, std_floor=ctx.q2n_std_floor,
+                       integer_valued=ctx.q2n_cast != "none", block_precision=ctx.q2n_precision)
+    return {"sum": float(q.sum()), "count": int(q.size)}
+
+
+def _lr_errors_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    return _sq_error_chunk(im["ms"], im["fused_fr_lr"], ctx)
+
+
+def _lr_sam_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    return _sam_chunk(im["ms"], im["fused_fr_lr"], ctx)
+
+
+def _d_sr_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    if im["pan"].shape[0] != 1:
+        raise SettingError(f"D_sR regresses one PAN on the fused bands; the PAN has {im['pan'].shape[0]} bands")
+    sums = d_sr_sums(im["fused"], im["pan"][0])
+    return {**sums, "gram": sums["gram"].ravel()}
+
+
+def _d_rho_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    own = ctx.own or (slice(None), slice(None))
+    sums = d_rho_max_sums(im["fused"], im["pan"], ctx.half_width, own)
+    rows, cols = (len(range(*sl.indices(n))) for sl, n in zip(own, im["fused"].shape[1:], strict=True))
+    return {"sums": sums, "pixels": rows * cols}
+
+
 def _sobel_merge(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return _sum_fields(parts) if parts else {"sums": np.zeros(3)}
 
@@ -434,6 +527,18 @@ STATISTICS: dict[str, Statistic] = {
                   reads=("fused", "pan", "low_res", "low_pan")),
         Statistic("khan_q2n", "scene", ("sum", "count"), ("sum", "count"), _khan_chunk, backends=BACKENDS,
                   reads=("exp", "mtf_fused")),
+        # full resolution, hyperspectral/Sentinel-2 protocols: the fused image filtered and decimated to MS scale
+        # (fused_fr_lr) against the MS (Q2n on MS-scale blocks, squared errors, angles); D_sR's regression sums;
+        # D_rho against the PAN's bands (a halo of 2w: its boxes cross the chunk)
+        Statistic("lr_q2n", "scene", ("sum", "count"), ("sum", "count"), _lr_q2n_chunk,
+                  reads=("ms", "fused_fr_lr"), extend="q2n"),
+        Statistic("lr_squared_errors", "scene", ("sse", "ref_sum", "pixels"), ("pixels",), _lr_errors_chunk,
+                  reads=("ms", "fused_fr_lr")),
+        Statistic("lr_sam_angles", "scene", ("angle_sum", "valid", "pixels"), ("angle_sum", "valid", "pixels"),
+                  _lr_sam_chunk, reads=("ms", "fused_fr_lr")),
+        Statistic("d_sr_sums", "scene", D_SR_SUMS, ("p_sum", "p_sq", "n"), _d_sr_chunk, reads=("fused", "pan")),
+        Statistic("d_rho_max", "scene", ("sums", "pixels"), ("pixels",), _d_rho_chunk, reads=("fused", "pan"),
+                  halo=lambda c: 2 * c.half_width),
     )
 }
 
@@ -478,6 +583,14 @@ _EXP6: dict[str, Any] = {
 }
 
 
+def _fineshift_planes(x: np.ndarray, ctx: ChunkContext) -> np.ndarray:
+    return np.moveaxis(fineshift(np.moveaxis(x, 0, 2), 1, 1), 2, 0)
+
+
+def _decimated(x: np.ndarray, ctx: ChunkContext) -> np.ndarray:
+    return np.ascontiguousarray(x[:, ctx.start :: ctx.ratio, ctx.start :: ctx.ratio])
+
+
 def _imresize_planes(x: np.ndarray, ctx: ChunkContext) -> np.ndarray:
     return np.moveaxis(imresize(np.moveaxis(x, 0, 2), 1.0 / ctx.ratio), 2, 0)
 
@@ -496,8 +609,18 @@ DERIVED: dict[str, Derived] = {
                 **_EXP6),
         Derived("pan_mtf", "the PAN filtered by the sensor's PAN MTF (the protocol's sigma form)", "pan", "pan",
                 **_mtf(_pan_mtf_kernel)),
-        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF (2020 sigma form, as the "
-                "toolbox's D_lambda_K)", "fused", "pan", **_mtf(lambda c: [mtf_kernel(g, c.ratio) for g in c.ms_gnyq])),
+        Derived("mtf_fused", "the fused image filtered by the sensor's per-band MS MTF (the protocol's kernel design: "
+                "the toolbox's D_lambda_K, the HS/S2 full-resolution decimation)", "fused", "pan",
+                **_mtf(lambda c: [c.kernel.kernel(g, c.ratio) for g in c.ms_gnyq])),
+        Derived("fused_shift", "MTF(fused) shifted by half a pixel along both axes (fineshift(x, 1, 1), zeros outside: "
+                "Sentinel-2)", "mtf_fused", "pan", lambda r: 6, "constant", _fineshift_planes),
+        Derived("fused_lr", "MTF(fused) decimated to MS scale from the protocol's start: x[start::ratio]",
+                "mtf_fused", "ms", compute=_decimated),
+        Derived("fused_shift_lr", "the half-pixel-shifted MTF(fused) decimated to MS scale: x[start::ratio]",
+                "fused_shift", "ms", compute=_decimated),
+        Derived("fused_fr_lr", "the fused image at MS scale of the HS/S2 full-resolution indexes "
+                "(Protocol.fr_half_shift)", choice="fr_half_shift",
+                options={False: "fused_lr", True: "fused_shift_lr"}),
         Derived("low_res", "D_lambda's and D_s's low-resolution terms (Protocol.low_res_terms)",
                 choice="low_res_terms", options={"exp": "exp", "ms": "ms"}),
         Derived("low_pan", "D_s's low-pass PAN (Protocol.d_s_low_pass)", choice="d_s_low_pass",
@@ -532,10 +655,34 @@ def _psnr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeCon
 
 _TOOLBOX_RR = ("toolbox2020", "toolbox2015", "qnr-paper")
 _PC_RR = (*_TOOLBOX_RR, "pancollection")  # the PanCollection scripts' tables (presets)
+_HS_S2 = ("hyperspectral2024", "sentinel2-2025")  # their RR tables: ERGAS, SAM, Q2n
+_ALL_RR = (*_PC_RR, *_HS_S2)
 _TB2020 = "Vivone et al., IEEE GRSM 9(1), 2021, doi:10.1109/MGRS.2020.3019315"
 _QNR = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193"
 _KHAN = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009, doi:10.1109/TGRS.2009.2029094"
 _REPRO = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
+_HS = "Ciotola et al., arXiv 2407.01355, 2024 (hyperspectral pansharpening toolbox)"
+_S2 = "Ciotola et al., Remote Sensing 17(12):1983, 2025, doi:10.3390/rs17121983 (Sentinel-2 toolbox)"
+
+
+def _ergas_bands(stat: str) -> Callable[[Mapping[str, Any], FinalizeContext], np.ndarray]:
+    """ERGAS of each band alone (``100/ratio * RMSE_b / mean_b``) from a squared-error statistic."""
+    def bands(sums: Mapping[str, Any], ctx: FinalizeContext) -> np.ndarray:
+        s = sums[stat]
+        return np.array([ergas_from_sums(s["sse"][b : b + 1], s["ref_sum"][b : b + 1], s["pixels"], ctx.ratio)
+                         for b in range(np.size(s["sse"]))])
+    return bands
+
+
+def _cc_bands(sums: Mapping[str, Any], ctx: FinalizeContext) -> np.ndarray:
+    m = np.stack([np.atleast_1d(sums["band_moments"][k]) for k in _MOMENTS])
+    return np.array([cc_from_sums(m[:, b : b + 1], sums["band_moments"]["pixels"]) for b in range(m.shape[1])])
+
+
+def _d_sr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeContext) -> float:
+    s = sums["d_sr_sums"]
+    n = int(np.sqrt(np.size(s["gram"])))
+    return d_sr_from_sums(np.reshape(s["gram"], (n, n)), s["cross"], s["f_sum"], s["p_sum"], s["p_sq"], int(s["n"]))
 
 
 def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str,
@@ -549,23 +696,26 @@ def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str,
 INDEXES: tuple[Index, ...] = (
     Index("Q2n", "reduced", True, "", "Q2\\textsuperscript{n}",
           "mean hypercomplex quality of 32x32 blocks after the uint16 cast",
-          ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _PC_RR,
+          ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _ALL_RR,
           statistics=("q2n_blocks",), casts=True,
-          compute=lambda s, v, c: within_unit(float(s["q2n_blocks"]["sum"] / s["q2n_blocks"]["count"]))),
+          compute=lambda s, v, c: q2n_value(s["q2n_blocks"]["sum"], s["q2n_blocks"]["count"], c.q2n_precision)),
     Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
           ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _PC_RR,
           statistics=("q_windows",),
-          compute=lambda s, v, c: q_from_sums(s["q_windows"]["sums"], s["q_windows"]["count"])),
-    Index("SAM", "reduced", False, "degrees", "SAM", "mean spectral angle over pixels of non-zero norm",
-          ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _PC_RR,
+          compute=lambda s, v, c: q_from_sums(s["q_windows"]["sums"], s["q_windows"]["count"]),
+          per_band=lambda s, c: np.asarray(s["q_windows"]["sums"]) / s["q_windows"]["count"]),
+    Index("SAM", "reduced", False, "degrees", "SAM",
+          "mean spectral angle; pixels of zero norm by the protocol's convention (sam_zero_norm)",
+          ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _ALL_RR,
           statistics=("sam_angles",),
           compute=lambda s, v, c: sam_from_sums(s["sam_angles"]["angle_sum"], s["sam_angles"]["valid"],
-                                                s["sam_angles"]["pixels"])),
+                                                s["sam_angles"]["pixels"], zero_norm=c.sam_zero_norm)),
     Index("ERGAS", "reduced", False, "", "ERGAS", "100/ratio sqrt(mean_b MSE_b / mean_b^2)",
-          ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _PC_RR,
+          ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _ALL_RR,
           statistics=("squared_errors",),
           compute=lambda s, v, c: ergas_from_sums(s["squared_errors"]["sse"], s["squared_errors"]["ref_sum"],
-                                                  s["squared_errors"]["pixels"], c.ratio)),
+                                                  s["squared_errors"]["pixels"], c.ratio),
+          per_band=_ergas_bands("squared_errors")),
     Index("SCC", "reduced", True, "", "SCC", "correlation of Sobel gradients (the protocol's form)",
           ("Zhou, Civco, Silander, IJRS 19(4), 1998", _TB2020), _PC_RR,
           statistics=("sobel_products",),
@@ -580,7 +730,7 @@ INDEXES: tuple[Index, ...] = (
           ("Loncan et al., IEEE GRSM 3(3), 2015, doi:10.1109/MGRS.2015.2440094",),
           on_request=True, statistics=("band_moments",),
           compute=lambda s, v, c: cc_from_sums(np.stack([s["band_moments"][k] for k in _MOMENTS]),
-                                               s["band_moments"]["pixels"])),
+                                               s["band_moments"]["pixels"]), per_band=_cc_bands),
     # PanCollection scripts' extras (presets): band-mean PSNR and peak-normalised RMSE, peak 2**bits - 1
     Index("MPSNR", "reduced", True, "dB", "mPSNR",
           "mean over bands of 10 log10(peak^2 / MSE_b), peak = 2**bits - 1 DN (PanCollection quality_assess.m)",
@@ -622,20 +772,58 @@ INDEXES: tuple[Index, ...] = (
     _reprojected("R-SAM", False, "degrees", "R-SAM", "SAM of the reprojected fused image against the MS"),
     _reprojected("R-ERGAS", False, "", "R-ERGAS", "ERGAS of the reprojected fused image against the MS"),
     _reprojected("D_rho", False, "", "D\\_rho", "mean 1 - local correlation of fused bands with the PAN", ("fused",)),
+    # the hyperspectral (2024) and Sentinel-2 (2025) protocols' forms: the fused image MTF-filtered and decimated
+    # to MS scale (fused_fr_lr) against the MS; D_sR from the regression of the PAN on the fused bands; D_rho
+    # against the PAN's bands (the four 10 m bands)
+    Index("D_lambda", "full", False, "", "$D_\\lambda$",
+          "1 - Q2n(MS, MTF(fused) decimated to MS scale) on MS-scale blocks (the protocol's Q2n settings)",
+          (_HS, _S2, _KHAN), _HS_S2, statistics=("lr_q2n",), reads=("fused", "ms"), casts=True,
+          compute=lambda s, v, c: 1.0 - q2n_value(s["lr_q2n"]["sum"], s["lr_q2n"]["count"], c.q2n_precision)),
+    Index("D_sR", "full", False, "", "$D_{S,R}$",
+          "var(P - F alpha) / var(P): 1 - R^2 of the PAN regressed on the fused bands without intercept",
+          (_HS,), ("hyperspectral2024",), statistics=("d_sr_sums",), reads=("fused",), compute=_d_sr),
+    Index("QNR", "full", True, "", "QNR", "(1 - D_lambda)(1 - D_sR)", (_HS,), ("hyperspectral2024",),
+          needs=("D_lambda", "D_sR"), reads=("fused", "ms"),
+          compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_sR"])),
+    Index("R-ERGAS", "full", False, "", "R-ERGAS",
+          "ERGAS of MTF(fused) shifted by half a pixel and decimated to MS scale, against the MS", (_S2,),
+          ("sentinel2-2025",), statistics=("lr_squared_errors",), reads=("fused", "ms"),
+          compute=lambda s, v, c: ergas_from_sums(s["lr_squared_errors"]["sse"], s["lr_squared_errors"]["ref_sum"],
+                                                  s["lr_squared_errors"]["pixels"], c.ratio),
+          per_band=_ergas_bands("lr_squared_errors")),
+    Index("R-SAM", "full", False, "degrees", "R-SAM",
+          "SAM of MTF(fused) shifted by half a pixel and decimated to MS scale, against the MS", (_S2,),
+          ("sentinel2-2025",), statistics=("lr_sam_angles",), reads=("fused", "ms"),
+          compute=lambda s, v, c: sam_from_sums(s["lr_sam_angles"]["angle_sum"], s["lr_sam_angles"]["valid"],
+                                                s["lr_sam_angles"]["pixels"], zero_norm=c.sam_zero_norm)),
+    Index("D_rho", "full", False, "", "D\\_rho",
+          "mean 1 - max over the PAN's bands of the local correlation with each fused band", (_S2, _REPRO),
+          ("sentinel2-2025",), statistics=("d_rho_max",), reads=("fused",),
+          compute=lambda s, v, c: float(np.sum(s["d_rho_max"]["sums"]))
+          / (s["d_rho_max"]["pixels"] * np.size(s["d_rho_max"]["sums"])),
+          per_band=lambda s, c: np.asarray(s["d_rho_max"]["sums"]) / s["d_rho_max"]["pixels"]),
 )
 
-_BY_NAME = {i.name: i for i in INDEXES}
-_BY_FOLDED = {i.name.casefold(): i for i in INDEXES}
-assert len(_BY_FOLDED) == len(INDEXES), "index names must differ in more than their case"
+_BY_NAME: dict[str, Index] = {}
+_FORMS: dict[str, list[Index]] = {}  # casefolded name -> its forms, the general one first
+for _i in INDEXES:
+    _BY_NAME.setdefault(_i.name, _i)
+    _FORMS.setdefault(_i.name.casefold(), []).append(_i)
+assert all(len({f.name for f in forms}) == 1 for forms in _FORMS.values()), "index names must differ in more than case"
+assert all(len({p for f in forms for p in f.protocols}) == sum(len(f.protocols) for f in forms)
+           for forms in _FORMS.values()), "one form of an index per protocol"
 
 
-def get_index(name: str) -> Index:
+def get_index(name: str, protocol: str | None = None) -> Index:
     """The declaration of an index, by its name in any case (``Index.name`` is the canonical one).
 
     Parameters
     ----------
     name : str
         Index name (``"Q2n"``, ``"D_lambda"``, ``"psnr"``, ...).
+    protocol : str, optional
+        A protocol name: its own form of the index where it has one (``Index.protocols``), else the
+        general form (the first declared).
 
     Returns
     -------
@@ -650,11 +838,13 @@ def get_index(name: str) -> Index:
     --------
     >>> get_index("SAM").unit, get_index("q2N").name
     ('degrees', 'Q2n')
+    >>> get_index("D_lambda", "hyperspectral2024").statistics, get_index("D_lambda").statistics
+    (('lr_q2n',), ('block_uiqi',))
     """
-    spec = _BY_FOLDED.get(str(name).casefold())
-    if spec is None:
+    forms = _FORMS.get(str(name).casefold())
+    if forms is None:
         raise SettingError(f"unknown index {name!r}; known indexes: {', '.join(_BY_NAME)}")
-    return spec
+    return next((f for f in forms if protocol in f.protocols), forms[0])
 
 
 def get_statistic(name: str) -> Statistic:
@@ -722,7 +912,7 @@ def index_names(resolution: str | None = None) -> tuple[str, ...]:
     >>> index_names("reduced")
     ('Q2n', 'Q', 'SAM', 'ERGAS', 'SCC', 'PSNR', 'CC', 'MPSNR', 'RMSE', 'SSIM')
     """
-    return tuple(i.name for i in INDEXES if resolution is None or i.resolution == resolution)
+    return tuple(dict.fromkeys(i.name for i in INDEXES if resolution is None or i.resolution == resolution))
 
 
 def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[str], resolution: str,
@@ -763,7 +953,7 @@ def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[
     names = [t.strip() for t in requested.split(",")] if isinstance(requested, str) else [str(t) for t in requested]
     out: list[str] = []
     for name in names:
-        for spec in (get_index(d) for d in (default if name.casefold() == "default" else [name])):
+        for spec in (get_index(d, protocol) for d in (default if name.casefold() == "default" else [name])):
             n = spec.name
             if spec.resolution != resolution:
                 raise SettingError(f"{n} is a {spec.resolution}-resolution index; this evaluation is at "
@@ -780,7 +970,7 @@ def resolve_indexes(requested: Sequence[str] | str | None, *, default: Sequence[
     return tuple(out)
 
 
-def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
+def statistics_for(names: Sequence[str], protocol: str | None = None) -> tuple[Statistic, ...]:
     """The statistics the named indexes are computed from (through their ``needs`` too), in
     :data:`STATISTICS` order.
 
@@ -788,6 +978,8 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
     ----------
     names : sequence of str
         Index names.
+    protocol : str, optional
+        The protocol whose forms of the indexes are meant (:func:`get_index`).
 
     Returns
     -------
@@ -798,12 +990,13 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
     >>> [s.name for s in statistics_for(["QNR"])]
     ['block_uiqi']
     """
-    wanted = {s for spec in closure(names) for s in spec.statistics}
+    wanted = {s for spec in closure(names, protocol) for s in spec.statistics}
     return tuple(s for s in STATISTICS.values() if s.name in wanted)
 
 
-def closure(names: Sequence[str]) -> tuple[Index, ...]:
-    """The named indexes and every index their finalize reads (``needs``), in catalogue order.
+def closure(names: Sequence[str], protocol: str | None = None) -> tuple[Index, ...]:
+    """The named indexes and every index their finalize reads (``needs``), in catalogue order (the
+    ``protocol``'s forms, :func:`get_index`).
 
     Parameters
     ----------
@@ -819,14 +1012,14 @@ def closure(names: Sequence[str]) -> tuple[Index, ...]:
     >>> [i.name for i in closure(["HQNR"])]
     ['D_s', 'D_lambda_K', 'HQNR']
     """
-    wanted: set[str] = set()
+    wanted: set[int] = set()
     todo = list(names)
     while todo:
-        spec = get_index(todo.pop())
-        if spec.name not in wanted:
-            wanted.add(spec.name)
+        spec = get_index(todo.pop(), protocol)
+        if id(spec) not in wanted:
+            wanted.add(id(spec))
             todo.extend(spec.needs)
-    return tuple(i for i in INDEXES if i.name in wanted)
+    return tuple(i for i in INDEXES if id(i) in wanted)
 
 
 def image_of(name: str, protocol: Any) -> str:
@@ -882,11 +1075,40 @@ def finalize(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext
     {'Q2n': 0.9}
     """
     values: dict[str, float] = {}
-    for spec in closure(names):
+    for spec in closure(names, ctx.protocol):
         if spec.compute is None:
             raise SettingError(f"{spec.name} is computed by the {spec.engine} engine, not from chunk sums")
         values[spec.name] = float(spec.compute(sums, values, ctx))
     return {n: values[n] for n in names}
+
+
+def per_band_values(names: Sequence[str], sums: Mapping[str, Any], ctx: FinalizeContext) -> dict[str, list[float]]:
+    """The per-band values of the named indexes that have a per-band form (``Index.per_band``).
+
+    Parameters
+    ----------
+    names : sequence of str
+    sums : mapping
+        Statistic name -> merged fields (as for :func:`finalize`).
+    ctx : FinalizeContext
+
+    Returns
+    -------
+    dict of str to list of float
+        Index name -> one value per band (band order of the images).
+
+    Examples
+    --------
+    >>> per_band_values(["ERGAS", "SAM"], {"squared_errors": {"sse": np.array([4.0, 16.0]),
+    ...                 "ref_sum": np.array([8.0, 8.0]), "pixels": 4}}, FinalizeContext())
+    {'ERGAS': [12.5, 25.0]}
+    """
+    out = {}
+    for name in names:
+        spec = get_index(name, ctx.protocol)
+        if spec.per_band is not None:
+            out[name] = [float(v) for v in spec.per_band(sums, ctx)]
+    return out
 
 
 def direction(name: str) -> int | None:

@@ -24,6 +24,7 @@ import numpy as np
 from ..borders import border_index, consecutive_runs
 from ..validation import ShapeError, as_image
 from .catalog import DERIVED, ROLE_SCALES, ChunkContext, Derived, Statistic, image_of
+from .q2n import q2n_padded_positions
 
 __all__ = ["Reader", "Scene", "given_planes", "scale_of"]
 
@@ -133,12 +134,18 @@ class Scene:
         if name in self.roles or d is None:
             out.setdefault(name, []).append(positions)
             return
-        for lo, hi in consecutive_runs(positions):
+        for lo, hi in consecutive_runs(np.unique(positions[positions >= 0])):  # -1: zeros (a "constant" border)
             self.support(d.source, self._source(d, lo, hi, axis, d.window is not None)[0], axis, out)
 
     def window(self, name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``name``'s (C, len(rows), len(cols)) planes at global positions (at its scale), each run of
-        consecutive positions computed from its source's window (see the module docstring)."""
+        consecutive positions computed from its source's window (see the module docstring); ``-1``
+        positions (a ``"constant"`` border) read as zeros."""
+        if (rows < 0).any() or (cols < 0).any():
+            inside = self.window(name, rows[rows >= 0], cols[cols >= 0])
+            out = np.zeros((inside.shape[0], rows.size, cols.size))
+            out[np.ix_(np.arange(inside.shape[0]), np.flatnonzero(rows >= 0), np.flatnonzero(cols >= 0))] = inside
+            return out
         d = DERIVED.get(name)
         if name in self.roles or d is None:
             return self.read(name, rows, cols)
@@ -170,6 +177,31 @@ class Scene:
         names = {image_of(r, self.ctx.protocol) for s in statistics for r in s.reads}
         return tuple(sorted(n for n in names if self.provides(n)))
 
+    def reads(self, stat: Statistic, rows: tuple[int, int], cols: tuple[int, int]
+              ) -> tuple[dict[str, tuple[str, np.ndarray, np.ndarray]], ChunkContext]:
+        """What a statistic reads over the PAN-scale window ``rows`` x ``cols``: each read name's image and
+        positions (widened by its ``halo``, clamped to the image; extended to Q2n's grid under ``extend``), and
+        the context its chunk gets (``own``: where the window's own pixels lie under a halo)."""
+        out, ctx = {}, self.ctx
+        halo = stat.halo(ctx) if stat.halo is not None else 0
+        for r in stat.reads:
+            name = image_of(r, ctx.protocol)
+            if not self.provides(name):
+                continue
+            pos = self.positions(name, rows, cols)
+            if halo:
+                lims = [(max(0, int(p[0]) - halo), min(self._length(name, a), int(p[-1]) + 1 + halo))
+                        for a, p in enumerate(pos)]
+                ctx = dataclasses.replace(ctx, own=tuple(slice(int(p[0]) - lo, int(p[-1]) + 1 - lo)  # type: ignore[arg-type]
+                                                         for p, (lo, _) in zip(pos, lims, strict=True)))
+                pos = [np.arange(lo, hi) for lo, hi in lims]
+            if stat.extend == "q2n":
+                n = (self._length(name, 0), self._length(name, 1))
+                pos = [q2n_padded_positions(n[a], n[1 - a], ctx.block_size, ctx.q2n_padding)[int(p[0]):]
+                       if int(p[-1]) + 1 == n[a] else p for a, p in enumerate(pos)]
+            out[r] = (name, pos[0], pos[1])
+        return out, ctx
+
     def sums(self, statistics: Sequence[Statistic], rows: tuple[int, int] | None = None,
              cols: tuple[int, int] | None = None) -> dict[str, dict[str, Any]]:
         """Each statistic's chunk fields over the window ``rows`` x ``cols`` (PAN scale, whole blocks; default: the
@@ -179,20 +211,22 @@ class Scene:
         cache: dict[Any, Any] = {} if self.cache is None else self.cache
         memo: dict[Any, Any] = {}
 
-        def kept(key: tuple[str, str], free: bool, make: Callable[[], Any]) -> Any:
+        def kept(key: tuple[Any, ...], free: bool, make: Callable[[], Any]) -> Any:
             store = cache if free else memo
             if key not in store:
                 store[key] = make()
             return store[key]
 
-        def image(name: str) -> np.ndarray:
-            return kept(("image", name), self.sensor_free(name),
-                        lambda: self.window(name, *self.positions(name, rows, cols)))
+        def image(name: str, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+            key = ("image", name, *(a.tobytes() for a in at))
+            (ur, ir), (uc, ic) = (np.unique(a, return_inverse=True) for a in at)
+            whole = kept(key, self.sensor_free(name), lambda: self.window(name, ur, uc))
+            return whole if ur.size == ir.size and uc.size == ic.size else whole[:, ir][:, :, ic]
 
         def fields(stat: Statistic) -> Any:
-            reads = {r: n for r in stat.reads if self.provides(n := image_of(r, self.ctx.protocol))}
+            reads, ctx = self.reads(stat, rows, cols)
             assert stat.chunk is not None
-            return kept(("statistic", stat.name), all(map(self.sensor_free, reads.values())),
-                        lambda: stat.chunk({r: image(n) for r, n in reads.items()}, self.ctx))  # type: ignore[misc]
+            return kept(("statistic", stat.name), all(self.sensor_free(n) for n, _, _ in reads.values()),
+                        lambda: stat.chunk({r: image(n, (pr, pc)) for r, (n, pr, pc) in reads.items()}, ctx))  # type: ignore[misc]
 
         return {stat.name: fields(stat) for stat in statistics}

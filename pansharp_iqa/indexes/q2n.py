@@ -30,7 +30,7 @@ from .strips import StripImage, check_block_fits, map_strips, within_unit
 
 __all__ = [
     "q2n", "q2n_strip", "q2n_grid", "q2n_grid_values", "q2n_block_grid", "blocks_at", "to_uint16_matlab",
-    "to_int16_truncated", "REPROJECTED_STD_FLOOR",
+    "to_int16_truncated", "REPROJECTED_STD_FLOOR", "q2n_padded_positions", "q2n_strip_grid", "q2n_value", "cast_to",
 ]
 
 #: Integer cast before the block statistics: MATLAB's ``uint16`` (toolbox), truncation to int16
@@ -110,6 +110,119 @@ _CASTERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "uint16": _uint16_in_place, "int16-truncated": to_int16_truncated, "round-half-even": _round_half_even,
     "none": _no_cast,
 }
+
+
+def cast_to(cast: str, planes: np.ndarray) -> np.ndarray:
+    """Q2n's integer cast of float64 planes (may work in place on them): ``"uint16"``, ``"int16-truncated"``,
+    ``"round-half-even"`` or ``"none"``.
+
+    Examples
+    --------
+    >>> cast_to("round-half-even", np.array([0.5, 1.5, -2.5])).tolist()
+    [0.0, 2.0, -2.0]
+    """
+    return _CASTERS[check_choice("cast", cast, _CASTS)](planes)
+
+
+def q2n_padded_positions(n: int, n_other: int, block_size: int, padding: Padding) -> np.ndarray:
+    """Positions along one axis of an image extended to Q2n's block grid (non-overlapping blocks), cut to the grid.
+
+    ``"symmetric"`` (toolbox): ``ceil(n/bs) bs`` positions mirrored at the end (edge repeated).
+    ``"symmetric-swapped"`` (hyperspectral/Sentinel-2 code): the axis is extended by the OTHER axis'
+    shortfall ``est = ceil(n_other/bs) bs - n_other`` (torchvision ``Pad((0, 0, est1, est2))``), then
+    cut to ``ceil(n/bs) bs``: the last block is partial when the extension is short of it.
+
+    Parameters
+    ----------
+    n, n_other : int
+        Length of this axis and of the other one (pixels).
+    block_size : int
+    padding : {"symmetric", "symmetric-swapped"}
+
+    Returns
+    -------
+    ndarray of int64
+        Positions in ``[0, n)``.
+
+    Raises
+    ------
+    ShapeError
+        An extension longer than the axis (the symmetric mirror cannot provide it).
+
+    Examples
+    --------
+    >>> q2n_padded_positions(31, 32, 32, "symmetric-swapped").size  # rows of a 31 x 32 image: no extension
+    31
+    >>> p = q2n_padded_positions(40, 50, 32, "symmetric-swapped")  # 40 rows + 14 (the columns' shortfall)
+    >>> p.size, p[-3:].tolist(), q2n_padded_positions(40, 50, 32, "symmetric").size
+    (54, [28, 27, 26], 64)
+    """
+    bs = int(block_size)
+    whole = -(-n // bs) * bs
+    if padding == "symmetric":
+        ext = whole - n
+    elif padding == "symmetric-swapped":
+        ext = -(-n_other // bs) * bs - n_other
+    else:
+        raise ValueError(f"q2n_padded_positions: padding {padding!r} is not a block-grid extension")
+    if ext > n:
+        raise ShapeError(f"image of {n} pixels along an axis is too small to be mirror-extended by {ext} pixels to "
+                         f"whole {bs}-pixel blocks ({padding} padding)")
+    return border_index(np.arange(min(n + ext, whole) if padding != "symmetric" else whole), n, "symmetric")
+
+
+def q2n_value(total: float, count: int, precision: BlockPrecision = "float64") -> float:
+    """Q2n from the sum and count of its block values (rounded to float32 with ``precision="float32"``).
+
+    Examples
+    --------
+    >>> q2n_value(1.8, 2), q2n_value(0.3, 1, "float32")
+    (0.9, 0.30000001192092896)
+    """
+    mean = float(total / count)
+    return within_unit(mean if precision == "float64" else float(np.float32(mean)))
+
+
+def q2n_strip_grid(reference: StripImage, fused: StripImage, r0: int, r1: int, *, block_size: int, cast: str,
+                   std_floor: float, precision: BlockPrecision, padding: Padding = "symmetric",
+                   grid: tuple[int, int] | None = None) -> np.ndarray:
+    """Q2n block values of the block rows starting in ``[r0, r1)`` under any cast, padding, floor and precision.
+
+    With ``grid`` (the image's rows and columns) the image is extended to the block grid here
+    (:func:`q2n_padded_positions`); without, ``reference``/``fused`` are already extended (a tile's
+    planes). Block rows are processed one at a time (memory: one block row of every band).
+
+    Returns
+    -------
+    ndarray
+        Block values, row-major.
+
+    Examples
+    --------
+    >>> x = StripImage(np.random.default_rng(0).integers(0, 2048, (40, 40, 3)).astype(float))
+    >>> q2n_strip_grid(x, x, 0, 40, block_size=32, cast="round-half-even", std_floor=1e-10, precision="float32",
+    ...                padding="symmetric-swapped", grid=(40, 40)).round(6).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    bs = int(block_size)
+    h, w = reference.shape[:2]
+    if grid is not None:
+        rows_all = q2n_padded_positions(grid[0], grid[1], bs, padding)
+        cols = q2n_padded_positions(grid[1], grid[0], bs, padding)
+    else:
+        rows_all, cols = np.arange(h), np.arange(w)
+    out = []
+    for b0 in range(r0, min(r1, rows_all.size), bs):
+        rows = rows_all[b0 : b0 + bs]
+        planes = []
+        for img in (reference, fused):
+            part = img.rows(rows)[:, :, cols]
+            buf = np.empty(part.shape)
+            buf[...] = part
+            planes.append(cast_to(cast, img.to_dn(buf)))
+        out.append(q2n_block_grid(planes[0], planes[1], block_size=bs, shift=bs, std_floor=std_floor,
+                                  integer_valued=cast != "none", block_precision=precision).ravel())
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 def blocks_at(planes: np.ndarray, starts_y: np.ndarray, starts_x: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -412,7 +525,7 @@ def q2n(
     check_choice("padding", padding, _PADDINGS)
     check_choice("block_precision", block_precision, ("float64", "float32"))
     ref, fus = checked_pair(reference, fused, casts=cast != "none")
-    if padding != "reflect":
+    if padding == "symmetric":  # the swapped padding extends smaller images too (within its mirror)
         check_min_size("reference", ref.shape, block_size)
     floor = std_floor if std_floor is not None else (
         REPROJECTED_STD_FLOOR if padding == "reflect" else float(np.finfo(np.float64).eps))
@@ -427,6 +540,5 @@ def q2n(
         values = q2n_grid_values(np.moveaxis(ref, 2, 0), np.moveaxis(fus, 2, 0), block_size=block_size,
                                  shift=shift, cast=cast, padding=padding, std_floor=floor,
                                  block_precision=block_precision)
-    mean = float(values.mean()) if block_precision == "float64" else float(np.float32(values.mean()))
-    value = within_unit(mean)
+    value = q2n_value(float(values.sum()), values.size, block_precision)
     return (value, values) if return_map else value

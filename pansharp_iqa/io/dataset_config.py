@@ -37,9 +37,11 @@ __all__ = ["DEFAULT_PROTOCOL", "METHOD_FILE", "PRECEDENCE", "DatasetSettings", "
 DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
 _KNOWN = set(_REQUIRED) | {"protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description",
-                           "notes", "source", "license", "attribution", "indexes", "preset", "preset_force"}
+                           "notes", "source", "license", "attribution", "indexes", "preset", "preset_force",
+                           "sam_zero_norm", "per_band"}
 _FLAG = {k: f"--{k.replace('_', '-')}" for k in (*_REQUIRED, "protocol", "result_scale", "scale_mismatch", "indexes",
-                                                 "preset", "preset_force")} | {"scale": "--input-scale"}
+                                                 "preset", "preset_force", "sam_zero_norm", "per_band")} | {
+    "scale": "--input-scale"}
 #: Where a setting of ``pansharp-eval`` comes from, the first that gives it winning: a method's ``method.toml``
 #: (``result_scale``, ``scale_mismatch``, ``first_index``: for that method), the command line, ``dataset.toml``,
 #: the results' own records (``result_scale`` an h5 result records), then the defaults (a preset's ``result_scale =
@@ -303,8 +305,14 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
             common.update(protocol=str(merged.get("protocol", DEFAULT_PROTOCOL)), ratio=ratio, bits=bits)
             core = reduced_settings(**common) if resolution == "reduced" else full_settings(sensor=sensor, **common)
         core = core.for_bands(band_names or ()) if isinstance(core, FullSettings) else core
+        if merged.get("sam_zero_norm") is not None:  # the protocol's setting, changed (recorded under overrides)
+            core = dataclasses.replace(core, protocol=core.protocol.with_settings(
+                sam_zero_norm=str(merged["sam_zero_norm"])))
+        if merged.get("per_band"):
+            core = dataclasses.replace(core, per_band=True)
     except ValueError as exc:  # an unknown protocol or index, a protocol without this resolution
-        flag = "--indexes or dataset.toml 'indexes'" if "ndex" in str(exc) else "--protocol or dataset.toml 'protocol'"
+        flag = "--indexes or dataset.toml 'indexes'" if "ndex" in str(exc) else "--sam-zero-norm or dataset.toml " \
+            "'sam_zero_norm'" if "zero_norm" in str(exc) else "--protocol or dataset.toml 'protocol'"
         raise DatasetConfigError(f"{exc} ({flag})") from None
     sources.setdefault("protocol", "default")
     sources.setdefault("scale", "default")

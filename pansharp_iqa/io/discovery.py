@@ -5,6 +5,9 @@ Layouts (one per scene, mixable within a folder):
 * ``<scene>.mat`` -- arrays ``ms``/``pan``/``gt`` or the toolbox's ``I_MS_LR``/``I_PAN``/``I_GT``;
 * ``<scene>.npz`` -- the same keys;
 * ``<scene>_ms.tif``, ``<scene>_pan.tif``, ``<scene>_gt.tif`` (``.tiff``, ``.npy`` likewise);
+* ``<scene>.h5`` holding ONE scene under the bundle keys (``I_MS_LR``/``I_PAN``/``I_GT``, as the
+  hyperspectral toolbox's files; ``S2_10``/``S2_20``/``S2_60``/``S2_GT``, as the Sentinel-2 toolbox's;
+  or ``ms``/``pan``/``gt``), H x W x B: read window by window (a whole PRISMA scene in bounded memory);
 * a PanCollection-style ``.h5`` (datasets ``gt``, ``ms``, ``lms``, ``pan``, N x C x H x W): one
   scene per item, named ``<stem>_<i>`` (``i`` zero-padded to the width of ``N - 1``). Networks
   trained on PanCollection write item ``i``'s result as ``output_mulExm_<i>.mat`` (``i`` from 0, as
@@ -51,7 +54,7 @@ class SceneSource:
     """Where one scene's inputs are."""
 
     name: str  #: scene name (results are looked up as ``<method>/<name>.<ext>``)
-    kind: str  #: ``"mat"``, ``"npz"``, ``"split"`` (one file per role) or ``"h5"``
+    kind: str  #: ``"mat"``, ``"npz"``, ``"split"`` (one file per role), ``"h5"`` (a stack) or ``"h5bundle"``
     files: tuple[tuple[str, str], ...]  #: ``(role, absolute path)`` pairs; role ``"bundle"`` for single-file kinds
     index: int | None = None  #: item index in a ``.h5`` stack
     problem: str | None = None  #: why the scene cannot be used (e.g. two layouts claim it): its failure
@@ -74,8 +77,14 @@ def _natural_key(text: str) -> list[object]:
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text)]
 
 
+#: Dataset names of a one-scene HDF5 bundle (the toolboxes' variable names; a stack uses 4-D ms/pan/gt instead).
+BUNDLE_KEYS = ("I_MS_LR", "I_PAN", "I_GT", "S2_10", "S2_20", "S2_60", "S2_GT")
+
+
 def _h5_scenes(path: Path) -> list[SceneSource]:
     shapes = h5_dataset_shapes(path)
+    if any(k in shapes and len(shapes[k]) in (2, 3) for k in BUNDLE_KEYS):
+        return [SceneSource(path.stem, "h5bundle", (("bundle", str(path)),))]
     counts = {shapes[k][0] for k in ("pan", "ms", "gt") if k in shapes and len(shapes[k]) == 4}
     if not counts:
         raise DataError(

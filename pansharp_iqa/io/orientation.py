@@ -9,7 +9,7 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["as_hwb", "as_hw", "match_expected_shape"]
+__all__ = ["as_hwb", "as_hw", "match_expected_shape", "as_pan"]
 
 
 def _squeeze_leading(arr: np.ndarray) -> np.ndarray:
@@ -36,6 +36,19 @@ def as_hwb(array: np.ndarray, *, name: str) -> np.ndarray:
         f"{name}: cannot tell the band axis of shape {tuple(arr.shape)} (neither the first nor "
         "the last axis is smaller than the other two); store it as H x W x B"
     )
+
+
+def as_pan(array: np.ndarray, *, name: str) -> np.ndarray:
+    """The PAN role: one band as ``(H, W)`` (:func:`as_hw`), or several high-resolution bands in its place (Sentinel-2's
+    10 m bands) as ``(H, W, B)`` (:func:`as_hwb`).
+
+    Examples
+    --------
+    >>> as_pan(np.zeros((1, 8, 8)), name="pan").shape, as_pan(np.zeros((4, 8, 8)), name="pan").shape
+    ((8, 8), (8, 8, 4))
+    """
+    arr = np.asarray(array)
+    return as_hw(arr, name=name) if sum(n > 1 for n in arr.shape) <= 2 else as_hwb(arr, name=name)
 
 
 def as_hw(array: np.ndarray, *, name: str) -> np.ndarray:

@@ -3,7 +3,7 @@ band names) for the settings value."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -21,36 +21,73 @@ from .declared import Declared, read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
-from .orientation import as_hw, as_hwb
+from .orientation import as_hw, as_hwb, as_pan
 
 
 def _shaped(shape: tuple[int, ...]) -> np.ndarray:
     """A stand-in of that shape, without data (the geometry checks need nothing else)."""
     return np.broadcast_to(np.float32(0), shape)
 
-__all__ = ["ROLE_KEYS", "check_geometry", "check_scene_bands", "load_scene", "scene_records", "scene_shapes"]
+__all__ = ["ROLE_KEYS", "S2_GROUP_KEYS", "role_keys", "check_geometry", "check_scene_bands", "load_scene",
+           "scene_records", "scene_shapes", "pan_bands_declared"]
 
-#: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins).
+#: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins): ours, the toolboxes' (the 2020
+#: toolbox's and the hyperspectral toolbox's ``I_MS_LR``/``I_PAN``/``I_GT``), and the Sentinel-2 toolbox's
+#: ``S2_10`` (the 10 m bands, in the PAN's place) and ``S2_GT``; its MS is the group the sensor names
+#: (:data:`S2_GROUP_KEYS`).
 ROLE_KEYS: dict[str, tuple[str, ...]] = {
     "ms": ("ms", "I_MS_LR", "I_MS"),
-    "pan": ("pan", "I_PAN"),
-    "gt": ("gt", "I_GT"),
+    "pan": ("pan", "I_PAN", "S2_10"),
+    "gt": ("gt", "I_GT", "S2_GT"),
 }
+#: The Sentinel-2 toolbox's key of the band group being sharpened, by sensor (``S2_20`` at 20 m, ``S2_60`` at 60 m).
+S2_GROUP_KEYS = {"S2-20": "S2_20", "S2-60": "S2_60"}
 
 
-def _pick(arrays: dict[str, np.ndarray], role: str, path: str) -> tuple[str, np.ndarray]:
+def role_keys(role: str, sensor: str | None = None) -> tuple[str, ...]:
+    """The variable names a role is looked up under, for a dataset of ``sensor`` (its Sentinel-2 group first).
+
+    Examples
+    --------
+    >>> role_keys("ms", "S2-60")
+    ('S2_60', 'ms', 'I_MS_LR', 'I_MS')
+    """
+    group = S2_GROUP_KEYS.get(str(sensor)) if role == "ms" else None
+    return (group, *ROLE_KEYS[role]) if group else ROLE_KEYS[role]
+
+
+def pan_bands_declared(settings: DatasetSettings) -> bool:
+    """Whether the dataset's sensor puts several bands in the PAN's place (its ``pan_sensor``: Sentinel-2's 10 m
+    bands); otherwise a PAN is one band."""
+    from ..sensors import get_sensor
+
+    return get_sensor(settings.sensor).pan_sensor is not None
+
+
+def _pan(settings: DatasetSettings) -> Callable[..., np.ndarray]:
+    """The PAN's orientation rule for this dataset (one band, or the bands its sensor declares)."""
+    return as_pan if pan_bands_declared(settings) else as_hw
+
+
+def _window_role(role: str, settings: DatasetSettings) -> str:
+    """The window reader's role of a scene file (``"pan-bands"`` for several bands in the PAN's place)."""
+    return "pan-bands" if role == "pan" and pan_bands_declared(settings) else role
+
+
+def _pick(arrays: dict[str, np.ndarray], role: str, path: str, sensor: str | None = None) -> tuple[str, np.ndarray]:
     lower = {k.lower(): k for k in arrays}
-    for key in ROLE_KEYS[role]:
+    for key in role_keys(role, sensor):
         real = key if key in arrays else lower.get(key.lower())
         if real is not None:
             return real, arrays[real]
     raise DataError(
-        f"{Path(path).name}: no {role} array (looked for {', '.join(ROLE_KEYS[role])}; "
+        f"{Path(path).name}: no {role} array (looked for {', '.join(role_keys(role, sensor))}; "
         f"found {', '.join(sorted(arrays)) or 'nothing'})"
     )
 
 
-def _read_role(source: SceneSource, role: str, cache: dict[str, dict[str, np.ndarray]]) -> tuple[str, np.ndarray]:
+def _read_role(source: SceneSource, role: str, cache: dict[str, dict[str, np.ndarray]],
+               sensor: str | None = None) -> tuple[str, np.ndarray]:
     path = source.file_for(role)
     if path is None:
         raise DataError(f"scene {source.name!r} has no {role} file ({source.name}_{role}.tif or .npy)")
@@ -59,9 +96,12 @@ def _read_role(source: SceneSource, role: str, cache: dict[str, dict[str, np.nda
     if source.kind == "split":
         arr = read_geotiff(path) if Path(path).suffix.lower() in (".tif", ".tiff") else read_npy(path)
         return Path(path).name, arr
+    if source.kind == "h5bundle":  # one scene's datasets under the bundle keys: only this role's is read
+        key, _ = _pick(dict.fromkeys(h5_dataset_shapes(path), np.zeros(0)), role, path, sensor)
+        return f"{Path(path).name}:{key}", read_h5_item(path, key)
     if path not in cache:
         cache[path] = read_mat(path) if source.kind == "mat" else read_npz(path)
-    key, arr = _pick(cache[path], role, path)
+    key, arr = _pick(cache[path], role, path, sensor)
     return f"{Path(path).name}:{key}", arr
 
 
@@ -78,10 +118,10 @@ def load_scene(
     cache = {} if cache is None else cache
     out: dict[str, np.ndarray] = {}
     for role in roles:
-        label, raw = _read_role(source, role, cache)
+        label, raw = _read_role(source, role, cache, settings.sensor)
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
-        arr = as_hw(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
+        arr = _pan(settings)(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
         out[role] = np.ascontiguousarray(arr)  # the core converts strips: no float64 copy of the scene here
@@ -115,12 +155,20 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
             continue
         if source.kind == "split":
             try:
-                shape = open_windowed(path, role=role).shape
-                shapes[role] = shape[:2] if role == "pan" else shape
+                shape = open_windowed(path, role=_window_role(role, settings)).shape
+                shapes[role] = shape[:2] if role == "pan" and shape[2] == 1 else shape
                 continue
             except NotWindowed:
                 pass
-        if source.kind == "h5":  # header only: PanCollection datasets are N x C x H x W
+        if source.kind == "h5bundle":  # header only: the role's dataset as stored (H x W x B, or B x H x W)
+            if h5_shapes is None:
+                h5_shapes = h5_dataset_shapes(path)
+            try:
+                key, _ = _pick(dict.fromkeys(h5_shapes, np.zeros(0)), role, path, settings.sensor)
+            except DataError:
+                continue  # a bundle without this role
+            raw = np.broadcast_to(np.float32(0), h5_shapes[key])
+        elif source.kind == "h5":  # header only: PanCollection datasets are N x C x H x W
             if h5_shapes is None:
                 h5_shapes = h5_dataset_shapes(path)
             if role not in h5_shapes:
@@ -130,12 +178,12 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                 raw = np.moveaxis(raw, 0, -1)
         else:
             try:
-                _, raw = _read_role(source, role, cache)
+                _, raw = _read_role(source, role, cache, settings.sensor)
             except DataError:
                 if source.kind in ("mat", "npz"):
                     continue  # a bundle without this role
                 raise
-        shapes[role] = (as_hw(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
+        shapes[role] = (_pan(settings)(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
     return shapes
 
 

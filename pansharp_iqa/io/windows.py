@@ -34,7 +34,7 @@ import numpy as np
 from ..validation import InputError, check_image_shape
 from .declared import Declared, band_order, check_unmasked, gdal_declared, is_mask_page, quiet_tifffile, read_declared
 from .errors import DataError, NotWindowed, SceneReadError
-from .orientation import as_hw, as_hwb, match_expected_shape
+from .orientation import as_hw, as_hwb, as_pan, match_expected_shape
 
 __all__ = [
     "Layout", "Source", "ArraySource", "MemmapSource", "H5Source", "RasterioSource", "open_source",
@@ -341,6 +341,22 @@ def _h5_source(path: str, name: str, layout_of: _LayoutRule | None) -> H5Source:
     return source
 
 
+def _h5_key_source(path: str, key: str, name: str, layout_of: _LayoutRule) -> H5Source:
+    """One named dataset of an HDF5 file (a scene bundle's role)."""
+    from .arrays import h5_dataset_shapes
+
+    shapes = h5_dataset_shapes(path)
+    if key not in shapes:
+        raise NotWindowed(f"{name}: no such dataset")
+    import h5py
+
+    with h5py.File(path, "r") as handle:
+        dtype = np.dtype(handle[key].dtype)
+    source = H5Source(path, key, shapes[key], dtype, name, layout=layout_of(shapes[key]))
+    source.declare(read_declared(path, key))
+    return source
+
+
 def _tiff_header(path: str, name: str) -> tuple[tuple[int, ...], MemmapSource | None]:
     """A one-image TIFF's shape as GDAL shows it (bands = samples), and its data mapped when they
     lie uncompressed in one piece."""
@@ -467,6 +483,8 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
     probe = np.lib.stride_tricks.as_strided(buffer, stored, strides, writeable=False)
     if role == "pan":
         out = as_hw(probe, name=name)
+    elif role == "pan-bands":  # several bands in the PAN's place (a sensor with a pan_sensor: Sentinel-2)
+        out = as_pan(probe, name=name)
     else:
         out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
     axis = {s: i for i, s in enumerate(strides) if s}
@@ -476,11 +494,16 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
     return Layout(stored, (r, c, b[0] if b else None))
 
 
-def open_windowed(path: str | os.PathLike[str], *, role: str, expected: Sequence[int] | None = None) -> Source:
-    """Open an image file of ``role`` (``"pan"``: (H, W); ``"fused"`` shaped as ``expected``) for window reads,
-    checking its shape from the header."""
+def open_windowed(path: str | os.PathLike[str], *, role: str, expected: Sequence[int] | None = None,
+                  key: str | None = None) -> Source:
+    """Open an image file of ``role`` (``"pan"``: (H, W); ``"pan-bands"``: (H, W) or the bands in its place;
+    ``"fused"`` shaped as ``expected``) for window reads, checking its shape from the header; ``key``: the dataset
+    of an HDF5 file holding several (a scene bundle)."""
     path = os.fspath(path)
     name, ext = Path(path).name, Path(path).suffix.lower()
+    if key is not None:
+        return _h5_key_source(path, key, f"{name}:{key}", lambda stored: _layout(stored, role=role, expected=expected,
+                                                                               name=f"{name}:{key}"))
     if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
     return _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))

@@ -13,7 +13,7 @@ scene's grid), ``html`` (``report.html``), ``figures`` (publication figures),
 into one paper table (``pansharp-eval table``).
 """
 
-from .csv_report import write_csv
+from .csv_report import PER_BAND_FILE, write_csv, write_per_band_csv
 from .figures import comparison_figure
 from .json_report import write_json
 from .latex import render_latex
@@ -35,5 +35,7 @@ __all__ = [
     "scene_view",
     "summarise",
     "write_csv",
+    "write_per_band_csv",
+    "PER_BAND_FILE",
     "write_json",
 ]

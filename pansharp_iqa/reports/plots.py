@@ -14,7 +14,7 @@ import numpy as np
 
 from .summary import METRIC_DIRECTIONS
 
-__all__ = ["plot_boxplots", "plot_scene_maps"]
+__all__ = ["plot_boxplots", "plot_scene_maps", "plot_per_band"]
 
 
 def _safe(name: str) -> str:
@@ -53,6 +53,35 @@ def plot_boxplots(
         ax.grid(axis="y", alpha=0.3)
         fig.tight_layout()
         path = out / f"box_{_safe(metric)}.png"
+        fig.savefig(path)
+        written.append(path)
+    return written
+
+
+def plot_per_band(out_dir: str | Path, records: Sequence[Mapping[str, Any]], methods: Sequence[str]) -> list[Path]:
+    """One PNG per index with per-band values (``--per-band``): its mean over the scenes against the band number, one
+    line per method (a spectrum: readable with hundreds of bands, where a table of columns is not)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(dict.fromkeys(k for r in records for k in (r.get("per_band") or {})))
+    written = []
+    for name in names:
+        fig = _figure(figsize=(7.0, 3.6), dpi=120)
+        ax = fig.subplots()
+        for m in methods:
+            rows = [r["per_band"][name] for r in records if r["method"] == m and name in (r.get("per_band") or {})]
+            if rows and len({len(v) for v in rows}) == 1:
+                values = np.mean(np.asarray(rows, dtype=np.float64), axis=0)
+                ax.plot(np.arange(1, values.size + 1), values, label=f"{m} ({len(rows)} scenes)", lw=1.2)
+        sign = METRIC_DIRECTIONS.get(name)
+        ax.set_title(f"{name} per band" + ("" if sign is None else " (higher is better)" if sign > 0
+                                           else " (lower is better)"))
+        ax.set_xlabel("band")
+        ax.set_ylabel(name)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = out / f"bands_{_safe(name)}.png"
         fig.savefig(path)
         written.append(path)
     return written

@@ -11,13 +11,11 @@ grid (it does not change the numbers). Settings are validated once into the obje
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..indexes import catalog
 from ..indexes.strips import check_block_fits
 from ..io.declared import scene_names
 from ..io.inputs import check_image_path, check_path_grid
@@ -86,8 +84,7 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("reference", ref))})
-        values = catalog.finalize(settings.indexes, sums_of(total, ctx.statistics),
-                                  catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb))
+        values = settings.results(sums_of(total, ctx.statistics), nb)
         card = settings.card(
             image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
             tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
@@ -103,8 +100,10 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
     fus = _image_source(fused, "fused")
     ms_src = _image_source(ms, "ms")
     pan_src = _image_source(pan, "pan")
-    if pan_src.shape[2] != 1:
-        raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}")
+    if pan_src.shape[2] != settings.pan_bands:
+        raise ShapeError(f"pan: expected a 2-D (H, W) panchromatic image, got shape {pan_src.shape}"
+                         if settings.pan_bands == 1 else f"pan: expected the {settings.pan_bands} high-resolution "
+                         f"bands (H, W, {settings.pan_bands}) in the PAN's place, got shape {pan_src.shape}")
     check_pan_ratio(fus, ms_src, pan_src, settings.ratio)
     check_path_grid(fused, pan, scene_name="pan")
     names = scene_names(ms_src.declared, sensor=settings.sensor, n_bands=ms_src.shape[2])[0]
@@ -116,22 +115,18 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
 
 def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSettings,
                  ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
-    proto, ratio = settings.protocol, settings.ratio
-    bs = proto.block_size
     nb = fus.shape[2]
-    if nb < 2:
+    if nb < 2 and not settings.ms_scale_blocks:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
     chunk = settings.chunk_context(ms_gnyq, fus.shape)
     ctx = FullContext({"fused": fus, "ms": ms_src, "pan": pan_src}, settings, chunk, fus.shape[:2])
-    tile = effective_tile_size(tile_size, math.lcm(bs, ratio))
+    tile = effective_tile_size(tile_size, settings.tile_multiple)
     tiles = plan_tiles(*fus.shape[:2], tile)
     sources = [fus, ms_src, pan_src]
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("ms", ms_src), ("pan", pan_src))})
-        values = catalog.finalize(settings.indexes, sums_of(total, catalog.statistics_for(settings.indexes)),
-                                  catalog.FinalizeContext(ratio=float(settings.ratio), bits=settings.bits, n_bands=nb,
-                                                          nan_policy=settings.nan_policy))
+        values = settings.results(sums_of(total, settings.statistics()), nb)
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
         return {**values, "protocol": card}
@@ -217,7 +212,7 @@ def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, til
         Run it with :func:`pansharp_iqa.tiled.run_jobs`.
     """
     if isinstance(settings, ReducedSettings):
-        whole = [s.name for s in catalog.statistics_for(settings.indexes) if s.support not in TILE_SUPPORTS]
+        whole = [s.name for s in settings.statistics() if s.support not in TILE_SUPPORTS]
         if whole:  # SSIM's 11x11 windows cross the tiles
             raise SettingError(f"{', '.join(whole)} (SSIM) is computed in memory only, not tile-wise: evaluate with "
                                "tiled='never' (--tiled never), or leave SSIM out of the indexes")

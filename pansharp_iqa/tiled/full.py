@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from ..indexes.catalog import ROLE_SCALES, ChunkContext, get_statistic, statistics_for
+from ..indexes.catalog import ROLE_SCALES, ChunkContext, get_statistic
 from ..indexes.full_pass import Scene
 from ..io.windows import Source
 from ..settings import FullSettings
@@ -38,13 +38,17 @@ class FullContext:
 
 def full_tile(ctx: FullContext, tile: Tile) -> Partial:
     """Partial sums of one tile (see the module docstring)."""
-    stats = statistics_for(ctx.settings.indexes)
+    stats = ctx.settings.statistics()
     patches: dict[str, Patch] = {}
     scene = Scene(lambda role, rows, cols: patches[role].take(rows, cols), tuple(ROLE_SCALES), ctx.shape, ctx.chunk)
     needs: tuple[dict[str, list[np.ndarray]], dict[str, list[np.ndarray]]] = ({}, {})
-    for name in (*ROLE_SCALES, *scene.images(stats)):  # the inputs' own pixels (their summaries), then the images'
+    for name in ROLE_SCALES:  # the inputs' own pixels (their summaries), then what each statistic reads
         for axis, at in enumerate(scene.positions(name, tile.rows, tile.cols)):
             scene.support(name, at, axis, needs[axis])
+    for stat in stats:
+        for name, rows, cols in scene.reads(stat, tile.rows, tile.cols)[0].values():
+            scene.support(name, rows, 0, needs[0])
+            scene.support(name, cols, 1, needs[1])
     out = Partial(pixels=tile.pixels)
     for role, source in ctx.sources.items():
         patches[role], stats_read = fetch(source, needs[0][role], needs[1][role], scale=ctx.settings.scale_of(role))

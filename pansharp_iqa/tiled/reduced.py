@@ -24,7 +24,8 @@ from collections.abc import Set as AbstractSet
 import numpy as np
 
 from ..borders import border_index
-from ..indexes.catalog import ChunkContext, Statistic, statistics_for
+from ..indexes.catalog import Statistic
+from ..indexes.q2n import q2n_padded_positions
 from ..indexes.strips import StripImage
 from ..io.windows import Source
 from ..settings import ReducedSettings
@@ -56,6 +57,11 @@ class ReducedContext:
         return self.settings.protocol.block_size
 
     @property
+    def toolbox_q2n(self) -> bool:
+        """Whether Q2n follows the toolbox (its blocks mirror-extended as the toolbox does)."""
+        return self.settings.chunk_context(self.gradient).toolbox_q2n
+
+    @property
     def gradient(self) -> str:
         """SCC's gradient form."""
         return self.settings.protocol.scc_gradient
@@ -63,7 +69,7 @@ class ReducedContext:
     @property
     def statistics(self) -> tuple[Statistic, ...]:
         """The chunk statistics of the requested indexes."""
-        return statistics_for(self.settings.indexes)
+        return self.settings.statistics()
 
     @property
     def cut_shape(self) -> tuple[int, int]:
@@ -78,13 +84,18 @@ def _check_range(lo: int, hi: int, n: int, lead: int, full: int) -> np.ndarray:
     return np.arange(a, b)
 
 
-def _needs(lo: int, hi: int, n: int, ctx: ReducedContext, supports: AbstractSet[str]) -> dict[str, np.ndarray | None]:
+def _needs(lo: int, hi: int, n: int, n_other: int, ctx: ReducedContext,
+           supports: AbstractSet[str]) -> dict[str, np.ndarray | None]:
     """Evaluated-image positions (``-1`` = zero) each support reads along one axis."""
     bs = ctx.block_size
     out: dict[str, np.ndarray | None] = {}
     if "blocks" in supports:
-        end = hi if hi < n else -(-n // bs) * bs
-        out["blocks"] = border_index(np.arange(lo, end), n, "symmetric")
+        if ctx.toolbox_q2n:
+            end = hi if hi < n else -(-n // bs) * bs
+            out["blocks"] = border_index(np.arange(lo, end), n, "symmetric")
+        else:  # the protocol's Q2n padding (its amounts swapped between the axes under symmetric-swapped)
+            grid = q2n_padded_positions(n, n_other, bs, ctx.settings.protocol.q2n_padding)
+            out["blocks"] = grid[lo:hi] if hi < n else grid[lo:]
     if "windows" in supports:
         q_hi = min(hi, n - bs + 1)
         out["windows"] = np.arange(lo, q_hi + bs - 1) if q_hi > lo else None
@@ -110,7 +121,7 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     h, w = ctx.cut_shape
     stats = ctx.statistics
     supports = {s.support for s in stats}
-    rn, cn = _needs(*tile.rows, h, ctx, supports), _needs(*tile.cols, w, ctx, supports)
+    rn, cn = _needs(*tile.rows, h, w, ctx, supports), _needs(*tile.cols, w, h, ctx, supports)
     own_rows = _check_range(*tile.rows, h, ctx.lead, ctx.shape[0])
     own_cols = _check_range(*tile.cols, w, ctx.lead, ctx.shape[1])
     row_sets, col_sets = [own_rows], [own_cols]
@@ -127,7 +138,7 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     if ctx.settings.threshold:
         np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
-    chunk_ctx = ChunkContext(block_size=ctx.block_size, gradient=ctx.gradient, col_halo=True)
+    chunk_ctx = ctx.settings.chunk_context(ctx.gradient, col_halo=True)
     for key in rn:  # one support at a time: its view is released before the next one is taken
         if rn[key] is None or cn[key] is None:
             continue

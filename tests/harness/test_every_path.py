@@ -51,18 +51,23 @@ IN_MEMORY_ONLY = {i.name for i in catalog.INDEXES
 
 
 def _protocol_for(spec: catalog.Index) -> str | None:
-    """The first protocol whose table has the index or that offers it on request."""
+    """The first protocol whose table has the index (this form of it: ``catalog.get_index``) or that offers it on
+    request."""
     for name in pi.list_protocols():
         proto = pi.get_protocol(name)
         engine = proto.full_engine if spec.resolution == "full" else "toolbox"
         if not proto.indexes(spec.resolution) and spec.on_request:
             continue  # no table at this resolution: nothing to add an extra to
-        if spec.name in proto.indexes(spec.resolution) or (spec.on_request and spec.engine == engine):
+        if (spec.name in proto.indexes(spec.resolution) and catalog.get_index(spec.name, name) is spec) or (
+                spec.on_request and spec.engine == engine):
             return name
     return None
 
 
+#: Protocols whose settings (not their index forms) change the reduced-resolution numbers: their tables too.
+SETTINGS_PROTOCOLS = ("hyperspectral2024", "sentinel2-2025")
 CASES = [(spec.name, _protocol_for(spec), spec.resolution) for spec in catalog.INDEXES]
+CASES += [(n, p, "reduced") for p in SETTINGS_PROTOCOLS for n in pi.get_protocol(p).indexes("reduced")]
 GROUPS: dict[tuple[str, str], tuple[str, ...]] = {}
 for _name, _proto, _res in CASES:
     if _proto is not None:
@@ -223,7 +228,7 @@ def _torch_refusal(protocol: str, resolution: str) -> str | None:
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize(("name", "protocol", "resolution"), [c for c in CASES if c[1] is not None],
-                         ids=[c[0] for c in CASES if c[1] is not None])
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES if c[1] is not None])
 def test_every_index_on_every_path(via, name, protocol, resolution, path):
     if path == "torch_batch":
         pytest.importorskip("torch")

@@ -11,7 +11,7 @@ from pansharp_iqa.indexes.catalog import DERIVED, ChunkContext
 from pansharp_iqa.indexes.full_pass import Scene, scale_of
 from pansharp_iqa.io.windows import ArraySource
 from pansharp_iqa.mtf import mtf_filter
-from pansharp_iqa.resample import imresize
+from pansharp_iqa.resample import fineshift, imresize
 from pansharp_iqa.tiled.halos import exp_window
 from pansharp_iqa.tiled.patch import Patch, fetch
 
@@ -72,6 +72,9 @@ def test_whole_images_are_the_operators_themselves():
             "pan_lr_exp": interp23tap(imresize(hwb["pan"], 1 / ratio), ratio),
             "pan_mtf": mtf_filter(hwb["pan"], 0.15, ratio, sigma_form="2015"),
             "mtf_fused": mtf_filter(hwb["fused"], [0.3, 0.25], ratio)}
+    want["fused_shift"] = fineshift(want["mtf_fused"], 1, 1)  # the HS/S2 protocols' images at MS scale (start 0)
+    want["fused_lr"] = want["mtf_fused"][::ratio, ::ratio]
+    want["fused_shift_lr"] = want["fused_shift"][::ratio, ::ratio]
     assert set(want) == set(COMPUTED)
     for name, image in want.items():
         got = scene.window(name, *scene.positions(name, (0, shape[0]), (0, shape[1])))
