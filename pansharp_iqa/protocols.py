@@ -29,6 +29,8 @@ _TOOLBOX2015 = "Vivone et al., IEEE TGRS 53(5), 2015, doi:10.1109/TGRS.2014.2361
 _QNR2008 = "Alparone et al., PE&RS 74(2), 2008, doi:10.14358/PERS.74.2.193 (QNR)"
 _KHAN2009 = "Khan, Alparone, Chanussot, IEEE TGRS 47(11), 2009 (MTF-based spectral distortion)"
 _REPRO2022 = "Scarpa & Ciotola, Remote Sensing 14(8):1808, 2022, doi:10.3390/rs14081808"
+_GRSM2022 = ("Arienzo, Vivone, Garzelli, Alparone, Chanussot, IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3170092 "
+             "(full-resolution review; the authors' MATLAB code: RQNR, D_s_R, LSR, D_lambda_F, HQNR with maps)")
 _PANCOLLECTION = (
     "Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package (github.com/294coder/Efficient-MIF, commit daa5afa): "
     "analysis_ref_batched_images.m, analysis_unref_batched_images.m, quality_assess.m",
@@ -227,6 +229,18 @@ _PROTOCOLS: dict[str, Protocol] = {
             sources=_PANCOLLECTION,
             dim_cut=None,
         ),
+        Protocol(
+            name="grsm2022",
+            description=(
+                "Full-resolution indexes of the GRSM 2022 review's code (Arienzo et al.): HQNR, Khan's D_lambda_F "
+                "(= D_lambda_K), the regression-based D_s_R (PAN regressed on the fused bands, residual variance "
+                "over PAN variance) and RQNR = (1 - D_lambda_F)^alpha (1 - D_s_R)^beta, each with its quality map; "
+                "toolbox 2020 definitions otherwise (32-pixel blocks, EXP, 2020 MTF sigma form); exponents as the "
+                "code's get_alpha_beta (the exponents setting; unitary (1, 1) by default). Full resolution only."
+            ),
+            sources=(_GRSM2022, _TOOLBOX2020, _KHAN2009),
+            dim_cut=None,
+        ),
     )
 }
 
@@ -241,7 +255,7 @@ def list_protocols() -> list[str]:
     Examples
     --------
     >>> list_protocols()
-    ['toolbox2020', 'toolbox2015', 'qnr-paper', 'reprojected2022', 'pancollection']
+    ['toolbox2020', 'toolbox2015', 'qnr-paper', 'reprojected2022', 'pancollection', 'grsm2022']
     """
     return list(_PROTOCOLS)
 

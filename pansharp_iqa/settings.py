@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .indexes.catalog import ChunkContext, closure, get_index, resolve_indexes
+from .indexes.catalog import ChunkContext, FinalizeContext, closure, get_index, resolve_indexes
+from .indexes.regression import EXPONENT_CASES, QNR_LIKE_EXPONENTS, qnr_like_exponents
 from .protocols import Protocol, get_protocol
 from .rules import LIBRARY, OVERRIDE_CARD, SCALE_MISMATCH_POLICIES, Declarations, Evidence, Wording, apply_rules
 from .sensors import Sensor, resolve_sensor
@@ -365,12 +366,16 @@ class FullSettings(EvaluationSettings):
         Treatment of constant blocks.
     upsampled : {"interp23tap", "given"}
         Where the upsampled MS comes from (:data:`UPSAMPLED`); ``"given"``: the input ``ms_exp``.
+    exponents : {"unitary", "sensor-based", "overall"}
+        The (alpha, beta) of the QNR-like indexes (QNR, HQNR, RQNR), as the GRSM 2022 code's
+        ``get_alpha_beta`` (:func:`~pansharp_iqa.indexes.regression.qnr_like_exponents`).
     """
 
     sensor: Sensor
     satellite: Sensor
     nan_policy: str = "raise"
     upsampled: str = "interp23tap"
+    exponents: str = "unitary"
 
     @property
     def resolution(self) -> str:
@@ -403,13 +408,29 @@ class FullSettings(EvaluationSettings):
         """The sensor's PAN GNyq under this protocol."""
         return float(self.sensor.pan_gnyq_for(protocol=self.protocol.name))
 
-    def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...]) -> ChunkContext:
-        """What the full-resolution declarations read (block size, ratio, protocol, MTF gains), for a fused image
-        of ``shape`` (whole blocks: refused otherwise)."""
+    def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...], *, maps: bool = False) -> ChunkContext:
+        """What the full-resolution declarations read (block size, ratio, protocol, MTF gains, exponents), for a
+        fused image of ``shape`` (whole blocks: refused otherwise); ``maps``: quality maps are asked for."""
         proto = self.protocol
         check_multiple_of("fused", shape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
         return ChunkContext(block_size=proto.block_size, ratio=self.ratio, protocol=proto, ms_gnyq=tuple(ms_gnyq),
-                            pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None)
+                            pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None, maps=bool(maps),
+                            exponents=self.exponent_values())
+
+    def exponent_values(self) -> dict[str, tuple[float, float]]:
+        """(alpha, beta) of each QNR-like index under :attr:`exponents` (the sensor's row where it has one)."""
+        return qnr_like_exponents(self.exponents, self.satellite.name)
+
+    def finalize_context(self, n_bands: int) -> FinalizeContext:
+        """What the finalize steps read for a fused image of ``n_bands`` bands."""
+        return FinalizeContext(ratio=float(self.ratio), bits=self.bits, n_bands=n_bands, nan_policy=self.nan_policy,
+                               exponents=self.exponent_values())
+
+    def exponents_card(self) -> dict[str, Any]:
+        """The card entry of the exponents: the case and (alpha, beta) of each QNR-like index computed."""
+        values = self.exponent_values()
+        computed = [i.name for i in closure(self.indexes) if i.name in QNR_LIKE_EXPONENTS]
+        return {"case": self.exponents, **{n: list(values[n]) for n in computed}}
 
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""
@@ -439,15 +460,20 @@ class FullSettings(EvaluationSettings):
             notes["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
         else:
             notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
-        return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=1, beta=1,
-                             nan_policy=self.nan_policy, shift=bs, **notes, **self.index_card(), **extra)
+        if any(i.name == "D_s_R" for i in closure(self.indexes)):
+            notes["d_s_r"] = ("var(P - F w) / var(P): w = least squares of the PAN on the fused bands at PAN scale, "
+                              f"no intercept; map over {bs - 1 if bs % 2 == 0 else bs}-pixel windows")
+        alpha, beta = self.exponent_values()["QNR"]
+        return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=alpha, beta=beta,
+                             exponents=self.exponents_card(), nan_policy=self.nan_policy, shift=bs, **notes,
+                             **self.index_card(), **extra)
 
 
 def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
                   protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
                   nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
                   scale_mismatch: str = "raise", satellite: str | Sensor | None = None,
-                  upsampled: str = "interp23tap", declared: Declarations | None = None,
+                  upsampled: str = "interp23tap", exponents: str = "unitary", declared: Declarations | None = None,
                   wording: Wording = LIBRARY) -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
 
@@ -475,6 +501,9 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         The data's sensor, where a protocol's scripts use another sensor's MTF (default: ``sensor``).
     upsampled : {"interp23tap", "given"}
         Where the upsampled MS comes from: computed, or given as the input ``ms_exp``.
+    exponents : {"unitary", "sensor-based", "overall"}
+        (alpha, beta) of QNR, HQNR and RQNR as the GRSM 2022 code's ``get_alpha_beta``: (1, 1), the
+        sensor's row (GeoEye1, IKONOS, WV3; others: "overall") or the "overall" row; recorded in the card.
     declared : Declarations, optional
         What files and settings declare about each role, with their sources.
     wording : Wording
@@ -518,6 +547,7 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
                         scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                         requested=requested_indexes(indexes, proto, "full"), upsampled=up,
+                        exponents=check_choice("exponents", exponents, EXPONENT_CASES),
                         declared=_declarations(declared, roles, scale, b, "bits= argument" if given_bits is not None
                                                else f"sensor registry ({s.name})"),
                         wording=wording)

@@ -39,17 +39,15 @@ from typing import Any
 import numpy as np
 
 from ..mtf import filter_planes, mtf_kernel
-from ..resample import imresize
+from ..resample import resize_matrix
 from ..validation import SettingError, ShapeError, as_image, check_block_size, check_multiple_of, image_and_pan
-from .full_resolution import d_lambda_k_from_sums
-from .q2n import q2n_strip
-from .strips import StripImage, map_strips
-from .uiqi import against_last_uiqi, block_moments, pair_uiqi
+from .full_resolution import block_uiqi_sums, d_lambda_block_map, d_lambda_k_from_sums, d_s_block_map, khan_q2n_blocks
+from .strips import StripImage
 
 __all__ = [
-    "QNR_LIKE_EXPONENTS", "LsrResult", "LsrFit", "lsr", "lsr_gram_sums", "lsr_fit", "lsr_residual", "lsr_residual_sums",
+    "QNR_LIKE_EXPONENTS", "EXPONENT_CASES", "qnr_like_exponents", "LsrResult", "LsrFit", "lsr", "lsr_gram_sums", "lsr_fit", "lsr_residual", "lsr_residual_sums",
     "lsr_variances", "lsr_cd_map", "d_s_r_from_sums", "d_s_r_map", "local_variance", "lsr_window", "d_s_r",
-    "khan_q2n_map", "d_lambda_f", "qnr_block_maps", "to_pan_grid", "qnr_like", "rqnr", "rqnr_map", "hqnr_map",
+    "d_lambda_f", "qnr_block_maps", "to_pan_grid", "qnr_like", "rqnr", "rqnr_map", "hqnr_map",
 ]
 
 #: The exponents (alpha, beta) of the code's ``get_alpha_beta``: per QNR-like index, per sensor
@@ -61,6 +59,43 @@ QNR_LIKE_EXPONENTS: dict[str, dict[str, tuple[float, float]]] = {
     "FQNR": {"GeoEye1": (1.2, 1.12), "IKONOS": (0.79, 1.24), "WV3": (1.49, 0.98), "overall": (1.08, 1.1)},
     "RQNR": {"GeoEye1": (1.9, 0.43), "IKONOS": (1.38, 0.76), "WV3": (2.45, 1.31), "overall": (1.81, 0.9)},
 }
+
+#: The exponent cases of the code's ``get_alpha_beta``: (1, 1) for every index ("unitary"), the
+#: sensor's row ("sensor-based") or the "overall" row.
+EXPONENT_CASES = ("unitary", "sensor-based", "overall")
+
+
+def qnr_like_exponents(case: str, sensor: str | None = None) -> dict[str, tuple[float, float]]:
+    """(alpha, beta) of every QNR-like index for an exponent case, as the code's ``get_alpha_beta``.
+
+    A sensor missing from :data:`QNR_LIKE_EXPONENTS` (or none) turns "sensor-based" into "overall",
+    as the code does for any case but "unitary".
+
+    Parameters
+    ----------
+    case : {"unitary", "sensor-based", "overall"}
+    sensor : str, optional
+        The sensor's registry name (``"GeoEye1"``, ``"IKONOS"``, ``"WV3"`` have rows of their own).
+
+    Returns
+    -------
+    dict of str to (float, float)
+        By index name (``QNR``, ``HQNR``, ``FQNR``, ``RQNR``).
+
+    Examples
+    --------
+    >>> qnr_like_exponents("sensor-based", "IKONOS")["RQNR"], qnr_like_exponents("sensor-based", "QB")["RQNR"]
+    ((1.38, 0.76), (1.81, 0.9))
+    >>> qnr_like_exponents("unitary")["HQNR"]
+    (1.0, 1.0)
+    """
+    if case not in EXPONENT_CASES:
+        raise SettingError(f"exponents must be one of {', '.join(EXPONENT_CASES)}; got {case!r}")
+    if case == "unitary":
+        return {name: (1.0, 1.0) for name in QNR_LIKE_EXPONENTS}
+    row = sensor if case == "sensor-based" and sensor in QNR_LIKE_EXPONENTS["QNR"] else "overall"
+    return {name: table[row] for name, table in QNR_LIKE_EXPONENTS.items()}
+
 
 #: Rounding bound of the one-pass window variance, in units of ``sum(c^2)/(n-1)`` (two passes of
 #: ``size`` additions, and the squared sum), per window side.
@@ -488,34 +523,6 @@ def _d_s_r(fused: object, pan: object, block_size: object, *, with_map: bool) ->
 # --------------------------------------------------------------------------- D_lambda_F and block maps
 
 
-def khan_q2n_map(exp: StripImage, fused_lp: StripImage, block_size: int) -> np.ndarray:
-    """Q2n block values of ``(EXP, MTF(fused))`` as the (H/S, W/S) block map (the code's ``q2n`` map).
-
-    Parameters
-    ----------
-    exp : StripImage
-        The EXP-upsampled MS, DN.
-    fused_lp : StripImage
-        ``MTF(fused)`` (the catalogue's ``mtf_fused``); H, W multiples
-        of ``block_size``.
-    block_size : int
-
-    Returns
-    -------
-    ndarray, shape (H / block_size, W / block_size)
-        Block ``(i, j)`` covers rows ``i S .. i S + S - 1`` and columns ``j S .. j S + S - 1``.
-
-    Examples
-    --------
-    >>> x = StripImage(np.random.default_rng(0).integers(0, 2048, (64, 96, 4)).astype(float))
-    >>> khan_q2n_map(x, x, 32).round(12).tolist()
-    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
-    """
-    h, w = exp.shape[:2]
-    parts = map_strips(lambda r0, r1: q2n_strip(exp, fused_lp, r0, r1, block_size), h, block_size)
-    return np.concatenate(parts).reshape(h // block_size, w // block_size)
-
-
 def d_lambda_f(fused: np.ndarray, ms_exp: np.ndarray, *, gnyq: tuple[float, ...], ratio: int,
                block_size: int = 32, return_map: bool = False) -> float | tuple[float, np.ndarray]:
     """Khan's spectral distortion as the GRSM 2022 code names it (``D_lambda_F``) = D_lambda_K.
@@ -570,8 +577,8 @@ def _d_lambda_f(fused: object, ms_exp: object, gnyq: tuple[float, ...], ratio: i
         raise ShapeError(f"gnyq has {len(gnyq)} values for {img.shape[2]} bands")
     check_multiple_of("fused", img.shape, bs, why="D_lambda_F's blocks")
     planes = np.ascontiguousarray(np.moveaxis(img, 2, 0))
-    q = khan_q2n_map(StripImage(exp), StripImage(filter_planes(planes, [mtf_kernel(g, ratio) for g in gnyq]),
-                                                  bands_first=True), bs)
+    q = khan_q2n_blocks(StripImage(exp), StripImage(filter_planes(planes, [mtf_kernel(g, ratio) for g in gnyq]),
+                                                     bands_first=True), bs)
     return d_lambda_k_from_sums(float(q.sum()), int(q.size)), 1.0 - q
 
 
@@ -619,45 +626,50 @@ def qnr_block_maps(fused: np.ndarray, ms_exp: np.ndarray, pan: np.ndarray, *, lo
     if img.shape != exp.shape:
         raise ShapeError(f"fused {img.shape} and ms_exp {exp.shape} must have the same shape")
     check_multiple_of("fused", img.shape, bs, why="the QNR blocks")
-    nb = img.shape[2]
-    if nb < 2:
+    if img.shape[2] < 2:
         raise ShapeError("fused: the D_lambda map needs at least 2 bands (it compares band pairs)")
-    hm, hc = block_moments(img, bs, extra=p)
-    lm, lc = block_moments(exp, bs, extra=lp)
-    grid = (img.shape[0] // bs, img.shape[1] // bs)
-    d_lambda = np.abs(pair_uiqi(hm, hc, nb) - pair_uiqi(lm, lc, nb)).mean(axis=1)
-    d_s = np.abs(against_last_uiqi(hm, hc, nb) - against_last_uiqi(lm, lc, nb)).mean(axis=1)
-    return d_lambda.reshape(grid), d_s.reshape(grid)
+    blocks: dict[str, np.ndarray] = {}
+    block_uiqi_sums(np.moveaxis(img, 2, 0), p[None], np.moveaxis(exp, 2, 0), lp[None], bs, 1, blocks=blocks)
+    return d_lambda_block_map(blocks), d_s_block_map(blocks)
 
 
 # --------------------------------------------------------------------------- composition on the PAN grid
 
 
-def to_pan_grid(block_map: np.ndarray, *, block_size: int = 32) -> np.ndarray:
+def to_pan_grid(block_map: np.ndarray, *, block_size: int = 32, rows: tuple[int, int] | None = None,
+                cols: tuple[int, int] | None = None) -> np.ndarray:
     """A block map enlarged to the PAN grid as the code does: MATLAB ``imresize(map, [H W], 'cubic')``.
 
     Keys' cubic (a = -0.5), enlarging by ``block_size`` on both axes (no antialiasing applies),
     samples outside the map mirrored with the edge repeated; the result is not clipped (it may
-    overshoot the map's range).
+    overshoot the map's range). A window of it (``rows``, ``cols``: PAN-grid ranges) is computed
+    from the taps of its own rows and columns only (the same numbers as the whole result's window).
 
     Parameters
     ----------
     block_map : ndarray, shape (h, w)
     block_size : int, default 32
+    rows, cols : (int, int), optional
+        The window of the PAN grid to compute (default: all of it).
 
     Returns
     -------
-    ndarray, shape (h * block_size, w * block_size)
+    ndarray, shape (h * block_size, w * block_size), or the window's
 
     Examples
     --------
-    >>> to_pan_grid(np.full((2, 3), 0.25), block_size=4).shape
-    (8, 12)
+    >>> m = np.arange(6.0).reshape(2, 3)
+    >>> whole = to_pan_grid(m, block_size=4)
+    >>> whole.shape, bool(np.array_equal(to_pan_grid(m, block_size=4, rows=(2, 5), cols=(4, 12)), whole[2:5, 4:12]))
+    ((8, 12), True)
     """
     m = np.asarray(block_map, dtype=np.float64)
     if m.ndim != 2:
         raise ShapeError(f"block_map: expected a 2-D map, got shape {m.shape}")
-    return imresize(m, float(check_block_size(block_size, minimum=1)))
+    bs = float(check_block_size(block_size, minimum=1))
+    (r0, r1), (c0, c1) = rows or (0, m.shape[0] * int(bs)), cols or (0, m.shape[1] * int(bs))
+    tmp = resize_matrix(m.shape[0], bs)[r0:r1] @ m  # rows first, as imresize
+    return np.ascontiguousarray((resize_matrix(m.shape[1], bs)[c0:c1] @ tmp.T).T)
 
 
 def qnr_like(d_lambda: float | np.ndarray, d_s: float | np.ndarray, *, alpha: float = 1.0,
@@ -683,9 +695,9 @@ def qnr_like(d_lambda: float | np.ndarray, d_s: float | np.ndarray, *, alpha: fl
     >>> round(qnr_like(0.1, 0.2), 12), round(qnr_like(0.1, 0.2, alpha=2.0), 12)
     (0.72, 0.648)
     """
+    a, b = 1.0 - np.asarray(d_lambda, dtype=np.float64), 1.0 - np.asarray(d_s, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        out = np.power(1.0 - np.asarray(d_lambda, dtype=np.float64), alpha) * np.power(
-            1.0 - np.asarray(d_s, dtype=np.float64), beta)
+        out = (a if alpha == 1.0 else np.power(a, alpha)) * (b if beta == 1.0 else np.power(b, beta))
     return float(out) if out.ndim == 0 else out
 
 
