@@ -432,7 +432,7 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
     card = settings.card(image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape))
     if sink is not None:
         specs = [i for i in map_indexes(names) if i.name in names]
-        maps = {i.name: i.map.chunk(chunk_maps, ctx) for i in specs}  # type: ignore[union-attr]
+        maps = {i.name: i.map.chunk(chunk_maps, ctx) for i in specs}  # type: ignore[union-attr,misc]
         card["maps"] = write_maps(sink, map_infos(specs, ref_c.shape[:2], proto.block_size, (lead, lead)), maps)
     return {**values, "protocol": card}
 

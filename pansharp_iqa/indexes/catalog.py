@@ -59,6 +59,7 @@ from .full_resolution import (
     mean_block_uiqi,
 )
 from .psnr import psnr_from_sums
+from .q2n import q2n_strip
 from .regression import (
     d_s_r_from_sums,
     d_s_r_map,
@@ -70,7 +71,6 @@ from .regression import (
     qnr_like,
     to_pan_grid,
 )
-from .q2n import q2n_strip
 from .sam import sam_from_sums, sam_sums
 from .scc import scc_from_sums, scc_sums
 from .ssim import ssim_window_sums
@@ -687,7 +687,8 @@ DERIVED: dict[str, Derived] = {
         Derived("lsr_residual", "LSR's residual e = P - F w of the global fit, and the PAN (two channels)", "fused",
                 "pan", compute=lambda x, c: lsr_residual(x[:-1], x[-1:], c.fitted["lsr"]), also=("pan",)),
         Derived("d_s_r_map", "D_s_R's map: 1 - LSR's local cd over (block_size - 1)-pixel windows, 'symmetric' "
-                "borders", "lsr_residual", "pan", border="symmetric", compute=lambda x, c: d_s_r_map(x, c.block_size)[None],
+                "borders", "lsr_residual", "pan", border="symmetric",
+                compute=lambda x, c: d_s_r_map(x, c.block_size)[None],
                 context_halo=lambda c: lsr_window(c.block_size) // 2),
     )
 }
@@ -730,7 +731,8 @@ def _rqnr_map(images: Mapping[str, np.ndarray], block_maps: Mapping[str, np.ndar
 
 def _hqnr_map(images: Mapping[str, np.ndarray], block_maps: Mapping[str, np.ndarray], ctx: ChunkContext,
               rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
-    dl, ds = (to_pan_grid(block_maps[k], block_size=ctx.block_size, rows=rows, cols=cols) for k in ("D_lambda_K", "D_s"))
+    dl, ds = (to_pan_grid(block_maps[k], block_size=ctx.block_size, rows=rows, cols=cols)
+              for k in ("D_lambda_K", "D_s"))
     return np.asarray(_qnr_like("HQNR", dl, ds, ctx))
 
 
@@ -833,22 +835,22 @@ INDEXES: tuple[Index, ...] = (
           statistics=("khan_q2n",), reads=("fused", "ms"), casts=True,
           compute=lambda s, v, c: d_lambda_k_from_sums(s["khan_q2n"]["sum"], s["khan_q2n"]["count"]), map=_KHAN_MAP),
     Index("HQNR", "full", True, "", "HQNR", "(1 - D_lambda_K)^alpha (1 - D_s)^beta (alpha = beta = 1 unless exponents)",
-          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020, _GRSM[0]),
+          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020, _GRSM),
           ("toolbox2020", "qnr-paper", "pancollection", "grsm2022"), needs=("D_lambda_K", "D_s"),
           compute=lambda s, v, c: _qnr_like("HQNR", v["D_lambda_K"], v["D_s"], c),
           map=QualityMap("pixels", "(1 - D_lambda_K map)^alpha (1 - D_s map)^beta " + _PAN_GRID,
                          block_maps=("D_lambda_K", "D_s"), compose=_hqnr_map)),
     Index("D_lambda_F", "full", False, "", "$D_\\lambda^{(F)}$",
-          "D_lambda_K under the GRSM 2022 code's name: 1 - Q2n(EXP, MTF(fused)) at PAN scale", (_GRSM[0], _KHAN),
+          "D_lambda_K under the GRSM 2022 code's name: 1 - Q2n(EXP, MTF(fused)) at PAN scale", (_GRSM, _KHAN),
           ("grsm2022",), on_request=True, needs=("D_lambda_K",), reads=("fused", "ms"), casts=True,
           compute=lambda s, v, c: v["D_lambda_K"], map=_KHAN_MAP),
     Index("D_s_R", "full", False, "", "$D_S^{(R)}$",
           "var(P - F w) / var(P), w the least squares of the PAN on the fused bands at PAN scale (no intercept)",
-          (*_GRSM, _IGARSS18), ("grsm2022",), on_request=True, statistics=("lsr_gram", "lsr_residual"),
+          (_GRSM, _IGARSS18), ("grsm2022",), on_request=True, statistics=("lsr_gram", "lsr_residual"),
           reads=("fused", "pan"), compute=lambda s, v, c: d_s_r_from_sums(s["lsr_residual"]),
           map=QualityMap("pixels", "1 - LSR's local cd over 31 x 31 windows, in [0, 1] (the code's D_s_R map)",
                          reads=("d_s_r_map",), compose=lambda im, bm, c, r, cl: im["d_s_r_map"][0])),
-    Index("RQNR", "full", True, "", "RQNR", "(1 - D_lambda_F)^alpha (1 - D_s_R)^beta", _GRSM, ("grsm2022",),
+    Index("RQNR", "full", True, "", "RQNR", "(1 - D_lambda_F)^alpha (1 - D_s_R)^beta", (_GRSM,), ("grsm2022",),
           on_request=True, needs=("D_lambda_F", "D_s_R"),
           compute=lambda s, v, c: _qnr_like("RQNR", v["D_lambda_F"], v["D_s_R"], c),
           map=QualityMap("pixels", "(1 - D_lambda_F map)^alpha (1 - D_s_R map)^beta " + _PAN_GRID,

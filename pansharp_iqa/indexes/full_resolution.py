@@ -140,7 +140,8 @@ def low_res_block(block_size: int, ratio: int) -> int:
     return block_size // ratio
 
 def block_uiqi_sums(fused: np.ndarray, pan: np.ndarray | None, low: np.ndarray, low_pan: np.ndarray | None,
-                    block_size: int, ratio: int, *, blocks: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+                    block_size: int, ratio: int, *,
+                    blocks: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Block UIQIs behind D_lambda (band pairs) and, with the PAN, D_s (band vs PAN), summed per family.
 
     One moment pass per image: the PAN (or its low-pass version) rides along as an extra channel.

@@ -45,7 +45,8 @@ from .full_resolution import block_uiqi_sums, d_lambda_block_map, d_lambda_k_fro
 from .strips import StripImage
 
 __all__ = [
-    "QNR_LIKE_EXPONENTS", "EXPONENT_CASES", "qnr_like_exponents", "LsrResult", "LsrFit", "lsr", "lsr_gram_sums", "lsr_fit", "lsr_residual", "lsr_residual_sums",
+    "QNR_LIKE_EXPONENTS", "EXPONENT_CASES", "qnr_like_exponents", "LsrResult", "LsrFit", "lsr", "lsr_gram_sums",
+    "lsr_fit", "lsr_residual", "lsr_residual_sums",
     "lsr_variances", "lsr_cd_map", "d_s_r_from_sums", "d_s_r_map", "local_variance", "lsr_window", "d_s_r",
     "d_lambda_f", "qnr_block_maps", "to_pan_grid", "qnr_like", "rqnr", "rqnr_map", "hqnr_map",
 ]
