@@ -30,7 +30,8 @@ import numpy as np
 
 from .validation import SettingError
 
-__all__ = ["MapInfo", "MapSink", "ArrayMaps", "GeoTiffMaps", "map_infos", "map_sink", "MAP_FILE_SUFFIX"]
+__all__ = ["MapInfo", "MapSink", "ArrayMaps", "GeoTiffMaps", "PreviewMaps", "map_infos", "map_sink",
+           "MAP_FILE_SUFFIX"]
 
 #: File name of an index's GeoTIFF map: ``<index>.tif``.
 MAP_FILE_SUFFIX = ".tif"
@@ -239,6 +240,46 @@ class GeoTiffMaps:
                 ds.close()
             tmp.unlink(missing_ok=True)
         self._open.clear()
+
+
+class PreviewMaps:
+    """A :class:`MapSink` that keeps a small preview of each map (for reports): nearest samples of at most
+    ``max_side`` pixels on the longer side (a smaller map is kept whole), filled window by window.
+
+    Examples
+    --------
+    >>> sink = PreviewMaps(2)
+    >>> sink.open(MapInfo("SAM", (4, 4), 1, (0, 0), "radians", "angle"))
+    >>> sink.write("SAM", (0, 4), (0, 4), np.arange(16.0).reshape(4, 4))
+    >>> sink.close()["SAM"].tolist()
+    [[5.0, 7.0], [13.0, 15.0]]
+    """
+
+    def __init__(self, max_side: int = 256) -> None:
+        self.max_side = int(max_side)
+        self.previews: dict[str, np.ndarray] = {}
+        self._at: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def open(self, info: MapInfo) -> None:
+        """Choose the samples of the preview."""
+        h, w = info.shape
+        k = max(h, w) / self.max_side if max(h, w) > self.max_side else 1.0
+        rows, cols = (np.minimum((np.arange(max(1, round(n / k))) + 0.5) * k, n - 1).astype(np.int64) if k > 1
+                      else np.arange(n) for n in (h, w))
+        self._at[info.index] = (rows, cols)
+        self.previews[info.index] = np.full((rows.size, cols.size), np.nan)
+
+    def write(self, index: str, rows: tuple[int, int], cols: tuple[int, int], values: np.ndarray) -> None:
+        """Copy the samples that fall in the window."""
+        at_r, at_c = self._at[index]
+        ir = np.nonzero((at_r >= rows[0]) & (at_r < rows[1]))[0]
+        ic = np.nonzero((at_c >= cols[0]) & (at_c < cols[1]))[0]
+        if ir.size and ic.size:
+            self.previews[index][np.ix_(ir, ic)] = np.asarray(values)[np.ix_(at_r[ir] - rows[0], at_c[ic] - cols[0])]
+
+    def close(self) -> dict[str, Any]:
+        """The previews, by index."""
+        return dict(self.previews)
 
 
 def _georeference(path: str | os.PathLike[str]) -> tuple[Any, Any]:
