@@ -203,8 +203,8 @@ class GeoTiffMaps:
             profile.update(tiled=True, blockxsize=256, blockysize=256)
         if self.transform is not None:
             base = self.transform if isinstance(self.transform, Affine) else Affine(*tuple(self.transform)[:6])
-            profile["transform"] = (base * Affine.translation(info.origin[1], info.origin[0])
-                                    * Affine.scale(info.step))
+            profile["transform"] = (base @ Affine.translation(info.origin[1], info.origin[0])
+                                    @ Affine.scale(info.step))
         if self.crs is not None:
             profile["crs"] = self.crs
         with warnings.catch_warnings():

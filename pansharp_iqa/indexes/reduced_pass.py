@@ -83,6 +83,6 @@ def reduced_sums(
     for s in stats:
         pieces = [chunk_map(p[s.name], ctx, w) for p in parts if s.name in p]
         out[s.name] = s.reduce([f for f, _ in pieces])
-        if ctx.maps and maps is not None:
+        if ctx.maps and maps is not None and pieces and pieces[0][1] is not None:
             maps[s.name] = np.concatenate([m for _, m in pieces])
     return out

@@ -52,7 +52,8 @@ img.zoom{image-rendering:pixelated}
 nav a{margin-right:.8em}
 table.maps td,table.maps th{text-align:center;vertical-align:middle;white-space:normal}
 table.maps img{width:160px;height:auto;image-rendering:pixelated;border:1px solid #ccc;display:block}
-table.maps .bar{display:inline-block;width:120px;height:10px;border:1px solid #999;vertical-align:middle}
+table.maps .bar{display:inline-block;width:80px;height:10px;border:1px solid #999;vertical-align:middle}
+table.maps td.scale{white-space:nowrap;font-size:.85em}
 """
 
 _JS = """
@@ -264,7 +265,7 @@ def render_map_grid(scene: str, methods: Sequence[str], maps: Mapping[str, Mappi
             uri = data_uri(heat_map_png(values, scales.get(k)))
             cells.append(f"<td><img alt='{_e(m)}: {_e(k)} map' src='{uri}'></td>")
         rows.append(f"<tr><td>{_e(m)}</td>{''.join(cells)}</tr>")
-    bars = "".join(f"<td>{_num(scales[k].low, 4)} <span class='bar' style='background:{_gradient(MAP_CMAP)}'></span> "
+    bars = "".join(f"<td class='scale'>{_num(scales[k].low, 4)} <span class='bar' style='background:{_gradient(MAP_CMAP)}'></span> "
                    f"{_num(scales[k].high, 4)}</td>" if k in scales else "<td>no finite value</td>" for k in indexes)
     return (f"<h4>Quality maps</h4><table class='maps' id='maps-{_e(scene)}'><thead>{head}</thead><tbody>"
             f"{''.join(rows)}<tr><td>colour scale</td>{bars}</tr></tbody></table>"
