@@ -265,8 +265,9 @@ def render_map_grid(scene: str, methods: Sequence[str], maps: Mapping[str, Mappi
             uri = data_uri(heat_map_png(values, scales.get(k)))
             cells.append(f"<td><img alt='{_e(m)}: {_e(k)} map' src='{uri}'></td>")
         rows.append(f"<tr><td>{_e(m)}</td>{''.join(cells)}</tr>")
-    bars = "".join(f"<td class='scale'>{_num(scales[k].low, 4)} <span class='bar' style='background:{_gradient(MAP_CMAP)}'></span> "
-                   f"{_num(scales[k].high, 4)}</td>" if k in scales else "<td>no finite value</td>" for k in indexes)
+    bar = f"<span class='bar' style='background:{_gradient(MAP_CMAP)}'></span>"
+    bars = "".join(f"<td class='scale'>{_num(scales[k].low, 4)} {bar} {_num(scales[k].high, 4)}</td>" if k in scales
+                   else "<td>no finite value</td>" for k in indexes)
     return (f"<h4>Quality maps</h4><table class='maps' id='maps-{_e(scene)}'><thead>{head}</thead><tbody>"
             f"{''.join(rows)}<tr><td>colour scale</td>{bars}</tr></tbody></table>"
             "<p class='note'>Each index's map as the reference code returns it (block maps: one value per 32 x 32 "
