@@ -80,8 +80,22 @@ class MapInfo:
 
 def map_infos(specs: Sequence[Any], shape: tuple[int, int], block_size: int,
               origin: tuple[int, int] = (0, 0)) -> dict[str, MapInfo]:
-    """The :class:`MapInfo` of each index's map for an evaluated image of ``shape`` (``specs``: catalogue
-    ``Index`` objects with a ``map``; block maps cover the partial last blocks too).
+    """The :class:`MapInfo` of each index's map for an evaluated image of ``shape``.
+
+    Parameters
+    ----------
+    specs : sequence of Index
+        Catalogue indexes with a ``map`` (:mod:`pansharp_iqa.indexes.catalog`).
+    shape : (int, int)
+        Rows and columns of the evaluated image (pixels).
+    block_size : int
+        Block side of the block maps (pixels); their last partial blocks are counted, as ``q2n``'s.
+    origin : (int, int)
+        Where the evaluated image starts in the input (the reduced resolution's border cut).
+
+    Returns
+    -------
+    dict of str to MapInfo
 
     Examples
     --------
@@ -296,8 +310,23 @@ def _georeference(path: str | os.PathLike[str]) -> tuple[Any, Any]:
 
 
 def map_sink(maps_to: object, *, like: object = None) -> MapSink:
-    """The sink of ``maps_to``: a :class:`MapSink` as given, a folder for :class:`GeoTiffMaps` (georeferenced
-    like ``like`` when it is a raster file), or None for :class:`ArrayMaps`.
+    """The sink of ``maps_to``: a :class:`MapSink` as given, a folder for :class:`GeoTiffMaps`, or None for
+    :class:`ArrayMaps`.
+
+    Parameters
+    ----------
+    maps_to : None, path-like or MapSink
+    like : object, optional
+        The reference input: when it is a GeoTIFF path, the GeoTIFF maps take its georeference.
+
+    Returns
+    -------
+    MapSink
+
+    Raises
+    ------
+    SettingError
+        ``maps_to`` is something else.
 
     Examples
     --------

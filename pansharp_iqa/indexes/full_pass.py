@@ -267,7 +267,14 @@ def map_images(scene: Scene, specs: Sequence[Index]) -> tuple[str, ...]:
 
 
 def split_maps(specs: Sequence[Index]) -> tuple[tuple[Index, ...], tuple[Index, ...]]:
-    """The map indexes whose maps the first pass makes (from chunk maps) and those of the later pass (composed)."""
+    """The map indexes whose maps the first pass makes (from chunk maps) and those of the later pass (composed).
+
+    Examples
+    --------
+    >>> from pansharp_iqa.indexes.catalog import map_indexes
+    >>> [[i.name for i in part] for part in split_maps(map_indexes(["HQNR"]))]
+    [['D_s', 'D_lambda_K'], ['HQNR']]
+    """
     return (tuple(i for i in specs if i.map is not None and i.map.compose is None),
             tuple(i for i in specs if i.map is not None and i.map.compose is not None))
 

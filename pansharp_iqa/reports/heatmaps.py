@@ -13,7 +13,7 @@ import numpy as np
 
 from .display import colourise
 
-__all__ = ["MAP_CMAP", "MapScale", "map_scales", "heat_map_png", "map_label"]
+__all__ = ["MAP_CMAP", "MapScale", "map_scales", "heat_map_png", "map_label", "ordered_indexes"]
 
 #: Matplotlib colour map of the quality maps (perceptually uniform, readable in grey).
 MAP_CMAP = "viridis"
