@@ -173,6 +173,10 @@ class GeoTiffMaps:
         The scene's CRS (rasterio CRS or ``"EPSG:<code>"``) and affine transform, instead of ``like``.
     names : mapping, optional
         File name (without the suffix) of each index's map (default: the index name).
+    compress : str, optional
+        GDAL compression (``"deflate"``, ``"zstd"``, ...; with the floating-point predictor). None
+        (default): uncompressed, the fastest: a map of float64 values from real scenes compresses by
+        about 15 % only (deflate: 0.3 s more CPU per 4 megapixels).
 
     Examples
     --------
@@ -186,7 +190,8 @@ class GeoTiffMaps:
     """
 
     def __init__(self, folder: str | os.PathLike[str], *, like: str | os.PathLike[str] | None = None,
-                 crs: Any = None, transform: Any = None, names: Mapping[str, str] | None = None) -> None:
+                 crs: Any = None, transform: Any = None, names: Mapping[str, str] | None = None,
+                 compress: str | None = None) -> None:
         try:
             import rasterio  # noqa: F401
         except ImportError:  # pragma: no cover - rasterio is in the test environment
@@ -196,6 +201,7 @@ class GeoTiffMaps:
         if like is not None:
             self.crs, self.transform = _georeference(like)
         self.names = dict(names or {})
+        self.compress = compress
         self._open: dict[str, tuple[Any, Path, Path]] = {}
 
     def path_of(self, index: str) -> Path:
@@ -212,7 +218,9 @@ class GeoTiffMaps:
         tmp = final.with_name(f".{final.stem}.{os.getpid()}.tmp{MAP_FILE_SUFFIX}")
         h, w = info.shape
         profile: dict[str, Any] = {"driver": "GTiff", "height": h, "width": w, "count": 1, "dtype": "float64",
-                                   "compress": "deflate", "predictor": 3, "BIGTIFF": "IF_SAFER"}
+                                   "BIGTIFF": "IF_SAFER"}
+        if self.compress:
+            profile.update(compress=self.compress, predictor=3)
         if min(h, w) >= 256:
             profile.update(tiled=True, blockxsize=256, blockysize=256)
         if self.transform is not None:

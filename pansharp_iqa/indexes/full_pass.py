@@ -159,6 +159,8 @@ class Scene:
         if name in self.roles or d is None:
             return self.read(name, rows, cols)
         assert d.compute is not None, f"{name} is an alias"
+        if self._pointwise(d):  # no halo on the source's grid: each pixel from the source's own, at any positions
+            return d.compute(self._sources(d, rows, cols), self.ctx)
         row_parts, whole = [], (rows.size, cols.size) == (self._length(name, 0), self._length(name, 1))
         for r0, r1 in consecutive_runs(rows):
             parts = []
@@ -176,6 +178,11 @@ class Scene:
                 parts.append(out[:, top : top + r1 - r0, left : left + c1 - c0])
             row_parts.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2))
         return row_parts[0] if len(row_parts) == 1 else np.concatenate(row_parts, axis=1)
+
+    def _pointwise(self, d: Derived) -> bool:
+        """Whether ``d`` reads no halo on its source's grid (then it is computed pixel by pixel, at any positions)."""
+        return (d.support is None and d.context_halo is None and d.halo(self.ctx.ratio) == 0
+                and all(scale_of(s) == d.scale for s in d.sources))
 
     def _sources(self, d: Derived, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """The window of ``d``'s sources (its ``also`` images as further channels)."""
