@@ -72,7 +72,12 @@ class MapInfo:
     what: str
 
     def to_card(self) -> dict[str, Any]:
-        """The card entry of the map (JSON-serialisable)."""
+        """The card entry of the map (JSON-serialisable): shape, grid, unit and what the values are.
+
+        Returns
+        -------
+        dict
+        """
         where = f"one value per {self.step} x {self.step} pixels" if self.step > 1 else "one value per pixel"
         return {"shape": list(self.shape), "grid": f"{where} from pixel ({self.origin[0]}, {self.origin[1]}) of the "
                 "input", "unit": self.unit or "dimensionless", "what": self.what}
@@ -114,16 +119,44 @@ def map_infos(specs: Sequence[Any], shape: tuple[int, int], block_size: int,
 
 @runtime_checkable
 class MapSink(Protocol):
-    """Where quality maps go, window by window (``maps_to=``): opened per map, written per window, closed once."""
+    """Where quality maps go, window by window (``maps_to=``): opened per map, written per window, closed once.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None: a protocol is implemented (its three methods), not instantiated.
+    """
 
     def open(self, info: MapInfo) -> None:
-        """Prepare the map ``info.index`` (called once per map, before its windows)."""
+        """Prepare a map (called once per map, before its windows).
+
+        Parameters
+        ----------
+        info : MapInfo
+            The map's index, shape and grid.
+        """
 
     def write(self, index: str, rows: tuple[int, int], cols: tuple[int, int], values: np.ndarray) -> None:
-        """Store the map's values on rows ``[rows[0], rows[1])`` and columns ``[cols[0], cols[1])`` (map samples)."""
+        """Store a window of a map.
+
+        Parameters
+        ----------
+        index : str
+            The map's index.
+        rows, cols : (int, int)
+            The window's rows ``[rows[0], rows[1])`` and columns ``[cols[0], cols[1])`` (map samples).
+        values : ndarray
+            Its values, ``(rows[1] - rows[0], cols[1] - cols[0])``.
+        """
 
     def close(self) -> dict[str, Any]:
-        """Finish every map; what ``result["maps"]`` holds (arrays, file paths, ...), by index."""
+        """Finish every map.
+
+        Returns
+        -------
+        dict
+            What ``result["maps"]`` holds (arrays, file paths, ...), by index.
+        """
 
 
 class ArrayMaps:
@@ -142,15 +175,36 @@ class ArrayMaps:
         self.arrays: dict[str, np.ndarray] = {}
 
     def open(self, info: MapInfo) -> None:
-        """Allocate the map."""
+        """Allocate the map (see :meth:`MapSink.open`).
+
+        Parameters
+        ----------
+        info : MapInfo
+            The map's index, shape and grid.
+        """
         self.arrays[info.index] = np.full(info.shape, np.nan)
 
     def write(self, index: str, rows: tuple[int, int], cols: tuple[int, int], values: np.ndarray) -> None:
-        """Copy a window in."""
+        """Copy a window in (see :meth:`MapSink.write`).
+
+        Parameters
+        ----------
+        index : str
+            The map's index.
+        rows, cols : (int, int)
+            The window's rows and columns (map samples, half-open).
+        values : ndarray
+            Its values.
+        """
         self.arrays[index][rows[0] : rows[1], cols[0] : cols[1]] = values
 
     def close(self) -> dict[str, Any]:
-        """The arrays, by index."""
+        """The arrays, by index.
+
+        Returns
+        -------
+        dict of str to ndarray
+        """
         return dict(self.arrays)
 
 
@@ -205,11 +259,27 @@ class GeoTiffMaps:
         self._open: dict[str, tuple[Any, Path, Path]] = {}
 
     def path_of(self, index: str) -> Path:
-        """The final path of an index's map."""
+        """The final path of an index's map.
+
+        Parameters
+        ----------
+        index : str
+            The map's index.
+
+        Returns
+        -------
+        Path
+        """
         return self.folder / f"{self.names.get(index, index)}{MAP_FILE_SUFFIX}"
 
     def open(self, info: MapInfo) -> None:
-        """Create the file (under a temporary name) with the map's georeference."""
+        """Create the file (under a temporary name) with the map's georeference (see :meth:`MapSink.open`).
+
+        Parameters
+        ----------
+        info : MapInfo
+            The map's index, shape and grid.
+        """
         import rasterio
         from rasterio.transform import Affine
 
@@ -238,7 +308,17 @@ class GeoTiffMaps:
         self._open[info.index] = (ds, tmp, final)
 
     def write(self, index: str, rows: tuple[int, int], cols: tuple[int, int], values: np.ndarray) -> None:
-        """Write a window."""
+        """Write a window (see :meth:`MapSink.write`).
+
+        Parameters
+        ----------
+        index : str
+            The map's index.
+        rows, cols : (int, int)
+            The window's rows and columns (map samples, half-open).
+        values : ndarray
+            Its values.
+        """
         from rasterio.windows import Window
 
         ds = self._open[index][0]
@@ -246,7 +326,13 @@ class GeoTiffMaps:
                  window=Window(cols[0], rows[0], cols[1] - cols[0], rows[1] - rows[0]))
 
     def close(self) -> dict[str, Any]:
-        """Close every file and move it to its final name; the paths, by index."""
+        """Close every file and move it to its final name.
+
+        Returns
+        -------
+        dict of str to str
+            The paths, by index.
+        """
         out = {}
         for index, (ds, tmp, final) in list(self._open.items()):
             ds.close()
@@ -265,8 +351,12 @@ class GeoTiffMaps:
 
 
 class PreviewMaps:
-    """A :class:`MapSink` that keeps a small preview of each map (for reports): nearest samples of at most
-    ``max_side`` pixels on the longer side (a smaller map is kept whole), filled window by window.
+    """A :class:`MapSink` that keeps a small preview of each map (for reports), filled window by window.
+
+    Parameters
+    ----------
+    max_side : int, default 256
+        Longer side of a preview (pixels): nearest samples of the map; a smaller map is kept whole.
 
     Examples
     --------
@@ -283,7 +373,13 @@ class PreviewMaps:
         self._at: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def open(self, info: MapInfo) -> None:
-        """Choose the samples of the preview."""
+        """Choose the samples of the preview (see :meth:`MapSink.open`).
+
+        Parameters
+        ----------
+        info : MapInfo
+            The map's index, shape and grid.
+        """
         h, w = info.shape
         k = max(h, w) / self.max_side if max(h, w) > self.max_side else 1.0
         rows, cols = (np.minimum((np.arange(max(1, round(n / k))) + 0.5) * k, n - 1).astype(np.int64) if k > 1
@@ -292,7 +388,17 @@ class PreviewMaps:
         self.previews[info.index] = np.full((rows.size, cols.size), np.nan)
 
     def write(self, index: str, rows: tuple[int, int], cols: tuple[int, int], values: np.ndarray) -> None:
-        """Copy the samples that fall in the window."""
+        """Copy the samples that fall in the window (see :meth:`MapSink.write`).
+
+        Parameters
+        ----------
+        index : str
+            The map's index.
+        rows, cols : (int, int)
+            The window's rows and columns (map samples, half-open).
+        values : ndarray
+            Its values.
+        """
         at_r, at_c = self._at[index]
         ir = np.nonzero((at_r >= rows[0]) & (at_r < rows[1]))[0]
         ic = np.nonzero((at_c >= cols[0]) & (at_c < cols[1]))[0]
@@ -300,7 +406,12 @@ class PreviewMaps:
             self.previews[index][np.ix_(ir, ic)] = np.asarray(values)[np.ix_(at_r[ir] - rows[0], at_c[ic] - cols[0])]
 
     def close(self) -> dict[str, Any]:
-        """The previews, by index."""
+        """The previews, by index.
+
+        Returns
+        -------
+        dict of str to ndarray
+        """
         return dict(self.previews)
 
 
@@ -324,6 +435,7 @@ def map_sink(maps_to: object, *, like: object = None) -> MapSink:
     Parameters
     ----------
     maps_to : None, path-like or MapSink
+        Where the maps go: arrays (None), GeoTIFFs in a folder, or a sink.
     like : object, optional
         The reference input: when it is a GeoTIFF path, the GeoTIFF maps take its georeference.
 

@@ -156,7 +156,17 @@ class ChunkContext:
     exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
 
     def exponent(self, name: str) -> tuple[float, float]:
-        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise)."""
+        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
+
+        Parameters
+        ----------
+        name : str
+            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
+
+        Returns
+        -------
+        (float, float)
+        """
         return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
 
 
@@ -185,7 +195,17 @@ class FinalizeContext:
     exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
 
     def exponent(self, name: str) -> tuple[float, float]:
-        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise)."""
+        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
+
+        Parameters
+        ----------
+        name : str
+            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
+
+        Returns
+        -------
+        (float, float)
+        """
         return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
 
 
@@ -594,6 +614,15 @@ FITS: dict[str, Fit] = {
 def later_pass(statistics: Sequence[Statistic]) -> tuple[tuple[Statistic, ...], tuple[Statistic, ...]]:
     """The statistics of the first pass and those that read fitted values (the later pass).
 
+    Parameters
+    ----------
+    statistics : sequence of Statistic
+        The statistics of an evaluation (:func:`statistics_for`).
+
+    Returns
+    -------
+    (tuple of Statistic, tuple of Statistic)
+
     Examples
     --------
     >>> [[s.name for s in p] for p in later_pass(statistics_for(["D_s_R"]))]
@@ -603,8 +632,21 @@ def later_pass(statistics: Sequence[Statistic]) -> tuple[tuple[Statistic, ...], 
 
 
 def chunk_map(part: Any, ctx: ChunkContext, width: int = 0) -> tuple[Any, Any]:
-    """A chunk function's result without its map, and the map (None unless ``ctx.maps``): a ``"blocks"``
-    statistic's block values (row-major over whole block rows of a ``width``-pixel chunk) as a block map.
+    """A chunk function's result without its map, and the map (None unless ``ctx.maps``).
+
+    Parameters
+    ----------
+    part : dict or ndarray
+        A chunk function's result: fields with the map under :data:`MAP`, or a ``"blocks"``
+        statistic's block values (row-major over whole block rows of the chunk).
+    ctx : ChunkContext
+        Its ``maps`` says whether the chunk function made a map; its ``block_size`` the block columns.
+    width : int
+        The chunk's width in pixels (a ``"blocks"`` statistic's block columns).
+
+    Returns
+    -------
+    (object, ndarray or None)
 
     Examples
     --------
@@ -1045,6 +1087,15 @@ def statistics_for(names: Sequence[str]) -> tuple[Statistic, ...]:
 def map_indexes(names: Sequence[str]) -> tuple[Index, ...]:
     """The indexes whose quality maps an evaluation of ``names`` makes: those of the closure with a map (the
     block maps a composed map reads included), in catalogue order.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Index names.
+
+    Returns
+    -------
+    tuple of Index
 
     Examples
     --------

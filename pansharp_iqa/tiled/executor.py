@@ -43,7 +43,7 @@ class TiledJob:
     on_tile : callable, optional
         ``on_tile(tile, partial)``, in the calling process as each tile's partial arrives (before
         it is kept for the reduction): e.g. writes its map windows out and drops the large ones
-        (:mod:`pansharp_iqa.tiled.maps`), so that whole-image maps are never held.
+        (``pansharp_iqa.tiled.maps``), so that whole-image maps are never held.
     """
 
     name: str
