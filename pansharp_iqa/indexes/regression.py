@@ -104,6 +104,8 @@ _PASS_ERROR = 4.0 * float(np.finfo(np.float64).eps)
 #: Windows whose one-pass variance may be off by more than this (relative) are recomputed exactly.
 _VAR_RTOL = 1e-12
 _EXACT_CHUNK = 4096
+#: Side (pixels) of the zones whose suspect windows are summed again about the zone's own mean.
+_ZONE = 32
 
 
 # --------------------------------------------------------------------------- local variance
@@ -115,6 +117,35 @@ def _box_sum(a: np.ndarray, size: int) -> np.ndarray:
 
     ones = np.ones(size)
     return ndimage.correlate1d(ndimage.correlate1d(a, ones, axis=0, mode="reflect"), ones, axis=1, mode="reflect")
+
+
+def _one_pass(s1: np.ndarray, s2: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Window variances from the window sums of ``c`` and ``c^2``, and where they may be off by more than
+    :data:`_VAR_RTOL` (relative)."""
+    n = size * size
+    var = np.maximum((s2 - s1 * s1 / n) / (n - 1), 0.0)
+    return var, _PASS_ERROR * size * (s2 / (n - 1)) >= _VAR_RTOL * var
+
+
+def _recentred(x: np.ndarray, size: int, var: np.ndarray, suspect: np.ndarray) -> None:
+    """Sum the suspect windows again about the mean of their :data:`_ZONE`-pixel zone (the offset the
+    cancellation grows with is then local); fills ``var`` and clears ``suspect`` where that suffices."""
+    from scipy import ndimage
+
+    half, ones = size // 2, np.ones(size)
+    padded = np.pad(x, half, mode="symmetric")
+    zr, zc = np.nonzero(np.add.reduceat(np.add.reduceat(suspect, np.arange(0, x.shape[0], _ZONE), axis=0),
+                                        np.arange(0, x.shape[1], _ZONE), axis=1))
+    for r0, c0 in zip(zr * _ZONE, zc * _ZONE, strict=True):
+        rows, cols = slice(r0, min(r0 + _ZONE, x.shape[0])), slice(c0, min(c0 + _ZONE, x.shape[1]))
+        region = padded[r0 : rows.stop + 2 * half, c0 : cols.stop + 2 * half]
+        c = region - region.mean()
+        sums = [ndimage.correlate1d(ndimage.correlate1d(a, ones, axis=0), ones, axis=1)[half:-half, half:-half]
+                for a in (c, c * c)]
+        v, still = _one_pass(*sums, size)
+        fixed = suspect[rows, cols] & ~still
+        var[rows, cols][fixed] = v[fixed]
+        suspect[rows, cols] &= still
 
 
 def _exact_variance(x: np.ndarray, size: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -134,7 +165,8 @@ def local_variance(image: np.ndarray, *, size: int) -> np.ndarray:
     Borders are mirrored with the edge pixel repeated (MATLAB 'symmetric'). The variance comes from
     window sums of the mean-removed image; where that one-pass formula could lose more than 1e-12
     (relative) to cancellation (windows much flatter than their offset from the image mean), the
-    window is recomputed with the two-pass formula. Hand-written for this exactness: GNU Octave's
+    window is summed again about the mean of its 32-pixel zone, and where that still could, it is
+    recomputed with the two-pass formula. Hand-written for this exactness: GNU Octave's
     ``stdfilt`` is the two-pass standard deviation of each window, and a plain box-filter variance
     differs from it by up to ~1e-10 on flat areas of real scenes.
 
@@ -161,11 +193,10 @@ def local_variance(image: np.ndarray, *, size: int) -> np.ndarray:
     size = check_block_size(size, name="size", minimum=3)
     if size % 2 == 0:
         raise SettingError(f"size must be odd (a centred window), got {size}")
-    n = size * size
     c = x - x.mean()
-    s1, s2 = _box_sum(c, size), _box_sum(c * c, size)
-    var = np.maximum((s2 - s1 * s1 / n) / (n - 1), 0.0)
-    suspect = _PASS_ERROR * size * (s2 / (n - 1)) >= _VAR_RTOL * var
+    var, suspect = _one_pass(_box_sum(c, size), _box_sum(c * c, size), size)
+    if suspect.any():
+        _recentred(x, size, var, suspect)
     if suspect.any():
         rows, cols = np.nonzero(suspect)
         var[rows, cols] = _exact_variance(x, size, rows, cols)
