@@ -6,7 +6,8 @@ time (summed over threads; wall time on a shared VM is noisy, CPU time much less
 Run: ``python benchmarks/bench_metrics.py``. ``--filters``: the MTF filter of one band, OpenCV's
 ``filter2D`` (replicate border) against :func:`pansharp_iqa.mtf.correlate_valid` on the same window
 (a 512-pixel tile with its 20-pixel halos, and a whole 4096^2 band), thread CPU time, minimum of
-interleaved runs, one OpenCV thread (as in the tile workers).
+interleaved runs, one OpenCV thread (as in the tile workers). ``--maps``: also the GRSM 2022 indexes
+(D_s_R, RQNR: their later pass) and the cost of quality maps (``maps=True``) in memory.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--filters", action="store_true", help="OpenCV filter2D vs mtf.correlate_valid only")
+    parser.add_argument("--maps", action="store_true", help="also D_s_R, RQNR and maps=True (quality maps)")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's allocator thresholds alone (the CLI raises them)")
     args = parser.parse_args()
@@ -71,6 +73,8 @@ def main() -> None:
         "evaluate_reduced": lambda: pi.evaluate_reduced(fused, gt, ratio=4, bits=11),
         "evaluate_reduced (uint16)": lambda: pi.evaluate_reduced(fused_u16, gt_u16, ratio=4, bits=11),
     }
+    if args.maps:
+        items["evaluate_reduced maps=True"] = lambda: pi.evaluate_reduced(fused, gt, ratio=4, bits=11, maps=True)
     for name, fn in items.items():
         print(f"  {name:<26s} {_time(fn, args.repeat)}")
 
@@ -90,6 +94,15 @@ def main() -> None:
         "hqnr": lambda: pi.hqnr(fr_fused, ms, pan, sensor="WV2", ms_exp=exp),
         "evaluate_full": lambda: pi.evaluate_full(fr_fused, ms, pan, sensor="WV2"),
     }
+    if args.maps:
+        extras = ["default", "D_s_R", "RQNR"]
+        items |= {
+            "d_s_r": lambda: pi.evaluate_full(fr_fused, ms, pan, sensor="WV2", indexes=["D_s_R"]),
+            "evaluate_full maps=True": lambda: pi.evaluate_full(fr_fused, ms, pan, sensor="WV2", maps=True),
+            "+ D_s_R, RQNR": lambda: pi.evaluate_full(fr_fused, ms, pan, sensor="WV2", indexes=extras),
+            "+ D_s_R, RQNR maps=True": lambda: pi.evaluate_full(fr_fused, ms, pan, sensor="WV2", indexes=extras,
+                                                                maps=True),
+        }
     for name, fn in items.items():
         print(f"  {name:<26s} {_time(fn, args.repeat)}")
 

@@ -131,16 +131,28 @@ def _child(args: argparse.Namespace) -> None:
     from pansharp_iqa.tiled import evaluate_full_tiled, evaluate_reduced_tiled
 
     paths = json.loads(args.paths)
-    with _PeakRss(0.2) as peak:
+    extra: dict[str, object] = {"indexes": args.indexes.split(",")} if args.indexes else {}
+    with tempfile.TemporaryDirectory(prefix="bench_maps_") as maps_dir, _PeakRss(0.2) as peak:
         t0 = time.perf_counter()
-        if args.resolution[0] == "reduced":
+        if args.maps:  # the quality maps, written as GeoTIFFs tile by tile (evaluate(..., maps_to=))
+            from pansharp_iqa import evaluate, full_settings, reduced_settings
+
+            if args.resolution[0] == "reduced":
+                settings, inputs = reduced_settings(ratio=RATIO, bits=11, **extra), {
+                    "fused": paths["fused"], "reference": paths["reference"]}
+            else:
+                settings = full_settings(sensor="WV3", protocol=args.protocol, **extra)
+                inputs = {"fused": paths["fused"], "ms": paths["ms"], "pan": paths["pan"]}
+            res = evaluate(inputs, settings, tiled="always", tile_size=args.tile_size, jobs=args.workers[0],
+                           maps_to=maps_dir)
+        elif args.resolution[0] == "reduced":
             res = evaluate_reduced_tiled(paths["fused"], paths["reference"], ratio=RATIO, bits=11,
-                                         tile_size=args.tile_size, jobs=args.workers[0])
+                                         tile_size=args.tile_size, jobs=args.workers[0], **extra)
         else:
             res = evaluate_full_tiled(paths["fused"], paths["ms"], paths["pan"], sensor="WV3",
-                                      protocol=args.protocol, tile_size=args.tile_size, jobs=args.workers[0])
+                                      protocol=args.protocol, tile_size=args.tile_size, jobs=args.workers[0], **extra)
         seconds = time.perf_counter() - t0
-    values = {k: v for k, v in res.items() if k != "protocol"}
+    values = {k: v for k, v in res.items() if k not in ("protocol", "maps")}
     print(json.dumps({"seconds": seconds, "peak_total": peak.total, "peak_single": peak.single,
                       "values": values}))
 
@@ -253,6 +265,8 @@ def main() -> None:
     parser.add_argument("--tmpdir", default=None, help="where to write the scenes (default: system temp)")
     parser.add_argument("--scale-to", type=int, default=None, help="extrapolate the times to this side (pixels)")
     parser.add_argument("--profile-tile", action="store_true", help="CPU time of each step of one full-resolution tile")
+    parser.add_argument("--maps", action="store_true", help="also write every quality map (GeoTIFF, tile by tile)")
+    parser.add_argument("--indexes", default=None, help="comma-separated indexes (default: the protocol's table)")
     parser.add_argument("--cli", action="store_true", help="measure the pansharp-eval command (issue 14)")
     parser.add_argument("--calibrate", action="store_true",
                         help="in-memory vs tile-wise peak RSS and time on .npy scenes (memory_plan's figures)")
@@ -295,7 +309,8 @@ def main() -> None:
                 for workers in args.workers:
                     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--resolution", resolution,
                            "--tile-size", str(args.tile_size), "--workers", str(workers), "--protocol", args.protocol,
-                           "--paths", json.dumps(paths)]
+                           "--paths", json.dumps(paths), *(["--maps"] * args.maps),
+                           *(["--indexes", args.indexes] if args.indexes else [])]
                     proc = subprocess.run(cmd, capture_output=True, text=True)
                     if proc.returncode:
                         sys.exit(f"child run failed ({' '.join(cmd[2:8])}):\n{proc.stderr[-3000:]}")

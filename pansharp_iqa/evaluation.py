@@ -41,7 +41,8 @@ from .foreign import (
     is_tensor_like,
     to_numpy,
 )
-from .indexes.full_pass import Scene, given_planes
+from .indexes.catalog import map_indexes
+from .indexes.full_pass import Scene, given_planes, whole_image
 from .indexes.full_resolution import NanPolicy
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
@@ -49,6 +50,7 @@ from .indexes.strips import StripImage
 from .io.memory import available_memory
 from .io.windows import is_lazy_input
 from .protocols import Protocol
+from .quality_maps import MapInfo, MapSink, map_infos, map_sink
 from .sensors import Sensor, resolve_sensor
 from .settings import FullSettings, ReducedSettings, Settings, full_settings, protocol_card, reduced_settings
 from .tiled.api import evaluate_tiled
@@ -87,6 +89,8 @@ def evaluate(
     jobs: int = 1,
     scheduler: Any = None,
     progress: bool = False,
+    maps: bool = False,
+    maps_to: Any = None,
 ) -> dict[str, Any]:
     """The indexes of one evaluation (an image, a batch or a scene of any size) with validated settings.
 
@@ -124,12 +128,24 @@ def evaluate(
         Dask scheduler address or client: the tiles run on that cluster.
     progress : bool
         tqdm bar over the tiles.
+    maps : bool
+        Also return the quality map of every requested index that has one, as the reference code
+        returns it (``result["maps"][index]``, float64 arrays; see :mod:`pansharp_iqa.quality_maps`):
+        block maps (one value per ``block_size`` block: Q2n, D_lambda, D_s, D_lambda_K, D_lambda_F)
+        and pixel maps (SAM in radians with pi/2 where a norm is 0, as ``SAM.m``; on the PAN grid
+        D_s_R, RQNR, HQNR). One image on the host only (not batches or tensors).
+    maps_to : path-like or MapSink, optional
+        Where the maps go instead of arrays (implies ``maps``): a folder receives ``<index>.tif``
+        GeoTIFFs, georeferenced like the reference input when it is a GeoTIFF (the PAN at full
+        resolution), written tile by tile in bounded memory; ``result["maps"]`` then holds the paths.
+        Or any :class:`~pansharp_iqa.quality_maps.MapSink`.
 
     Returns
     -------
     dict
         The settings' indexes (``settings.indexes``) and ``"protocol"``: the card (``"tiling"`` in it
-        when the tile engine ran, ``"batch"`` for batches and tensors).
+        when the tile engine ran, ``"batch"`` for batches and tensors, ``"maps"`` with where each map
+        lies when maps were asked for); ``"maps"`` with ``maps``/``maps_to``.
 
     Raises
     ------
@@ -154,12 +170,23 @@ def evaluate(
     if layout is not None or backend == "torch" or any(is_tensor_like(v) for v in images.values()):
         if given:
             raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
+        if maps or maps_to is not None:
+            raise SettingError("quality maps are made for one image on the host (numpy arrays, files), not for "
+                               "batches or tensors: evaluate one image without layout/backend='torch'")
         return _batch(images, settings, layout=layout, backend=backend)
-    if _tile_wise(tiled, images, settings, pinned=given):
-        if given:
-            raise SettingError("ms_exp cannot be combined with tile-wise evaluation (file/lazy inputs, tiled='always')")
-        return evaluate_tiled(images, settings, tile_size=tile_size, jobs=jobs, scheduler=scheduler, progress=progress)
-    return _in_memory(images, settings)
+    sink = map_sink(maps_to, like=images["pan" if "pan" in images else "reference"]) \
+        if maps or maps_to is not None else None
+    try:
+        if _tile_wise(tiled, images, settings, pinned=given):
+            result = evaluate_tiled(images, settings, tile_size=tile_size, jobs=jobs, scheduler=scheduler,
+                                    progress=progress, maps=sink)
+        else:
+            result = _in_memory(images, settings, sink=sink)
+    except BaseException:
+        if sink is not None and hasattr(sink, "abort"):
+            sink.abort()
+        raise
+    return result if sink is None else {**result, "maps": sink.close()}
 
 
 def _roles(inputs: Mapping[str, object], settings: Settings) -> dict[str, object]:
@@ -194,13 +221,21 @@ def _tile_wise(tiled: str, images: Mapping[str, object], settings: Settings, *, 
 
 
 def _in_memory(images: Mapping[str, object], settings: Settings, *,
-               shared: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One in-memory image of either resolution."""
+               shared: dict[str, Any] | None = None, sink: MapSink | None = None) -> dict[str, Any]:
+    """One in-memory image of either resolution (its maps written to ``sink``)."""
     if isinstance(settings, ReducedSettings):
-        return _reduced_in_memory(images["fused"], images["reference"], settings)
+        return _reduced_in_memory(images["fused"], images["reference"], settings, sink=sink)
     assert isinstance(settings, FullSettings)
     return _full_in_memory(images["fused"], images["ms"], images["pan"], settings, ms_exp=images.get("ms_exp"),
-                           shared=shared)
+                           shared=shared, sink=sink)
+
+
+def write_maps(sink: MapSink, infos: Mapping[str, MapInfo], maps: Mapping[str, Any]) -> dict[str, Any]:
+    """Open each map of ``infos`` in ``sink`` and write its whole array; the card entry of the maps."""
+    for name, info in infos.items():
+        sink.open(info)
+        sink.write(name, (0, info.shape[0]), (0, info.shape[1]), maps[name])
+    return {name: info.to_card() for name, info in infos.items()}
 
 
 def _torch_available() -> bool:
@@ -284,6 +319,8 @@ def evaluate_reduced(
     scale_mismatch: str = "raise",
     sam_zero_norm: str | None = None,
     per_band: bool = False,
+    maps: bool = False,
+    maps_to: Any = None,
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
 
@@ -343,13 +380,20 @@ def evaluate_reduced(
     per_band : bool, default False
         Also return ``"per_band"``: each index's value per band where it has one (ERGAS's band terms,
         Q, CC; at full resolution R-ERGAS and D_rho), one value per band in band order.
+    maps : bool
+        Also return ``result["maps"]``: the toolbox's Q2n block map (``q2n``'s, one value per
+        32 x 32 block of the evaluated region) and SAM map (``SAM.m``'s: radians, pi/2 where a norm
+        is 0), for those of the indexes computed (see :func:`evaluate`).
+    maps_to : path-like or MapSink, optional
+        Write the maps as GeoTIFFs into this folder (or to this sink) instead, window by window
+        (see :func:`evaluate`).
 
     Returns
     -------
     dict
         ``"Q2n"``, ``"Q"``, ``"SAM"`` (degrees), ``"ERGAS"``, ``"SCC"`` (or the requested
         indexes) as floats and ``"protocol"`` (the card; ``"tiling"`` in it when the tile engine
-        ran).
+        ran); ``"maps"`` with ``maps``/``maps_to``.
 
     Raises
     ------
@@ -376,10 +420,12 @@ def evaluate_reduced(
     settings = reduced_settings(protocol=protocol, ratio=ratio, bits=bits, scale=scale, threshold=threshold,
                                 indexes=indexes, scale_mismatch=scale_mismatch, sam_zero_norm=sam_zero_norm,
                                 per_band=per_band)
-    return evaluate({"fused": fused, "reference": reference}, settings, tiled=tiled, layout=layout, backend=backend)
+    return evaluate({"fused": fused, "reference": reference}, settings, tiled=tiled, layout=layout, backend=backend,
+                    maps=maps, maps_to=maps_to)
 
 
-def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettings) -> dict[str, Any]:
+def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettings, *,
+                       sink: MapSink | None = None) -> dict[str, Any]:
     """One in-memory (H, W, B) pair at reduced resolution: the strip pass."""
     fus = image_array("fused", fused)
     ref = image_array("reference", reference)
@@ -392,14 +438,19 @@ def _reduced_in_memory(fused: object, reference: object, settings: ReducedSettin
     proto = settings.protocol
     names = settings.indexes
     gradient = check_gradient(proto.scc_gradient, ref_c.shape) if "SCC" in names else proto.scc_gradient
+    ctx = settings.chunk_context(gradient, grid=ref_c.shape[:2], maps=sink is not None)
+    chunk_maps: dict[str, np.ndarray] = {}
     sums = reduced_sums(
         StripImage(ref_c, settings.scale_of("reference")),
         StripImage(fus_c, settings.scale_of("fused"), clip_max=settings.clip_max),
-        statistics=settings.statistics(),
-        ctx=settings.chunk_context(gradient, grid=ref_c.shape[:2]),
+        statistics=settings.statistics(), ctx=ctx, maps=chunk_maps,
     )
     values = settings.results(sums, ref.shape[2])
     card = settings.card(image_shape=list(ref.shape), evaluated_shape=list(ref_c.shape))
+    if sink is not None:
+        specs = [i for i in map_indexes(names, proto.name) if i.name in names]
+        maps = {i.name: i.map.chunk(chunk_maps, ctx) for i in specs}  # type: ignore[union-attr,misc]
+        card["maps"] = write_maps(sink, map_infos(specs, ref_c.shape[:2], proto.block_size, (lead, lead)), maps)
     return {**values, "protocol": card}
 
 
@@ -423,6 +474,9 @@ def evaluate_full(
     scale_mismatch: str = "raise",
     sam_zero_norm: str | None = None,
     per_band: bool = False,
+    exponents: str = "unitary",
+    maps: bool = False,
+    maps_to: Any = None,
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
 
@@ -452,8 +506,8 @@ def evaluate_full(
         Treatment of constant blocks (UIQI 0/0); see :func:`pansharp_iqa.d_lambda`.
     ms_exp : ndarray, optional
         The upsampled MS to use instead of ``interp23tap(ms, ratio)`` (e.g. a PanCollection file's
-        ``lms``), in the units of ``ms`` (``scale`` applies to it too); in-memory evaluation only.
-        Recorded in the card (``upsampled_ms``).
+        ``lms``), in the units of ``ms`` (``scale`` applies to it too); in memory unless ``tiled`` says
+        otherwise (then read window by window like the other inputs). Recorded in the card (``upsampled_ms``).
     tiled : {"auto", "always", "never"}
         ``"auto"``: lazy inputs, and numpy arrays that the one rule of :func:`evaluate` sends there
         (:func:`pansharp_iqa.tiled.plan.choose_path`: from 2^23 pixels x bands, or above half the
@@ -479,13 +533,23 @@ def evaluate_full(
         R-SAM's zero-norm convention instead of the protocol's (``sentinel2-2025``: ``"zero"``).
     per_band : bool, default False
         Also return ``"per_band"`` (as for :func:`evaluate_reduced`).
+    exponents : {"unitary", "sensor-based", "overall"}
+        (alpha, beta) of QNR, HQNR and RQNR as the GRSM 2022 code's ``get_alpha_beta``: (1, 1), the
+        sensor's row, or the "overall" row (recorded in the card; see ``docs/fullres_maps.md``).
+    maps : bool
+        Also return ``result["maps"]``: the maps of the GRSM 2022 code for the indexes computed
+        (block maps of D_lambda, D_s, D_lambda_K, D_lambda_F; D_s_R, RQNR and HQNR on the PAN
+        grid; QNR has none), see :func:`evaluate`.
+    maps_to : path-like or MapSink, optional
+        Write the maps as GeoTIFFs into this folder (or to this sink) instead, window by window
+        (see :func:`evaluate`).
 
     Returns
     -------
     dict
         The protocol's FR indexes as floats (``toolbox2020``: ``D_lambda``, ``D_s``, ``QNR``,
         ``D_lambda_K``, ``HQNR``) and ``"protocol"``: the card, with the sensor and the exact GNyq
-        values used.
+        values used; ``"maps"`` with ``maps``/``maps_to``.
 
     Raises
     ------
@@ -509,13 +573,14 @@ def evaluate_full(
     settings = full_settings(sensor=sensor, ratio=ratio, bits=bits, protocol=protocol, scale=scale,
                              threshold=threshold, nan_policy=nan_policy, indexes=indexes,
                              scale_mismatch=scale_mismatch, upsampled="interp23tap" if ms_exp is None else "given",
-                             sam_zero_norm=sam_zero_norm, per_band=per_band)
+                             sam_zero_norm=sam_zero_norm, per_band=per_band, exponents=exponents)
     images = {"fused": fused, "ms": ms, "pan": pan, **({} if ms_exp is None else {"ms_exp": ms_exp})}
-    return evaluate(images, settings, tiled=tiled, layout=layout, backend=backend)
+    return evaluate(images, settings, tiled=tiled, layout=layout, backend=backend, maps=maps, maps_to=maps_to)
 
 
 def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettings, *,
-                    ms_exp: object = None, shared: dict[str, Any] | None = None) -> dict[str, Any]:
+                    ms_exp: object = None, shared: dict[str, Any] | None = None,
+                    sink: MapSink | None = None) -> dict[str, Any]:
     """One in-memory image at full resolution; ``shared`` keeps the sensor-independent work (checked
     inputs, the images and statistics that read no MTF) between the sensors of :func:`sensor_sensitivity`."""
     shared = {} if shared is None else shared
@@ -540,25 +605,34 @@ def _full_in_memory(fused: object, ms: object, pan: object, settings: FullSettin
             ms_exp = np.multiply(image_array("ms_exp", ms_exp), sc["ms_exp"], dtype=np.float64)
         shared["inputs"] = (fus, ms_a, pan_a)
     engine = _FULL_ENGINES[settings.protocol.full_engine]
-    return engine(fus, ms_a, pan_a, settings, ms_gnyq, ms_exp, shared)
+    return engine(fus, ms_a, pan_a, settings, ms_gnyq, ms_exp, shared, sink)
 
 
 def _toolbox_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
-                  ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
+                  ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any],
+                  sink: MapSink | None = None) -> dict[str, Any]:
     """The toolbox family: the statistics of the requested indexes by the one full-resolution engine
-    (``indexes.full_pass``), the whole image as one window, then the catalogue's finalize."""
+    (``indexes.full_pass``), the whole image as one window (two passes where an index needs a global fit or
+    a map the whole block maps), then the catalogue's finalize."""
     planes = {"fused": np.moveaxis(fus, 2, 0), "ms": np.moveaxis(ms, 2, 0),
               "pan": pan[None] if pan.ndim == 2 else np.moveaxis(pan, 2, 0)}
     if ms_exp is not None:
         planes["exp"] = given_planes("ms_exp", ms_exp, fus.shape)
-    scene = Scene.of(planes, settings.chunk_context(ms_gnyq, fus.shape), cache=shared)
-    sums = scene.sums(settings.statistics())
+    names = settings.indexes
+    scene = Scene.of(planes, settings.chunk_context(ms_gnyq, fus.shape, maps=sink is not None), cache=shared)
+    specs = map_indexes(names, settings.protocol.name) if sink is not None else ()
+    sums, maps = whole_image(scene, settings.statistics(), specs)
     values = settings.results(sums, fus.shape[2])
-    return {**values, "protocol": settings.card(ms_gnyq, list(fus.shape))}
+    card = settings.card(ms_gnyq, list(fus.shape))
+    if sink is not None:
+        own = [i for i in specs if i.name in names]
+        card["maps"] = write_maps(sink, map_infos(own, fus.shape[:2], settings.protocol.block_size), maps)
+    return {**values, "protocol": card}
 
 
 def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings: FullSettings,
-                      ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any]) -> dict[str, Any]:
+                      ms_gnyq: tuple[float, ...], ms_exp: object, shared: dict[str, Any],
+                      sink: MapSink | None = None) -> dict[str, Any]:
     """The reprojected protocol (Scarpa & Ciotola 2022), on the inputs :func:`_full_in_memory` checked."""
     from .reprojected.inputs import ResolvedInputs
     from .reprojected.protocol import evaluate_resolved
@@ -569,6 +643,8 @@ def _reprojected_full(fus: np.ndarray, ms: np.ndarray, pan: np.ndarray, settings
     details = result.pop("details", {})
     details.pop("timings_s", None)  # run-dependent; not part of a reproducible card
     card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)), reprojection=details)
+    if sink is not None:
+        card["maps"] = {}  # the reprojected protocol's indexes have no maps
     return {**{k: float(result[k]) for k in settings.indexes}, "protocol": card}
 
 

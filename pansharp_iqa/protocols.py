@@ -43,6 +43,8 @@ _S22025 = ("Ciotola, Guarino, Mazza, Poggi, Scarpa, 'A Comprehensive Benchmarkin
            "Sharpening: Methods, Dataset, and Evaluation Metrics', Remote Sensing 17(12):1983, 2025, "
            "doi:10.3390/rs17121983 (code matciotola/Sentinel2-SR-Toolbox d43e106: Metrics/evaluation.py, "
            "metrics_rr.py, metrics_fr.py, cross_correlation.py, coregistration.py, Utils/spectral_tools.py)")
+_GRSM2022 = ("Arienzo, Vivone, Garzelli, Alparone, Chanussot, IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3170092 "
+             "(full-resolution review; the authors' MATLAB code: RQNR, D_s_R, LSR, D_lambda_F, HQNR with maps)")
 _PANCOLLECTION = (
     "Efficient-MIF Pansharpening_Hyper_SR_Matlab_Test_Package (github.com/294coder/Efficient-MIF, commit daa5afa): "
     "analysis_ref_batched_images.m, analysis_unref_batched_images.m, quality_assess.m",
@@ -437,6 +439,18 @@ _PROTOCOLS: dict[str, Protocol] = {
             pan_bands="sensor",
             degradation_pan="mtf-decimate",
         ),
+        Protocol(
+            name="grsm2022",
+            description=(
+                "Full-resolution indexes of the GRSM 2022 review's code (Arienzo et al.): HQNR, Khan's D_lambda_F "
+                "(= D_lambda_K), the regression-based D_s_R (PAN regressed on the fused bands, residual variance "
+                "over PAN variance) and RQNR = (1 - D_lambda_F)^alpha (1 - D_s_R)^beta, each with its quality map; "
+                "toolbox 2020 definitions otherwise (32-pixel blocks, EXP, 2020 MTF sigma form); exponents as the "
+                "code's get_alpha_beta (the exponents setting; unitary (1, 1) by default). Full resolution only."
+            ),
+            sources=(_GRSM2022, _TOOLBOX2020, _KHAN2009),
+            dim_cut=None,
+        ),
     )
 }
 
@@ -452,7 +466,7 @@ def list_protocols() -> list[str]:
     --------
     >>> list_protocols()  # doctest: +NORMALIZE_WHITESPACE
     ['toolbox2020', 'toolbox2015', 'qnr-paper', 'reprojected2022', 'pancollection',
-     'hyperspectral2024', 'sentinel2-2025']
+     'hyperspectral2024', 'sentinel2-2025', 'grsm2022']
     """
     return list(_PROTOCOLS)
 

@@ -32,6 +32,7 @@ from .indexes.catalog import (
     resolve_indexes,
     statistics_for,
 )
+from .indexes.regression import EXPONENT_CASES, QNR_LIKE_EXPONENTS, qnr_like_exponents
 from .protocols import Protocol, get_protocol
 from .rules import LIBRARY, OVERRIDE_CARD, SCALE_MISMATCH_POLICIES, Declarations, Evidence, Wording, apply_rules
 from .sensors import Sensor, get_sensor, resolve_sensor
@@ -259,12 +260,14 @@ class ReducedSettings(EvaluationSettings):
         clips = [c for c in (super().clip_max, self.protocol.rr_fused_clip) if c is not None]
         return float(min(clips)) if clips else None
 
-    def chunk_context(self, gradient: str, *, grid: tuple[int, int] | None = None, col_halo: bool = False
-                      ) -> ChunkContext:
+    def chunk_context(self, gradient: str, *, grid: tuple[int, int] | None = None, col_halo: bool = False,
+                      maps: bool = False) -> ChunkContext:
         """What the reduced-resolution chunk functions read (block size, SCC's gradient, SSIM's peak, Q2n's
-        settings); ``grid``: the evaluated image's size where the chunks extend it to Q2n's blocks themselves."""
+        settings); ``grid``: the evaluated image's size where the chunks extend it to Q2n's blocks themselves;
+        ``maps``: quality maps are asked for."""
         return ChunkContext(block_size=self.protocol.block_size, gradient=gradient, col_halo=col_halo,
-                            peak=None if self.bits is None else 2.0**self.bits - 1, grid=grid, **self.q2n_context())
+                            peak=None if self.bits is None else 2.0**self.bits - 1, grid=grid, maps=bool(maps),
+                            **self.q2n_context())
 
     def cut_bounds(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """``(leading, trailing)`` rows/columns the protocol cuts from an image of ``shape``."""
@@ -438,12 +441,16 @@ class FullSettings(EvaluationSettings):
         Treatment of constant blocks.
     upsampled : {"interp23tap", "given"}
         Where the upsampled MS comes from (:data:`UPSAMPLED`); ``"given"``: the input ``ms_exp``.
+    exponents : {"unitary", "sensor-based", "overall"}
+        The (alpha, beta) of the QNR-like indexes (QNR, HQNR, RQNR), as the GRSM 2022 code's
+        ``get_alpha_beta`` (:func:`~pansharp_iqa.indexes.regression.qnr_like_exponents`).
     """
 
     sensor: Sensor
     satellite: Sensor
     nan_policy: str = "raise"
     upsampled: str = "interp23tap"
+    exponents: str = "unitary"
 
     @property
     def resolution(self) -> str:
@@ -510,17 +517,32 @@ class FullSettings(EvaluationSettings):
         names = self.pan_band_names
         return 1 if names is None else len(names)
 
-    def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...]) -> ChunkContext:
+    def chunk_context(self, ms_gnyq: tuple[float, ...], shape: tuple[int, ...], *, maps: bool = False) -> ChunkContext:
         """What the full-resolution declarations read (block size, ratio, protocol, MTF gains and kernel design,
-        Q2n's settings, the decimation start, D_rho's half width), for a fused image of ``shape`` (the toolbox
-        family: whole blocks, refused otherwise)."""
+        Q2n's settings, the decimation start, D_rho's half width, exponents), for a fused image of ``shape`` (the
+        toolbox family: whole blocks, refused otherwise); ``maps``: quality maps are asked for."""
         proto = self.protocol
         if not self.ms_scale_blocks:
             check_multiple_of("fused", shape, proto.block_size, why="the toolbox's block-wise QNR indexes require it")
         return ChunkContext(block_size=proto.block_size, ratio=self.ratio, protocol=proto, ms_gnyq=tuple(ms_gnyq),
                             pan_gnyq=self.pan_gnyq() if proto.d_s_uses_sensor else None, kernel=proto.mtf,
                             start=proto.fr_decimation_start or 0, half_width=self.d_rho_half_width,
-                            shape=(int(shape[0]), int(shape[1])), **self.q2n_context())
+                            shape=(int(shape[0]), int(shape[1])), maps=bool(maps),
+                            exponents=self.exponent_values(), **self.q2n_context())
+
+    def exponent_values(self) -> dict[str, tuple[float, float]]:
+        """(alpha, beta) of each QNR-like index under :attr:`exponents` (the sensor's row where it has one)."""
+        return qnr_like_exponents(self.exponents, self.satellite.name)
+
+    def finalize_context(self, n_bands: int) -> FinalizeContext:
+        """What the finalize steps read for a fused image of ``n_bands`` bands (with the exponents)."""
+        return dataclasses.replace(super().finalize_context(n_bands), exponents=self.exponent_values())
+
+    def exponents_card(self) -> dict[str, Any]:
+        """The card entry of the exponents: the case and (alpha, beta) of each QNR-like index computed."""
+        values = self.exponent_values()
+        computed = [i.name for i in closure(self.indexes, self.protocol.name) if i.name in QNR_LIKE_EXPONENTS]
+        return {"case": self.exponents, **{n: list(values[n]) for n in computed}}
 
     def common_card(self, ms_gnyq: tuple[float, ...], image_shape: list[int]) -> dict[str, Any]:
         """The card entries every full-resolution protocol records."""
@@ -580,15 +602,20 @@ class FullSettings(EvaluationSettings):
             notes["d_s_low_pass_pan"] = f"imresize(PAN, 1/{ratio}) vs MS on {bs // ratio}-pixel blocks"
         else:
             notes["d_s_low_pass_pan"] = f"interp23tap(imresize(PAN, 1/{ratio}), {ratio})"
-        return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=1, beta=1,
-                             nan_policy=self.nan_policy, shift=bs, **notes, **self.index_card(), **extra)
+        if any(i.name == "D_s_R" for i in closure(self.indexes)):
+            notes["d_s_r"] = ("var(P - F w) / var(P): w = least squares of the PAN on the fused bands at PAN scale, "
+                              f"no intercept; map over {bs - 1 if bs % 2 == 0 else bs}-pixel windows")
+        alpha, beta = self.exponent_values()["QNR"]
+        return protocol_card(proto, **self.common_card(ms_gnyq, image_shape), p=1, q=1, alpha=alpha, beta=beta,
+                             exponents=self.exponents_card(), nan_policy=self.nan_policy, shift=bs, **notes,
+                             **self.index_card(), **extra)
 
 
 def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = None,
                   protocol: str | Protocol = "toolbox2020", scale: object = 1.0, threshold: bool = False,
                   nan_policy: str = "raise", indexes: Sequence[str] | str | None = None,
                   scale_mismatch: str = "raise", satellite: str | Sensor | None = None,
-                  upsampled: str = "interp23tap", declared: Declarations | None = None,
+                  upsampled: str = "interp23tap", exponents: str = "unitary", declared: Declarations | None = None,
                   wording: Wording = LIBRARY, sam_zero_norm: str | None = None,
                   per_band: bool = False) -> FullSettings:
     """Validate the settings of a full-resolution evaluation.
@@ -617,6 +644,9 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
         The data's sensor, where a protocol's scripts use another sensor's MTF (default: ``sensor``).
     upsampled : {"interp23tap", "given"}
         Where the upsampled MS comes from: computed, or given as the input ``ms_exp``.
+    exponents : {"unitary", "sensor-based", "overall"}
+        (alpha, beta) of QNR, HQNR and RQNR as the GRSM 2022 code's ``get_alpha_beta``: (1, 1), the
+        sensor's row (GeoEye1, IKONOS, WV3; others: "overall") or the "overall" row; recorded in the card.
     declared : Declarations, optional
         What files and settings declare about each role, with their sources.
     wording : Wording
@@ -664,6 +694,7 @@ def full_settings(*, sensor: str | Sensor, ratio: object = None, bits: object = 
                         nan_policy=check_choice("nan_policy", nan_policy, NAN_POLICIES),
                         scale_mismatch=check_choice("scale_mismatch", scale_mismatch, SCALE_MISMATCH_POLICIES),
                         requested=requested_indexes(indexes, proto, "full"), upsampled=up,
+                        exponents=check_choice("exponents", exponents, EXPONENT_CASES),
                         declared=_declarations(declared, roles, scale, b, "bits= argument" if given_bits is not None
                                                else f"sensor registry ({s.name})"),
                         wording=wording, per_band=bool(per_band))

@@ -40,7 +40,8 @@ import torch
 from . import torch_ops as ops
 from .foreign import Layout, framework_of, image_of_batch, to_numpy
 from .hypercomplex import block_q_from_band_moments, integer_block_moments, sums_exact
-from .indexes.catalog import DERIVED, ChunkContext, Statistic, image_of
+from .indexes.catalog import DERIVED, ChunkContext, Statistic, image_of, later_pass
+from .indexes.full_pass import following_context
 from .indexes.full_resolution import BLOCK_FAMILIES, block_sums, low_res_block
 from .indexes.reduced_pass import reduced_sums
 from .indexes.scc import check_gradient
@@ -364,6 +365,25 @@ def stat_khan_q2n(im: Mapping[str, torch.Tensor], ctx: ChunkContext) -> list[dic
                                                                                 ctx.block_size)]
 
 
+def stat_lsr_gram(im: Mapping[str, torch.Tensor], ctx: ChunkContext) -> list[dict[str, Any]]:
+    f, p = im["fused"].flatten(2), im["pan"].flatten(2)[:, 0]
+    gram, ftp, fsum, psum = _host(torch.einsum("nbk,nck->nbc", f, f), torch.einsum("nbk,nk->nb", f, p), f.sum(dim=2),
+                                  p.sum(dim=1))
+    return [{"gram": gram[i].ravel(), "ftp": ftp[i], "fused_sum": fsum[i], "pan_sum": float(psum[i]),
+             "pixels": int(p.shape[1])} for i in range(f.shape[0])]
+
+
+def stat_lsr_residual(im: Mapping[str, torch.Tensor], ctx: ChunkContext) -> list[dict[str, Any]]:
+    fit = ctx.fitted["lsr"]  # one image's fit: called per image
+    f, p = im["fused"], im["pan"][:, 0]
+    w = torch.as_tensor(fit.weights, dtype=f.dtype, device=f.device)
+    de = p - torch.einsum("b,nbhw->nhw", w, f) - fit.residual_mean
+    dp = p - fit.pan_mean
+    parts = _host(de.sum(dim=(1, 2)), (de * de).sum(dim=(1, 2)), dp.sum(dim=(1, 2)), (dp * dp).sum(dim=(1, 2)))
+    return [{"residual_dev": float(parts[0][i]), "residual_sq": float(parts[1][i]), "pan_dev": float(parts[2][i]),
+             "pan_sq": float(parts[3][i]), "pixels": int(p.shape[1] * p.shape[2])} for i in range(f.shape[0])]
+
+
 def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, str]) -> list[dict[str, Any]]:
     fus_t, ms_t, pan_t = t["fused"], t["ms"], t["pan"]
     fshape, mshape = check_image_shape("fused", _shape(fus_t)), check_image_shape("ms", _shape(ms_t))
@@ -381,6 +401,7 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
     stats = settings.statistics()
     if fshape[2] < 2 and "block_uiqi" in {s.name for s in stats}:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
+    first, later = later_pass(stats)
     card = settings.card(ms_gnyq, list(fshape))
     h, w, nb = fshape
     out: list[dict[str, Any]] = []
@@ -391,10 +412,16 @@ def _full(settings: FullSettings, t: dict[str, torch.Tensor], dtypes: dict[str, 
         ms, pan = _float(ms_t[part]) * settings.scale_of("ms"), _float(pan_t[part]) * settings.scale_of("pan")
         images = {"fused": fus, "ms": ms, "pan": pan}
         per_stat = {s.name: device_statistic(s)({r: _image(image_of(r, proto), images, ctx)  # type: ignore[misc]
-                                                  for r in s.reads}, ctx) for s in stats}
+                                                  for r in s.reads}, ctx) for s in first}
         for i in range(fus.shape[0]):
+            sums = {k: v[i] for k, v in per_stat.items()}
+            if later:  # statistics that read a fit of the image's own sums (D_s_R's residual): per image
+                ctx_i = following_context(ctx, sums, {})
+                for s in later:
+                    one = {r: _image(image_of(r, proto), images, ctx)[i : i + 1] for r in s.reads}
+                    sums[s.name] = device_statistic(s)(one, ctx_i)[0]  # type: ignore[misc]
             with image_of_batch(part.start + i):
-                values = settings.results({k: v[i] for k, v in per_stat.items()}, fshape[2])
+                values = settings.results(sums, fshape[2])
             out.append({**values, "protocol": card})
     return out
 

@@ -41,6 +41,7 @@ API_MODULES = (
     ("pansharp_iqa.reprojected", "The reprojected full-resolution protocol (Scarpa & Ciotola 2022)"),
     ("pansharp_iqa.baselines", "Classical pansharpening baselines"),
     ("pansharp_iqa.tiled", "Tile-wise evaluation of whole scenes in bounded memory"),
+    ("pansharp_iqa.quality_maps", "Quality maps: where each map lies, and where its values go (arrays, GeoTIFFs)"),
     ("pansharp_iqa.io", "Readers of datasets and results"),
     ("pansharp_iqa.reports", "Report tables, figures and summaries"),
     ("pansharp_iqa.demo_data", "The bundled demo scene"),

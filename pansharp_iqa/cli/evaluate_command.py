@@ -26,6 +26,7 @@ from pansharp_iqa.io.results import RESULT_EXTENSIONS, check_numbering, find_res
 from pansharp_iqa.validation import InputError
 
 from .errors import EXIT_FAILURES, EXIT_OK, UsageError
+from .map_outputs import map_files, map_folder, map_names
 from .memory_plan import path_summary
 from .misregistration import check_request, scene_sensitivities
 from .output_dir import OutputFolder
@@ -57,7 +58,8 @@ def settings_from_args(ns: argparse.Namespace) -> DatasetSettings:
         ("sensor", "sensor"), ("ratio", "ratio"), ("bits", "bits"), ("resolution", "resolution"),
         ("protocol", "protocol"), ("scale", "input_scale"), ("result_scale", "result_scale"),
         ("scale_mismatch", "scale_mismatch"), ("indexes", "indexes"), ("preset", "preset"),
-        ("preset_force", "preset_force"), ("sam_zero_norm", "sam_zero_norm"), ("per_band", "per_band"))}
+        ("preset_force", "preset_force"), ("sam_zero_norm", "sam_zero_norm"), ("per_band", "per_band"),
+        ("exponents", "exponents"))}
     try:
         return load_settings(ns.dataset, overrides)
     except DatasetConfigError as exc:
@@ -79,9 +81,19 @@ class Plan:
     outputs: Outputs
 
     def record_files(self) -> list[str]:
-        """The per-pair files (JSON record and its maps) the run may write, relative to OUT."""
+        """The per-pair files (JSON record, its map previews and, with ``--maps``, its GeoTIFF maps) the run may
+        write, relative to OUT."""
         rels = [scene_file(self.out, m, s.name).relative_to(self.out) for _, s, m, _ in self.found]
-        return [f.as_posix() for rel in rels for f in (rel, rel.with_suffix(".maps.npz"))]
+        out = [f.as_posix() for rel in rels for f in (rel, rel.with_suffix(".maps.npz"))]
+        return out + [f.as_posix() for f in self.map_files()]
+
+    def map_files(self, pair: tuple[str, str] | None = None) -> list[Path]:
+        """The GeoTIFF maps ``--maps`` writes (of one (scene, method) pair), relative to OUT."""
+        if not self.outputs.maps:
+            return []
+        names = map_names(self.settings.settings)
+        return [f for _, s, m, _ in self.found if pair in (None, (s.name, m))
+                for f in map_files(Path("."), m, s.name, names)]
 
 
 def plan_evaluation(ns: argparse.Namespace) -> Plan:
@@ -103,7 +115,8 @@ def plan_evaluation(ns: argparse.Namespace) -> Plan:
         warnings.extend(_unmatched_files(method, folder, scenes, found, per_method[method].first_index))
     _check_dataset(scenes, settings)
     return Plan(settings, scenes, methods, per_method, out, found, failed, warnings,
-                Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures, per_band=settings.settings.per_band))
+                Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures, per_band=settings.settings.per_band,
+                        maps=getattr(ns, "maps", False)))
 
 
 def _method_settings(settings: DatasetSettings, methods: dict[str, Path]) -> dict[str, DatasetSettings]:
@@ -201,16 +214,19 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
     inputs_sha, scene_sha = _hash_inputs(plan.scenes, root if root.is_dir() else root.parent)
     outcomes = dict(plan.failed)
     pairs, results_sha = _plan_pairs(plan, ns, scene_sha, outcomes)
-    need_maps = ns.plots and plan.settings.resolution == "reduced"  # full resolution never has maps
-    reused = _reuse_records(pairs, need_maps=need_maps) if ns.resume else {}
+    need_maps = (ns.plots and plan.settings.resolution == "reduced") or plan.outputs.maps
+    reused = _reuse_records(pairs, need_maps=need_maps, files=plan.map_files, out=plan.out) if ns.resume else {}
     outcomes.update(reused)
+    # --force: the records go with the reports, so that nothing earlier is replaced before the run
+    # is complete (a failed or interrupted run leaves the earlier results as they were)
+    record_root = out.staging() if ns.force else plan.out
+    if plan.outputs.maps:
+        pairs = [dataclasses.replace(p, task=dataclasses.replace(
+            p.task, maps_dir=str(map_folder(record_root, p.task.method, p.task.scene.name)))) for p in pairs]
     todo = [p for p in pairs if p.names not in reused]
     # reused pairs whose images a report shows are read again, in the same workers
     tasks = [p.task for p in todo] + [dataclasses.replace(p.task, display_only=True) for p in pairs
                                       if p.task.display and p.names in reused]
-    # --force: the records go with the reports, so that nothing earlier is replaced before the run
-    # is complete (a failed or interrupted run leaves the earlier results as they were)
-    record_root = out.staging() if ns.force else plan.out
     with_references: set[str] = set()
 
     def on_done(i: int, outcome: SceneOutcome) -> None:
@@ -239,7 +255,7 @@ def _evaluate(plan: Plan, ns: argparse.Namespace, argv: list[str], out: OutputFo
                     [outcomes[(s.name, m)] for s in plan.scenes for m in methods], inputs_sha, results_sha,
                     plan.warnings, argv, info, method_scales=own)
     run.misregistration = scene_sensitivities(plan, outcomes) if getattr(ns, "misregistration", False) else None
-    return run, _kept_records(plan.out, pairs, outcomes)
+    return run, _kept_records(plan, pairs, outcomes)
 
 
 
@@ -358,27 +374,28 @@ def _plan_pairs(plan: Plan, ns: argparse.Namespace, scene_sha: dict[str, dict[st
     return pairs, results_sha
 
 
-def _reuse_records(pairs: list[_Pair], *, need_maps: bool) -> dict[_Key, SceneOutcome]:
-    """``--resume``: the outcomes of the records that can be reused."""
+def _reuse_records(pairs: list[_Pair], *, need_maps: bool, files: Any, out: Path) -> dict[_Key, SceneOutcome]:
+    """``--resume``: the outcomes of the records that can be reused (with ``--maps``, only those whose GeoTIFF maps
+    ``files(pair)`` are all there)."""
     reused = {}
     for pair in pairs:
         cached = load_cached(pair.record, pair.key, need_maps=need_maps)
-        if cached is not None:
+        if cached is not None and all((out / f).is_file() for f in files(pair.names)):
             reused[pair.names] = cached
     return reused
 
 
-def _kept_records(out_dir: Path, pairs: list[_Pair], outcomes: dict[_Key, SceneOutcome]) -> list[str]:
+def _kept_records(plan: Plan, pairs: list[_Pair], outcomes: dict[_Key, SceneOutcome]) -> list[str]:
     """Per-pair files in OUT that belong to this run: every record written or reused, and the maps
-    this run drew (a run without ``--plots`` keeps no maps, as a fresh run would write none)."""
-    keep = []
+    this run made (a run without ``--plots`` or ``--maps`` keeps no maps, as a fresh run would write none)."""
+    out_dir, keep = plan.out, []
     for pair in pairs:
         record = pair.record.relative_to(out_dir)
         maps = record.with_suffix(".maps.npz")
         if (out_dir / record).is_file():
             keep.append(record.as_posix())
-        if (out_dir / maps).is_file() and outcomes[pair.names].maps:
-            keep.append(maps.as_posix())
+        if outcomes[pair.names].maps:
+            keep += [f.as_posix() for f in (maps, *plan.map_files(pair.names)) if (out_dir / f).is_file()]
     return keep
 
 

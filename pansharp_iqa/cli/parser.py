@@ -122,6 +122,10 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "resolution": (("--resolution",), {"choices": ("reduced", "full"),
                                        "help": "reduced (with GT) or full resolution"}),
     "input_scale": (("--input-scale",), {"help": "inputs' scale: dn, unit or a multiplier"}),
+    "exponents": (("--exponents",), {
+        "choices": ("unitary", "sensor-based", "overall"),
+        "help": "full resolution: (alpha, beta) of QNR, HQNR and RQNR as the GRSM 2022 code's get_alpha_beta: "
+                "unitary (1, 1; default), sensor-based (GeoEye1, IKONOS, WV3 rows; others overall) or overall"}),
     "scale_mismatch": (("--scale-mismatch",), {
         "help": "raise (default) or warn: score results on another scale than their reference (e.g. a bit-depth "
                 "factor of 2), recorded in the card"}),
@@ -152,6 +156,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "action": "store_true",
         "help": "write PNG box plots per index and, at reduced resolution, Q2n/SAM maps per scene (with --per-band: "
                 "each index's values against the band, one line per method)"}),
+    "maps": (("--maps",), {
+        "action": "store_true",
+        "help": "write every index's quality map (the reference code's: Q2n and SAM; D_lambda, D_s, D_lambda_K/F "
+                "block maps; D_s_R, RQNR, HQNR on the PAN grid) as OUT/maps/<method>/<scene>/<index>.tif, "
+                "georeferenced like the scene, and show them as heat maps in report.html"}),
     "figures": (("--figures",), {
         "action": "store_true",
         "help": "write each scene's comparison grid (every method's true-colour image, zoomed crop, residual "
@@ -169,6 +178,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "help": "npy: <scene>_gt/_ms/_pan.npy (read tile-wise when large; default); npz: <scene>.npz"}),
 }
 _SETTINGS = ("sensor", "ratio", "bits", "resolution", "input_scale", "scale_mismatch")
+_FR_SETTINGS = ("exponents",)
 _RUN = ("format", "jobs", "resume", "force", "plots", "figures", "progress")
 _Entry = str | tuple[str, dict[str, Any]]
 
@@ -178,8 +188,8 @@ COMMANDS: dict[str, tuple[str, list[_Entry]]] = {
     "evaluate": (("Evaluate folders of pansharpening results against a dataset: one fixed protocol, every "
                   "index, every scene."), [
         "dataset", "results", ("out", {"help": "output folder (default: ./pansharp-eval-<dataset>/)"}), "protocol",
-        "indexes", "result_scale", *_RUN, "scheduler", "tiled", "misregistration", *_SETTINGS, "sam_zero_norm",
-        "per_band", "preset",
+        "indexes", "result_scale", *_RUN, "maps", "scheduler", "tiled", "misregistration", *_SETTINGS, *_FR_SETTINGS,
+        "sam_zero_norm", "per_band", "preset",
         "preset_force"]),
     "demo": (("Run the baselines and the evaluation on the bundled real scene: the solaris tutorial pair "
               "(Apache-2.0) at reduced and full resolution, the tables printed."), [
@@ -223,7 +233,8 @@ def _add_options(parser: argparse.ArgumentParser, entries: list[_Entry]) -> None
     for entry in entries:
         name, override = (entry, {}) if isinstance(entry, str) else entry
         flags, keywords = OPTIONS[name]
-        where = settings if name in _SETTINGS else exclusive if name in ("resume", "force") else parser
+        group = name in (*_SETTINGS, *_FR_SETTINGS)
+        where = settings if group else exclusive if name in ("resume", "force") else parser
         where.add_argument(*flags, **{**keywords, **override})
 
 

@@ -65,6 +65,7 @@ class Outputs:
     plots: bool = False
     figures: bool = False
     per_band: bool = False
+    maps: bool = False
 
     def files(self) -> list[str]:
         """Report files in OUT (``table`` writes none; ``per_band.csv`` with ``--per-band`` and csv)."""
@@ -73,7 +74,7 @@ class Outputs:
 
     def folders(self) -> list[str]:
         """Report folders in OUT."""
-        return ["plots"] * self.plots + [FIGURES_DIR] * self.figures
+        return ["plots"] * self.plots + [FIGURES_DIR] * self.figures + ["maps"] * self.maps
 
     def html_scenes(self, scenes: Sequence[str]) -> list[str]:
         """The scenes ``report.html`` shows with images: the first :data:`MAX_HTML_IMAGE_SCENES`."""
@@ -189,6 +190,14 @@ class RunRecord:
             "results_sha256": {f: sha for files in self.results_sha.values() for f, sha in files.items()},
         }
 
+    def scene_maps(self) -> dict[str, dict[str, Any]]:
+        """Each scene's quality-map previews, by method (pairs evaluated with maps)."""
+        out: dict[str, dict[str, Any]] = {}
+        for o in self.outcomes:
+            if o.maps:
+                out.setdefault(o.scene, {})[o.method] = o.maps
+        return out
+
     def scene_views(self) -> dict[str, SceneView | None]:
         """Each scene's comparison grid, assembled from its pairs' display images."""
         by_scene: dict[str, dict[str, Any]] = {s: {} for s in self.scenes}
@@ -268,14 +277,10 @@ def _write_plots(plot_dir: Path, run: RunRecord) -> None:
 
     plot_boxplots(plot_dir, run.records, run.methods, run.summary.metrics)
     plot_per_band(plot_dir, run.records, run.methods)  # with --per-band: one spectrum per index
-    by_scene: dict[str, dict[str, Any]] = {}
-    for o in run.outcomes:
-        if o.maps:
-            by_scene.setdefault(o.scene, {})[o.method] = o.maps
-    for scene, maps in by_scene.items():
+    for scene, maps in run.scene_maps().items():
         plot_scene_maps(plot_dir, scene, maps)
-    if run.settings.resolution == "full":
-        print("pansharp-eval: note: Q2n/SAM maps need a reference; at full resolution only box plots are drawn")
+    if run.settings.resolution == "full" and not any(o.maps for o in run.outcomes):
+        print("pansharp-eval: note: at full resolution --plots draws box plots; --maps adds the quality maps")
 
 
 def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
@@ -296,8 +301,10 @@ def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
         notes.append(f"Images are shown for the first {MAX_HTML_IMAGE_SCENES} of {len(views)} scenes "
                      "(--figures writes a figure for every scene).")
     shown = set(outputs.html_scenes(run.scenes))
+    maps = run.scene_maps() if outputs.maps else {}
     page = render_html(title=f"pansharp-eval: {run.settings.name}", summary=run.summary, statistics=run.statistics,
                        records=run.records, failures=run.failures, scenes=run.scenes, provenance=run.provenance(),
                        views={s: v for s, v in views.items() if s in shown}, notes=notes,
-                       sections=[html_section(run.misregistration)] if run.misregistration else [])
+                       sections=[html_section(run.misregistration)] if run.misregistration else [],
+                       maps={s: m for s, m in maps.items() if s in shown})
     (out_dir / HTML_FILE).write_text(page, encoding="utf-8")

@@ -25,6 +25,8 @@ from .scene_eval import SceneOutcome
 __all__ = ["cache_key", "load_cached", "store_outcome", "scene_file"]
 
 _SETTING_KEYS = ("sensor", "ratio", "bits", "resolution", "protocol", "input_scale", "result_scale", "band_names")
+#: Settings in the key only away from their default (the keys of earlier runs stay valid).
+_OPTIONAL_KEYS = {"exponents": "unitary"}
 
 
 def _safe(name: str) -> str:
@@ -45,7 +47,8 @@ def cache_key(
 
     payload = {
         "settings": {k: getattr(settings, k) for k in _SETTING_KEYS}
-        | ({"indexes": list(settings.indexes)} if settings.indexes is not None else {}),
+        | ({"indexes": list(settings.indexes)} if settings.indexes is not None else {})
+        | {k: v for k, default in _OPTIONAL_KEYS.items() if (v := getattr(settings, k)) != default},
         "scene": scene,
         "method": method,
         "inputs": inputs_sha,

@@ -44,7 +44,7 @@ from .memory_plan import TILE_SIZE
 
 __all__ = [
     "CORE_ROLES", "DEFERRED_DISPLAY_BYTES", "SceneOutcome", "SceneTask", "check_inputs", "evaluate_arrays",
-    "evaluate_scene", "pair_settings", "quality_maps",
+    "evaluate_scene", "pair_settings",
 ]
 
 #: The core's role of each file of a scene (``lms``: a PanCollection file's upsampled MS).
@@ -55,14 +55,15 @@ CORE_ROLES = {"gt": "reference", "ms": "ms", "pan": "pan", "lms": "ms_exp", "fus
 class SceneTask:
     """Everything needed to evaluate one method on one scene (``result_index``: item of a stacked result;
     ``display``: longer side of the display images to make, 0 none; ``display_only``: images only, for a
-    pair whose numbers ``--resume`` reused)."""
+    pair whose numbers ``--resume`` reused; ``maps_dir``: where ``--maps`` writes the pair's GeoTIFF maps)."""
 
     scene: SceneSource
     method: str
     result_file: str
     result_index: int | None
     settings: DatasetSettings
-    want_maps: bool = False  # the Q2n and SAM maps (reduced resolution), for plots
+    want_maps: bool = False  # the maps' previews (--plots at reduced resolution: Q2n and SAM)
+    maps_dir: str | None = None  # --maps: the folder of the pair's GeoTIFF maps
     tiled: str = "auto"  # "auto": memory_plan.choose_path decides per scene
     jobs: int = 1  # evaluations running at the same time (they share the memory)
     display: int = 0
@@ -79,8 +80,8 @@ class SceneOutcome:
     metrics: dict[str, float]  # index values (empty on failure)
     protocol: dict[str, Any] | None = None  # the core's card
     reason: str | None = None
-    maps: dict[str, np.ndarray] | None = None  # {"Q2n": (ny, nx), "SAM": (H, W)} when requested
-    maps_note: str | None = None  # why no maps although requested (tile-wise)
+    maps: dict[str, np.ndarray] | None = None  # each map's preview (quality_maps.PreviewMaps), when requested
+    maps_note: str | None = None  # why no maps although requested
     memory_budget: int | None = None  # bytes this evaluation could use in memory
     display: Any = None  # PairDisplay (scene_display), or why none could be made
     per_band: dict[str, list[float]] | None = None  # index -> one value per band, when asked for (--per-band)
@@ -140,29 +141,26 @@ def check_inputs(settings: DatasetSettings, scene: SceneSource, arrays: Mapping[
             core.check({r: facts(r, a, scale=core.scale_of(r))})
 
 
-def evaluate_arrays(fused: np.ndarray, inputs: Mapping[str, np.ndarray], settings: Settings) -> dict[str, Any]:
-    """Call the core in memory on the arrays as their files declare them (``inputs`` by the scene's role names)."""
+def evaluate_arrays(fused: np.ndarray, inputs: Mapping[str, np.ndarray], settings: Settings,
+                    maps: Any = None) -> dict[str, Any]:
+    """Call the core in memory on the arrays as their files declare them (``inputs`` by the scene's role names;
+    ``maps``: the :class:`~pansharp_iqa.quality_maps.MapSink` of the pair's quality maps)."""
     from pansharp_iqa.evaluation import evaluate
 
-    return evaluate({CORE_ROLES[r]: a for r, a in {**inputs, "fused": fused}.items()}, settings, tiled="never")
+    return evaluate({CORE_ROLES[r]: a for r, a in {**inputs, "fused": fused}.items()}, settings, tiled="never",
+                    maps_to=maps)
 
 
-def quality_maps(fused: np.ndarray, reference: np.ndarray, card: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Q2n block map and SAM map (degrees) on the region the protocol evaluates."""
-    from pansharp_iqa import q2n, sam
+def _map_sink(task: SceneTask) -> Any:
+    """The sink of the pair's quality maps (``--maps``: GeoTIFFs georeferenced like the scene's PAN or GT; previews for
+    the reports), or None when no map is asked for."""
+    reduced = task.settings.resolution == "reduced"
+    if task.maps_dir is None and not (task.want_maps and reduced):
+        return None
+    from .map_outputs import PairMaps
 
-    cut = card.get("dim_cut")
-    if cut:
-        lead, trail = (int(cut[0]), int(cut[1])) if isinstance(cut, (list, tuple)) else (int(cut) - 1, int(cut))
-        fused = fused[lead : fused.shape[0] - trail, lead : fused.shape[1] - trail]
-        reference = reference[lead : reference.shape[0] - trail, lead : reference.shape[1] - trail]
-    bs = int(card.get("block_size", 32))
-    shift = int(card.get("shift", bs))
-    q_out = q2n(reference, fused, block_size=bs, shift=shift, return_map=True)
-    s_out = sam(reference, fused, return_map=True)
-    assert isinstance(q_out, tuple) and isinstance(s_out, tuple)  # return_map=True: (value, map)
-    q_map, s_map = q_out[1], s_out[1]
-    return {"Q2n": np.asarray(q_map, dtype=np.float64), "SAM": np.asarray(s_map, dtype=np.float64)}
+    like = task.scene.file_for("gt" if reduced else "pan") if task.scene.kind == "split" else None
+    return PairMaps(task.maps_dir, like)
 
 
 _WINDOWED_KINDS = ("split", "h5bundle")
@@ -228,17 +226,20 @@ def _check_scene(task: SceneTask, bundles: dict[str, dict[str, np.ndarray]]) -> 
     return shapes
 
 
-def _evaluate_windowed(images: dict[str, Source], core: Settings) -> dict[str, Any]:
-    """The core's tile engine on the scene's windows (one read of each file)."""
+def _evaluate_windowed(images: dict[str, Source], core: Settings, maps: Any = None) -> dict[str, Any]:
+    """The core's tile engine on the scene's windows (one read of each file; the maps written tile by tile)."""
     from pansharp_iqa.evaluation import evaluate
 
-    return evaluate({CORE_ROLES[r]: src for r, src in images.items()}, core, tiled="always", tile_size=TILE_SIZE)
+    return evaluate({CORE_ROLES[r]: src for r, src in images.items()}, core, tiled="always", tile_size=TILE_SIZE,
+                    maps_to=maps)
 
 
 def _outcome(task: SceneTask, result: dict[str, Any], choice: PathChoice, named: dict[str, str],
              **extra: Any) -> SceneOutcome:
     card = {**dict(result.get("protocol") or {}), **named, **choice.to_card()}
-    metrics = {k: float(v) for k, v in result.items() if k not in ("protocol", "per_band")}
+    metrics = {k: float(v) for k, v in result.items() if k not in ("protocol", "per_band", "maps")}
+    if "maps" in result:
+        extra.setdefault("maps", result["maps"])
     return SceneOutcome(task.scene.name, task.method, "ok", metrics, card, None, memory_budget=choice.budget,
                         per_band=result.get("per_band"), **extra)
 
@@ -281,8 +282,7 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         if images is not None and choice.path == "tile-wise":
             if task.display_only:
                 return _display_outcome(task, _display(task, core, images=images))
-            note = "no Q2n/SAM maps: the scene was evaluated tile-wise" if task.want_maps and reduced else None
-            return _outcome(task, _evaluate_windowed(images, core), choice, named, maps_note=note,
+            return _outcome(task, _evaluate_windowed(images, core, _map_sink(task)), choice, named,
                             display=_display(task, core, images=images))
         images = None
         inputs = load_scene(task.scene, settings, _scene_roles(settings), cache=bundles)
@@ -290,10 +290,8 @@ def evaluate_scene(task: SceneTask, *, defer_display: Callable[[Callable[[], Any
         fused = load_result(task.result_file, expected, task.result_index, like=task.scene.file_for(ref), names=names)
         if task.display_only:
             return _display_outcome(task, _display(task, core, fused=fused, inputs=inputs, defer=defer_display))
-        result = evaluate_arrays(fused, inputs, core)
-        maps = quality_maps(fused * core.scale_of("fused"), inputs[ref] * core.scale_of("reference"),
-                            result.get("protocol") or {}) if (task.want_maps and reduced) else None
-        return _outcome(task, result, choice, named, maps=maps,
+        result = evaluate_arrays(fused, inputs, core, _map_sink(task))
+        return _outcome(task, result, choice, named,
                         display=_display(task, core, fused=fused, inputs=inputs, defer=defer_display))
     except InputError as exc:  # the package's rules (DataError among them): the message is the reason
         reason = str(exc)

@@ -51,8 +51,10 @@ from .ergas import ergas_from_sums, ergas_sums
 from .full_resolution import (
     BLOCK_FAMILIES,
     block_uiqi_sums,
+    d_lambda_block_map,
     d_lambda_from_means,
     d_lambda_k_from_sums,
+    d_s_block_map,
     d_s_from_means,
     khan_q2n_sums,
     mean_block_uiqi,
@@ -60,6 +62,17 @@ from .full_resolution import (
 from .local_correlation import d_rho_max_sums
 from .psnr import psnr_from_sums
 from .q2n import Cast, Padding, cast_to, q2n_block_grid, q2n_strip, q2n_strip_grid, q2n_value
+from .regression import (
+    d_s_r_from_sums,
+    d_s_r_map,
+    lsr_fit,
+    lsr_gram_sums,
+    lsr_residual,
+    lsr_residual_sums,
+    lsr_window,
+    qnr_like,
+    to_pan_grid,
+)
 from .regression_hs import D_SR_SUMS, d_sr_from_sums, d_sr_sums
 from .sam import ZeroNorm, sam_from_sums, sam_sums
 from .scc import scc_from_sums, scc_sums
@@ -71,6 +84,7 @@ __all__ = [
     "Index", "Statistic", "Derived", "ChunkContext", "FinalizeContext", "Support", "SUPPORTS", "BACKENDS",
     "DERIVED", "ROLE_SCALES", "INDEXES", "STATISTICS", "get_index", "get_statistic", "indexes_of", "index_names",
     "resolve_indexes", "statistics_for", "image_of", "finalize", "direction", "tex_label", "closure", "per_band_values",
+    "Fit", "FITS", "QualityMap", "MAP", "FITTED_MAPS", "chunk_map", "later_pass", "map_indexes",
 ]
 
 #: What a chunk function reads around the chunk it owns (each engine provides each support):
@@ -138,6 +152,15 @@ class ChunkContext:
         Rows and columns of the whole fused image (PAN scale): where the images a statistic reads end.
     own : (slice, slice) or None
         For a statistic with a ``halo``: where its chunk's own pixels lie in the planes it is given.
+    maps : bool
+        Quality maps are asked for: chunk functions also return their chunk's per-block (or
+        per-pixel) values under the key :data:`MAP` (:func:`chunk_map`).
+    fitted : mapping
+        Values fitted from the whole image's sums of an earlier pass (:data:`FITS`, by name; and
+        :data:`FITTED_MAPS`: the whole block maps), read by the later pass's chunk functions,
+        derived images and maps.
+    exponents : mapping
+        (alpha, beta) of each QNR-like index (the settings' ``exponents``; absent: (1, 1)).
     """
 
     block_size: int = 32
@@ -164,6 +187,23 @@ class ChunkContext:
         """Whether Q2n follows the toolbox (uint16 cast, symmetric padding, epsilon floor, float64 values)."""
         return (self.q2n_cast, self.q2n_padding, self.q2n_std_floor, self.q2n_precision) == (
             "uint16", "symmetric", float(np.finfo(np.float64).eps), "float64")
+    maps: bool = False
+    fitted: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+
+    def exponent(self, name: str) -> tuple[float, float]:
+        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
+
+        Parameters
+        ----------
+        name : str
+            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
+
+        Returns
+        -------
+        (float, float)
+        """
+        return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,6 +226,8 @@ class FinalizeContext:
         Q2n's block-value precision: ``"float32"`` rounds the mean to float32 too.
     protocol : str or None
         The protocol whose forms of the indexes are finalized (:func:`get_index`).
+    exponents : mapping
+        (alpha, beta) of each QNR-like index (absent: (1, 1)).
     """
 
     ratio: float = 4.0
@@ -195,6 +237,21 @@ class FinalizeContext:
     sam_zero_norm: ZeroNorm = "exclude"
     q2n_precision: BlockPrecision = "float64"
     protocol: str | None = None
+    exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+
+    def exponent(self, name: str) -> tuple[float, float]:
+        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
+
+        Parameters
+        ----------
+        name : str
+            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
+
+        Returns
+        -------
+        (float, float)
+        """
+        return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
 
 
 def _sum_fields(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -248,6 +305,9 @@ class Statistic:
     halo : callable or None
         ``halo(ctx) -> int``: PAN-scale pixels around its chunk that it reads (clamped to the image; the
         chunk finds its own pixels at ``ctx.own``).
+    fits : tuple of str
+        The :data:`FITS` values its chunk function reads (``ChunkContext.fitted``): it is computed in
+        a later pass over the image, once the first pass's sums are complete.
     """
 
     name: str
@@ -260,6 +320,7 @@ class Statistic:
     reads: tuple[str, ...] = ()
     extend: Literal["none", "q2n"] = "none"
     halo: Callable[[ChunkContext], int] | None = None
+    fits: tuple[str, ...] = ()
 
     def reduce(self, parts: Sequence[Any]) -> dict[str, Any]:
         """Merge chunk results (in chunk order) into the statistic's fields.
@@ -321,6 +382,12 @@ class Derived:
     choice, options : str or None, mapping
         An alias instead: the :class:`~pansharp_iqa.protocols.Protocol` field, and the image each
         of its values picks.
+    also : tuple of str
+        More sources on the source's grid, read at the same positions and handed to ``compute`` as
+        further channels after the source's.
+    context_halo : callable or None
+        ``context_halo(ctx) -> int``: the halo where it depends on more than the ratio (a window
+        set by the block size); None: ``halo``.
     support, window_at : callable or None
         Where a halo and a border rule cannot say which source samples a window reads (the ratio-6
         EXP: a mirrored x3 stage under a wrapped x2 one): ``support(lo, hi, n, ratio)``, the source
@@ -342,6 +409,58 @@ class Derived:
     sensor: bool = False
     choice: str | None = None
     options: Mapping[Any, str] = dataclasses.field(default_factory=dict)
+    also: tuple[str, ...] = ()
+    context_halo: Callable[[ChunkContext], int] | None = None
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The images a window of it is computed from (``source``, then ``also``)."""
+        return (self.source, *self.also)
+
+
+#: The key of a chunk's map in a chunk function's result under ``ChunkContext.maps``.
+MAP = "map"
+#: The key of the whole block maps (by index name) in ``ChunkContext.fitted``.
+FITTED_MAPS = "block_maps"
+
+
+@dataclasses.dataclass(frozen=True)
+class QualityMap:
+    """An index's quality map, as the reference code returns it (``evaluate(..., maps=True)``).
+
+    Parameters
+    ----------
+    grid : {"blocks", "pixels"}
+        One value per ``block_size`` block (the block grid) or per pixel of the evaluated image (the
+        PAN grid at full resolution).
+    what : str
+        One line: what each value is.
+    unit : str
+        ``""`` for dimensionless values.
+    chunk : callable or None
+        ``chunk(maps, ctx)``: the map over a window from the chunk maps (:data:`MAP`) of the
+        window's statistics, by statistic name.
+    reads : tuple of str
+        Images a map of the later pass reads over its window (inputs and :data:`DERIVED` images).
+    block_maps : tuple of str
+        Indexes whose whole block maps a map of the later pass reads (``ctx.fitted[FITTED_MAPS]``).
+    compose : callable or None
+        ``compose(images, block_maps, ctx, rows, cols)``: a map of the later pass over the window
+        ``rows`` x ``cols`` (PAN grid), from the images it reads and the whole block maps.
+    """
+
+    grid: Literal["blocks", "pixels"]
+    what: str
+    unit: str = ""
+    chunk: Callable[[Mapping[str, Any], ChunkContext], np.ndarray] | None = None
+    reads: tuple[str, ...] = ()
+    block_maps: tuple[str, ...] = ()
+    compose: Callable[..., np.ndarray] | None = None
+
+    @property
+    def later(self) -> bool:
+        """Whether it is made in the later pass (it reads images or whole block maps)."""
+        return self.compose is not None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -390,6 +509,8 @@ class Index:
     per_band : callable or None
         ``per_band(sums, ctx) -> (B,) array``: the index of each band alone, where it is a mean over bands
         (ERGAS's band terms, Q, CC, D_rho); None where it has no per-band form (Q2n, SAM, ...).
+    map : QualityMap or None
+        Its quality map, where the reference code returns one.
     """
 
     name: str
@@ -408,6 +529,7 @@ class Index:
     reads: tuple[str, ...] | None = None
     casts: bool = False
     per_band: Callable[[Mapping[str, Any], FinalizeContext], np.ndarray] | None = None
+    map: QualityMap | None = None
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -439,8 +561,9 @@ def _q_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, A
 
 
 def _sam_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
-    angle_sum, valid, pixels = sam_sums(ref, fus)
-    return {"angle_sum": angle_sum, "valid": valid, "pixels": pixels}
+    angles = np.full(ref.shape[1:], 0.5 * np.pi) if ctx.maps else None  # SAM.m's map: acos(0 / eps) at norm 0
+    angle_sum, valid, pixels = sam_sums(ref, fus, angle_map=angles)
+    return {"angle_sum": angle_sum, "valid": valid, "pixels": pixels, **({MAP: angles} if ctx.maps else {})}
 
 
 def _sq_error_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
@@ -453,6 +576,7 @@ def _sobel_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[st
 
 
 _MOMENTS = ("sx", "sy", "sxx", "syy", "sxy")
+_LSR_RESIDUAL = ("residual_dev", "residual_sq", "pan_dev", "pan_sq", "pixels")
 
 
 def _moments_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str, Any]:
@@ -466,12 +590,24 @@ def _ssim_chunk(ref: np.ndarray, fus: np.ndarray, ctx: ChunkContext) -> dict[str
 
 
 def _block_uiqi_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
-    return block_uiqi_sums(im["fused"], im.get("pan"), im["low_res"], im.get("low_pan"), ctx.block_size, ctx.ratio)
+    blocks: dict[str, np.ndarray] | None = {} if ctx.maps else None
+    out: dict[str, Any] = block_uiqi_sums(im["fused"], im.get("pan"), im["low_res"], im.get("low_pan"),
+                                          ctx.block_size, ctx.ratio, blocks=blocks)
+    return out if blocks is None else {**out, MAP: blocks}
 
 
 def _khan_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
-    total, count = khan_q2n_sums(im["exp"], im["mtf_fused"], ctx.block_size)
-    return {"sum": total, "count": count}
+    blocks: list[np.ndarray] | None = [] if ctx.maps else None
+    total, count = khan_q2n_sums(im["exp"], im["mtf_fused"], ctx.block_size, blocks=blocks)
+    return {"sum": total, "count": count, **({MAP: blocks[0]} if blocks else {})}
+
+
+def _lsr_gram_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    return lsr_gram_sums(im["fused"], im["pan"])
+
+
+def _lsr_residual_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
+    return lsr_residual_sums(im["fused"], im["pan"], ctx.fitted["lsr"])
 
 
 def _lr_q2n_chunk(im: Mapping[str, np.ndarray], ctx: ChunkContext) -> dict[str, Any]:
@@ -539,8 +675,96 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("d_sr_sums", "scene", D_SR_SUMS, ("p_sum", "p_sq", "n"), _d_sr_chunk, reads=("fused", "pan")),
         Statistic("d_rho_max", "scene", ("sums", "pixels"), ("pixels",), _d_rho_chunk, reads=("fused", "pan"),
                   halo=lambda c: 2 * c.half_width),
+        # D_s_R: LSR's regression sums (Gram matrix), then, once the fit is known, the residual's variance sums
+        Statistic("lsr_gram", "scene", ("gram", "ftp", "fused_sum", "pan_sum", "pixels"), ("pan_sum", "pixels"),
+                  _lsr_gram_chunk, backends=BACKENDS, reads=("fused", "pan")),
+        Statistic("lsr_residual", "scene", _LSR_RESIDUAL, _LSR_RESIDUAL, _lsr_residual_chunk, backends=BACKENDS,
+                  reads=("fused", "pan"), fits=("lsr",)),
     )
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """A value fitted from whole-image sums of a first pass, which a later pass reads (``ChunkContext.fitted``).
+
+    Parameters
+    ----------
+    name : str
+        Its key in ``ChunkContext.fitted`` and in ``Statistic.fits``.
+    what : str
+        One line: what it is.
+    statistics : tuple of str
+        The statistics whose merged fields it is computed from (a first pass).
+    compute : callable
+        ``compute(sums)``: the value from the merged fields, by statistic name.
+    """
+
+    name: str
+    what: str
+    statistics: tuple[str, ...]
+    compute: Callable[[Mapping[str, Any]], Any]
+
+
+#: Every fitted value, by name.
+FITS: dict[str, Fit] = {
+    f.name: f
+    for f in (
+        Fit("lsr", "LSR's global regression of the PAN on the fused bands (weights, means)", ("lsr_gram",),
+            lambda sums: lsr_fit(sums["lsr_gram"])),
+    )
+}
+
+
+def later_pass(statistics: Sequence[Statistic]) -> tuple[tuple[Statistic, ...], tuple[Statistic, ...]]:
+    """The statistics of the first pass and those that read fitted values (the later pass).
+
+    Parameters
+    ----------
+    statistics : sequence of Statistic
+        The statistics of an evaluation (:func:`statistics_for`).
+
+    Returns
+    -------
+    (tuple of Statistic, tuple of Statistic)
+
+    Examples
+    --------
+    >>> [[s.name for s in p] for p in later_pass(statistics_for(["D_s_R"]))]
+    [['lsr_gram'], ['lsr_residual']]
+    """
+    return tuple(s for s in statistics if not s.fits), tuple(s for s in statistics if s.fits)
+
+
+def chunk_map(part: Any, ctx: ChunkContext, width: int = 0) -> tuple[Any, Any]:
+    """A chunk function's result without its map, and the map (None unless ``ctx.maps``).
+
+    Parameters
+    ----------
+    part : dict or ndarray
+        A chunk function's result: fields with the map under :data:`MAP`, or a ``"blocks"``
+        statistic's block values (row-major over whole block rows of the chunk).
+    ctx : ChunkContext
+        Its ``maps`` says whether the chunk function made a map; its ``block_size`` the block columns.
+    width : int
+        The chunk's width in pixels (a ``"blocks"`` statistic's block columns).
+
+    Returns
+    -------
+    (object, ndarray or None)
+
+    Examples
+    --------
+    >>> chunk_map({"sum": 1.0, MAP: np.zeros((1, 2))}, ChunkContext(maps=True))
+    ({'sum': 1.0}, array([[0., 0.]]))
+    >>> chunk_map(np.arange(4.0), ChunkContext(maps=True, block_size=2), width=4)[1].tolist()
+    [[0.0, 1.0], [2.0, 3.0]]
+    """
+    if not ctx.maps:
+        return part, None
+    if isinstance(part, Mapping):
+        return {k: v for k, v in part.items() if k != MAP}, part.get(MAP)
+    return part, np.asarray(part).reshape(-1, -(-int(width) // ctx.block_size))
 
 # --------------------------------------------------------------------------- derived images
 
@@ -625,6 +849,12 @@ DERIVED: dict[str, Derived] = {
                 choice="low_res_terms", options={"exp": "exp", "ms": "ms"}),
         Derived("low_pan", "D_s's low-pass PAN (Protocol.d_s_low_pass)", choice="d_s_low_pass",
                 options={"exp-imresize": "pan_lr_exp", "pan-mtf": "pan_mtf", "imresize": "pan_lr"}),
+        Derived("lsr_residual", "LSR's residual e = P - F w of the global fit, and the PAN (two channels)", "fused",
+                "pan", compute=lambda x, c: lsr_residual(x[:-1], x[-1:], c.fitted["lsr"]), also=("pan",)),
+        Derived("d_s_r_map", "D_s_R's map: 1 - LSR's local cd over (block_size - 1)-pixel windows, 'symmetric' "
+                "borders", "lsr_residual", "pan", border="symmetric",
+                compute=lambda x, c: d_s_r_map(x, c.block_size)[None],
+                context_halo=lambda c: lsr_window(c.block_size) // 2),
     )
 }
 
@@ -652,6 +882,28 @@ def _psnr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeCon
     s = sums["squared_errors"]
     return psnr_from_sums(s["sse"], s["pixels"], float(2**ctx.bits - 1))
 
+
+def _qnr_like(name: str, d_lambda: Any, d_s: Any, ctx: Any) -> Any:
+    alpha, beta = ctx.exponent(name)
+    return qnr_like(d_lambda, d_s, alpha=alpha, beta=beta)
+
+
+def _rqnr_map(images: Mapping[str, np.ndarray], block_maps: Mapping[str, np.ndarray], ctx: ChunkContext,
+              rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
+    dl = to_pan_grid(block_maps["D_lambda_F"], block_size=ctx.block_size, rows=rows, cols=cols)
+    return np.asarray(_qnr_like("RQNR", dl, images["d_s_r_map"][0], ctx))
+
+
+def _hqnr_map(images: Mapping[str, np.ndarray], block_maps: Mapping[str, np.ndarray], ctx: ChunkContext,
+              rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
+    dl, ds = (to_pan_grid(block_maps[k], block_size=ctx.block_size, rows=rows, cols=cols)
+              for k in ("D_lambda_K", "D_s"))
+    return np.asarray(_qnr_like("HQNR", dl, ds, ctx))
+
+
+_KHAN_MAP = QualityMap("blocks", "1 - Q2n(EXP, MTF(fused)) of each block (the code's D_lambda_F map)",
+                       chunk=lambda m, c: 1.0 - m["khan_q2n"])
+_PAN_GRID = "on the PAN grid: the block maps enlarged by MATLAB's bicubic imresize, not clipped"
 
 _TOOLBOX_RR = ("toolbox2020", "toolbox2015", "qnr-paper")
 _PC_RR = (*_TOOLBOX_RR, "pancollection")  # the PanCollection scripts' tables (presets)
@@ -683,6 +935,9 @@ def _d_sr(sums: Mapping[str, Any], values: Mapping[str, float], ctx: FinalizeCon
     s = sums["d_sr_sums"]
     n = int(np.sqrt(np.size(s["gram"])))
     return d_sr_from_sums(np.reshape(s["gram"], (n, n)), s["cross"], s["f_sum"], s["p_sum"], s["p_sq"], int(s["n"]))
+_GRSM = ("Arienzo, Vivone, Garzelli, Alparone, Chanussot, IEEE GRSM 10(3), 2022, doi:10.1109/MGRS.2022.3170092 "
+         "(the authors' MATLAB code: RQNR.m, D_s_R.m, LSR.m, D_lambda_F.m, HQNR.m with maps)")
+_IGARSS18 = "Alparone, Garzelli, Vivone, Proc. IGARSS 2018, pp. 5132-5134 (regression-based spatial consistency)"
 
 
 def _reprojected(name: str, higher: bool, unit: str, tex: str, definition: str,
@@ -698,7 +953,8 @@ INDEXES: tuple[Index, ...] = (
           "mean hypercomplex quality of 32x32 blocks after the uint16 cast",
           ("Garzelli & Nencini, IEEE GRSL 6(4), 2009, doi:10.1109/LGRS.2009.2022650", _TB2020), _ALL_RR,
           statistics=("q2n_blocks",), casts=True,
-          compute=lambda s, v, c: q2n_value(s["q2n_blocks"]["sum"], s["q2n_blocks"]["count"], c.q2n_precision)),
+          compute=lambda s, v, c: q2n_value(s["q2n_blocks"]["sum"], s["q2n_blocks"]["count"], c.q2n_precision),
+          map=QualityMap("blocks", "Q2n of each block (q2n.m's map)", chunk=lambda m, c: m["q2n_blocks"])),
     Index("Q", "reduced", True, "", "Q", "band mean of the UIQI on a sliding 32x32 window",
           ("Wang & Bovik, IEEE SPL 9(3), 2002, doi:10.1109/97.995823", _TB2020), _PC_RR,
           statistics=("q_windows",),
@@ -709,7 +965,9 @@ INDEXES: tuple[Index, ...] = (
           ("Yuhas, Goetz, Boardman, JPL AVIRIS Workshop, 1992", _TB2020), _ALL_RR,
           statistics=("sam_angles",),
           compute=lambda s, v, c: sam_from_sums(s["sam_angles"]["angle_sum"], s["sam_angles"]["valid"],
-                                                s["sam_angles"]["pixels"], zero_norm=c.sam_zero_norm)),
+                                                s["sam_angles"]["pixels"], zero_norm=c.sam_zero_norm),
+          map=QualityMap("pixels", "spectral angle of each pixel, pi/2 where a norm is 0 (SAM.m's map)", "radians",
+                         chunk=lambda m, c: m["sam_angles"])),
     Index("ERGAS", "reduced", False, "", "ERGAS", "100/ratio sqrt(mean_b MSE_b / mean_b^2)",
           ("Wald, Proc. Fusion of Earth Data, 2000", _TB2020), _ALL_RR,
           statistics=("squared_errors",),
@@ -753,19 +1011,42 @@ INDEXES: tuple[Index, ...] = (
           compute=lambda s, v, c: float(np.mean(s["ssim_windows"]["sums"] / s["ssim_windows"]["count"]))),
     Index("D_lambda", "full", False, "", "$D_\\lambda$",
           "mean |Q(F_i, F_j) - Q(L_i, L_j)| of block UIQIs over band pairs", (_QNR, _TB2020), _TOOLBOX_RR,
-          statistics=("block_uiqi",), compute=_d_lambda, reads=("fused", "ms")),
+          statistics=("block_uiqi",), compute=_d_lambda, reads=("fused", "ms"),
+          map=QualityMap("blocks", "mean over band pairs of |Q(F_i, F_j) - Q(L_i, L_j)| of each block (the code's "
+                         "D_lambda_Q map)", chunk=lambda m, c: d_lambda_block_map(m["block_uiqi"]))),
     Index("D_s", "full", False, "", "$D_S$",
           "mean |Q(F_b, PAN) - Q(L_b, low-pass PAN)| of block UIQIs over bands", (_QNR, _TB2020), _PC_RR,
-          statistics=("block_uiqi",), compute=_d_s),
-    Index("QNR", "full", True, "", "QNR", "(1 - D_lambda)(1 - D_s)", (_QNR,), _TOOLBOX_RR,
-          needs=("D_lambda", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda"]) * (1.0 - v["D_s"])),
+          statistics=("block_uiqi",), compute=_d_s,
+          map=QualityMap("blocks", "mean over bands of |Q(F_b, PAN) - Q(L_b, low-pass PAN)| of each block (the "
+                         "code's D_s_Q map)", chunk=lambda m, c: d_s_block_map(m["block_uiqi"]))),
+    Index("QNR", "full", True, "", "QNR", "(1 - D_lambda)^alpha (1 - D_s)^beta (alpha = beta = 1 unless exponents)",
+          (_QNR,), _TOOLBOX_RR, needs=("D_lambda", "D_s"),
+          compute=lambda s, v, c: _qnr_like("QNR", v["D_lambda"], v["D_s"], c)),
     Index("D_lambda_K", "full", False, "", "$D_\\lambda^{(K)}$",
           "1 - Q2n(EXP, MTF(fused)) at PAN scale", (_KHAN, _TB2020), ("toolbox2020", "qnr-paper", "pancollection"),
           statistics=("khan_q2n",), reads=("fused", "ms"), casts=True,
-          compute=lambda s, v, c: d_lambda_k_from_sums(s["khan_q2n"]["sum"], s["khan_q2n"]["count"])),
-    Index("HQNR", "full", True, "", "HQNR", "(1 - D_lambda_K)(1 - D_s)",
-          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020), ("toolbox2020", "qnr-paper", "pancollection"),
-          needs=("D_lambda_K", "D_s"), compute=lambda s, v, c: (1.0 - v["D_lambda_K"]) * (1.0 - v["D_s"])),
+          compute=lambda s, v, c: d_lambda_k_from_sums(s["khan_q2n"]["sum"], s["khan_q2n"]["count"]), map=_KHAN_MAP),
+    Index("HQNR", "full", True, "", "HQNR", "(1 - D_lambda_K)^alpha (1 - D_s)^beta (alpha = beta = 1 unless exponents)",
+          ("Aiazzi et al., Proc. SPIE 9244, 2014", _TB2020, _GRSM),
+          ("toolbox2020", "qnr-paper", "pancollection", "grsm2022"), needs=("D_lambda_K", "D_s"),
+          compute=lambda s, v, c: _qnr_like("HQNR", v["D_lambda_K"], v["D_s"], c),
+          map=QualityMap("pixels", "(1 - D_lambda_K map)^alpha (1 - D_s map)^beta " + _PAN_GRID,
+                         block_maps=("D_lambda_K", "D_s"), compose=_hqnr_map)),
+    Index("D_lambda_F", "full", False, "", "$D_\\lambda^{(F)}$",
+          "D_lambda_K under the GRSM 2022 code's name: 1 - Q2n(EXP, MTF(fused)) at PAN scale", (_GRSM, _KHAN),
+          ("grsm2022",), on_request=True, needs=("D_lambda_K",), reads=("fused", "ms"), casts=True,
+          compute=lambda s, v, c: v["D_lambda_K"], map=_KHAN_MAP),
+    Index("D_s_R", "full", False, "", "$D_S^{(R)}$",
+          "var(P - F w) / var(P), w the least squares of the PAN on the fused bands at PAN scale (no intercept)",
+          (_GRSM, _IGARSS18), ("grsm2022",), on_request=True, statistics=("lsr_gram", "lsr_residual"),
+          reads=("fused", "pan"), compute=lambda s, v, c: d_s_r_from_sums(s["lsr_residual"]),
+          map=QualityMap("pixels", "1 - LSR's local cd over 31 x 31 windows, in [0, 1] (the code's D_s_R map)",
+                         reads=("d_s_r_map",), compose=lambda im, bm, c, r, cl: im["d_s_r_map"][0])),
+    Index("RQNR", "full", True, "", "RQNR", "(1 - D_lambda_F)^alpha (1 - D_s_R)^beta", (_GRSM,), ("grsm2022",),
+          on_request=True, needs=("D_lambda_F", "D_s_R"),
+          compute=lambda s, v, c: _qnr_like("RQNR", v["D_lambda_F"], v["D_s_R"], c),
+          map=QualityMap("pixels", "(1 - D_lambda_F map)^alpha (1 - D_s_R map)^beta " + _PAN_GRID,
+                         reads=("d_s_r_map",), block_maps=("D_lambda_F",), compose=_rqnr_map)),
     _reprojected("R-Q2n", True, "", "R-Q2n", "Q2n of the reprojected fused image against the MS (int16 cast where "
                  "padded)", casts=True),
     _reprojected("R-Q", True, "", "R-Q", "Q of the reprojected fused image against the MS (edge-extended windows)"),
@@ -991,7 +1272,31 @@ def statistics_for(names: Sequence[str], protocol: str | None = None) -> tuple[S
     ['block_uiqi']
     """
     wanted = {s for spec in closure(names, protocol) for s in spec.statistics}
+    wanted |= {f for s in list(wanted) for fit in STATISTICS[s].fits for f in FITS[fit].statistics}
     return tuple(s for s in STATISTICS.values() if s.name in wanted)
+
+
+def map_indexes(names: Sequence[str], protocol: str | None = None) -> tuple[Index, ...]:
+    """The indexes whose quality maps an evaluation of ``names`` makes: those of the closure with a map (the
+    block maps a composed map reads included), in catalogue order.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Index names.
+    protocol : str, optional
+        The protocol whose forms of the indexes are meant (:func:`get_index`).
+
+    Returns
+    -------
+    tuple of Index
+
+    Examples
+    --------
+    >>> [i.name for i in map_indexes(["HQNR"])]
+    ['D_s', 'D_lambda_K', 'HQNR']
+    """
+    return tuple(i for i in closure(names, protocol) if i.map is not None)
 
 
 def closure(names: Sequence[str], protocol: str | None = None) -> tuple[Index, ...]:
@@ -1002,6 +1307,8 @@ def closure(names: Sequence[str], protocol: str | None = None) -> tuple[Index, .
     ----------
     names : sequence of str
         Index names.
+    protocol : str, optional
+        The protocol whose forms of the indexes are meant (:func:`get_index`).
 
     Returns
     -------

@@ -23,10 +23,23 @@ import numpy as np
 
 from ..borders import border_index, consecutive_runs
 from ..validation import ShapeError, as_image
-from .catalog import DERIVED, ROLE_SCALES, ChunkContext, Derived, Statistic, image_of
+from .catalog import (
+    DERIVED,
+    FITS,
+    FITTED_MAPS,
+    ROLE_SCALES,
+    ChunkContext,
+    Derived,
+    Index,
+    Statistic,
+    chunk_map,
+    image_of,
+    later_pass,
+)
 from .q2n import q2n_padded_positions
 
-__all__ = ["Reader", "Scene", "given_planes", "scale_of"]
+__all__ = ["Reader", "Scene", "given_planes", "scale_of", "whole_image", "split_maps", "following_context",
+           "map_images"]
 
 #: ``read(role, rows, cols) -> (C, len(rows), len(cols))`` float64 planes of an input at global positions.
 Reader = Callable[[str, np.ndarray, np.ndarray], np.ndarray]
@@ -110,23 +123,24 @@ class Scene:
         r = self.ctx.ratio
         num, den = {("pan", "ms"): (r, 1), ("ms", "pan"): (1, r)}.get((d.scale, scale_of(d.source)), (1, 1))
         n_src = self._length(d.source, axis)
+        assert all(scale_of(s) == scale_of(d.source) for s in d.also), "sources on different grids"
         if d.support is not None and (given := d.support(lo * den // num, hi * den // num, n_src, r)) is not None:
             return given, -1  # window_at computes the window itself (whole axes too, so both axes agree)
         if lo == 0 and hi == self._length(d.name, axis) and not valid:
             return np.arange(n_src), 0
-        h = d.halo(r)
+        h = d.halo(r) if d.context_halo is None else d.context_halo(self.ctx)
         assert lo * den % num == 0 and hi * den % num == 0 and h * num % den == 0, "windows off the source grid"
         positions = border_index(np.arange(lo * den // num - h, hi * den // num + h), n_src, d.border)
         return positions, 0 if valid else h * num // den
 
     def provides(self, name: str) -> bool:
         """Whether ``name`` is given or computed from what is given."""
-        return name in self.roles or (name in DERIVED and self.provides(DERIVED[name].source))
+        return name in self.roles or (name in DERIVED and all(map(self.provides, DERIVED[name].sources)))
 
     def sensor_free(self, name: str) -> bool:
         """Whether ``name`` is computed without the sensor's MTF."""
         d = DERIVED.get(name)
-        return name in self.roles or d is None or (not d.sensor and self.sensor_free(d.source))
+        return name in self.roles or d is None or (not d.sensor and all(map(self.sensor_free, d.sources)))
 
     def support(self, name: str, positions: np.ndarray, axis: int, out: dict[str, list[np.ndarray]]) -> None:
         """Add to ``out[role]`` the positions (along an axis) of each input that ``name`` at ``positions`` reads."""
@@ -135,7 +149,9 @@ class Scene:
             out.setdefault(name, []).append(positions)
             return
         for lo, hi in consecutive_runs(np.unique(positions[positions >= 0])):  # -1: zeros (a "constant" border)
-            self.support(d.source, self._source(d, lo, hi, axis, d.window is not None)[0], axis, out)
+            at = self._source(d, lo, hi, axis, d.window is not None)[0]
+            for source in d.sources:
+                self.support(source, at, axis, out)
 
     def window(self, name: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``name``'s (C, len(rows), len(cols)) planes at global positions (at its scale), each run of
@@ -150,6 +166,8 @@ class Scene:
         if name in self.roles or d is None:
             return self.read(name, rows, cols)
         assert d.compute is not None, f"{name} is an alias"
+        if self._pointwise(d):  # no halo on the source's grid: each pixel from the source's own, at any positions
+            return d.compute(self._sources(d, rows, cols), self.ctx)
         row_parts, whole = [], (rows.size, cols.size) == (self._length(name, 0), self._length(name, 1))
         for r0, r1 in consecutive_runs(rows):
             parts = []
@@ -162,10 +180,25 @@ class Scene:
                                              (r0 // f, r1 // f), (c0 // f, c1 // f),
                                              (self._length(d.source, 0), self._length(d.source, 1))))
                     continue
-                out = (d.window if valid else d.compute)(self.window(d.source, src_rows, src_cols), self.ctx)  # type: ignore[misc]
+                src = self._sources(d, src_rows, src_cols)
+                out = (d.window if valid else d.compute)(src, self.ctx)  # type: ignore[misc]
                 parts.append(out[:, top : top + r1 - r0, left : left + c1 - c0])
             row_parts.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2))
         return row_parts[0] if len(row_parts) == 1 else np.concatenate(row_parts, axis=1)
+
+    def _pointwise(self, d: Derived) -> bool:
+        """Whether ``d`` reads no halo on its source's grid (then it is computed pixel by pixel, at any positions)."""
+        return (d.support is None and d.context_halo is None and d.halo(self.ctx.ratio) == 0
+                and all(scale_of(s) == d.scale for s in d.sources))
+
+    def _sources(self, d: Derived, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The window of ``d``'s sources (its ``also`` images as further channels)."""
+        parts = [self.window(s, rows, cols) for s in d.sources]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+    def following(self, sums: Mapping[str, Any], block_maps: Mapping[str, np.ndarray]) -> Scene:
+        """The scene of the later pass (:func:`following_context`)."""
+        return dataclasses.replace(self, ctx=following_context(self.ctx, sums, block_maps))
 
     def positions(self, name: str, rows: tuple[int, int], cols: tuple[int, int]) -> list[np.ndarray]:
         """The rows and columns of ``name`` (at its scale) covering the PAN-scale window ``rows`` x ``cols``."""
@@ -207,6 +240,14 @@ class Scene:
         """Each statistic's chunk fields over the window ``rows`` x ``cols`` (PAN scale, whole blocks; default: the
         whole image), each image computed once for all the statistics that read it (what reads no MTF: once for all
         calls with a ``cache``)."""
+        return self.pass_over(statistics, rows, cols)[0]
+
+    def pass_over(self, statistics: Sequence[Statistic], rows: tuple[int, int] | None = None,
+                  cols: tuple[int, int] | None = None, *,
+                  maps: Sequence[Index] = ()) -> tuple[dict[str, dict[str, Any]], dict[str, np.ndarray]]:
+        """:meth:`sums` and, under ``ctx.maps``, the window's quality map of each index of ``maps``
+        (``Index.map``: from the statistics' chunk maps, or, in a later pass, from the images it
+        reads and the whole block maps of ``ctx.fitted``)."""
         rows, cols = rows or (0, self.shape[0]), cols or (0, self.shape[1])
         cache: dict[Any, Any] = {} if self.cache is None else self.cache
         memo: dict[Any, Any] = {}
@@ -229,4 +270,77 @@ class Scene:
             return kept(("statistic", stat.name), all(self.sensor_free(n) for n, _, _ in reads.values()),
                         lambda: stat.chunk({r: image(n, (pr, pc)) for r, (n, pr, pc) in reads.items()}, ctx))  # type: ignore[misc]
 
-        return {stat.name: fields(stat) for stat in statistics}
+        out: dict[str, dict[str, Any]] = {}
+        chunk_maps: dict[str, Any] = {}
+        for stat in statistics:
+            out[stat.name], chunk_maps[stat.name] = chunk_map(fields(stat), self.ctx)
+        made: dict[str, np.ndarray] = {}
+        for spec in maps if self.ctx.maps else ():
+            m = spec.map
+            assert m is not None
+            if m.compose is not None:
+                images = {r: image(n, tuple(self.positions(n, rows, cols)))  # type: ignore[arg-type]
+                          for r in m.reads if (n := image_of(r, self.ctx.protocol))}
+                made[spec.name] = m.compose(images, self.ctx.fitted.get(FITTED_MAPS, {}), self.ctx, rows, cols)
+            else:
+                assert m.chunk is not None
+                made[spec.name] = m.chunk(chunk_maps, self.ctx)
+        return out, made
+
+
+def following_context(ctx: ChunkContext, sums: Mapping[str, Any], block_maps: Mapping[str, np.ndarray]) -> ChunkContext:
+    """The context of a later pass: ``fitted`` holds every :data:`~.catalog.FITS` value whose statistics ``sums``
+    (the whole image's, merged) has, and the whole ``block_maps`` (:data:`~.catalog.FITTED_MAPS`).
+
+    Examples
+    --------
+    >>> ctx = following_context(ChunkContext(), {}, {"D_s": np.zeros((1, 1))})
+    >>> sorted(ctx.fitted)
+    ['block_maps']
+    """
+    fitted = {name: fit.compute(sums) for name, fit in FITS.items() if all(s in sums for s in fit.statistics)}
+    return dataclasses.replace(ctx, fitted={**ctx.fitted, **fitted, FITTED_MAPS: dict(block_maps)})
+
+
+def map_images(scene: Scene, specs: Sequence[Index]) -> tuple[str, ...]:
+    """The images (aliases resolved) the maps of ``specs`` read that the inputs provide."""
+    names = {image_of(r, scene.ctx.protocol) for spec in specs if spec.map is not None for r in spec.map.reads}
+    return tuple(sorted(n for n in names if scene.provides(n)))
+
+
+def split_maps(specs: Sequence[Index]) -> tuple[tuple[Index, ...], tuple[Index, ...]]:
+    """The map indexes whose maps the first pass makes (from chunk maps) and those of the later pass (composed).
+
+    Examples
+    --------
+    >>> from pansharp_iqa.indexes.catalog import map_indexes
+    >>> [[i.name for i in part] for part in split_maps(map_indexes(["HQNR"]))]
+    [['D_s', 'D_lambda_K'], ['HQNR']]
+    """
+    return (tuple(i for i in specs if i.map is not None and i.map.compose is None),
+            tuple(i for i in specs if i.map is not None and i.map.compose is not None))
+
+
+def whole_image(scene: Scene, statistics: Sequence[Statistic],
+                specs: Sequence[Index] = ()) -> tuple[dict[str, dict[str, Any]], dict[str, np.ndarray]]:
+    """The merged fields of ``statistics`` and (under ``ctx.maps``) the maps of ``specs`` over the whole scene,
+    in one window: a first pass, then, when a statistic reads fitted values or a map is composed, the later
+    pass (:meth:`Scene.following`), as the tile engine runs them over tiles.
+
+    Examples
+    --------
+    >>> from pansharp_iqa.indexes.catalog import statistics_for
+    >>> f = np.random.default_rng(0).uniform(100, 900, (3, 32, 32))
+    >>> scene = Scene.of({"fused": f, "pan": np.tensordot([0.2, 0.3, 0.5], f, 1)[None]}, ChunkContext())
+    >>> sums, _ = whole_image(scene, statistics_for(["D_s_R"]))
+    >>> sorted(sums), bool(abs(sums["lsr_residual"]["residual_sq"]) < 1e-6)
+    (['lsr_gram', 'lsr_residual'], True)
+    """
+    first, later = later_pass(statistics)
+    early, late = split_maps(specs)
+    sums, maps = scene.pass_over(first, maps=early)
+    if later or (scene.ctx.maps and late):
+        more, composed = scene.following(sums, maps).pass_over(later, maps=late)
+        sums.update(more)
+        maps.update(composed)
+    return sums, maps

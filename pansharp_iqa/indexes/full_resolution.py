@@ -28,7 +28,8 @@ from .uiqi import against_last_uiqi, block_moments, pair_uiqi
 
 __all__ = [
     "ConstantBlockError", "NanPolicy", "block_sums", "mean_block_uiqi", "block_uiqi_sums", "d_lambda_from_means",
-    "d_s_from_means", "khan_q2n_sums", "d_lambda_k_from_sums", "low_res_block", "BLOCK_FAMILIES",
+    "d_s_from_means", "khan_q2n_sums", "khan_q2n_blocks", "d_lambda_k_from_sums", "low_res_block", "BLOCK_FAMILIES",
+    "d_lambda_block_map", "d_s_block_map",
 ]
 
 NanPolicy = Literal["raise", "omit", "propagate"]
@@ -139,7 +140,8 @@ def low_res_block(block_size: int, ratio: int) -> int:
     return block_size // ratio
 
 def block_uiqi_sums(fused: np.ndarray, pan: np.ndarray | None, low: np.ndarray, low_pan: np.ndarray | None,
-                    block_size: int, ratio: int) -> dict[str, np.ndarray]:
+                    block_size: int, ratio: int, *,
+                    blocks: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Block UIQIs behind D_lambda (band pairs) and, with the PAN, D_s (band vs PAN), summed per family.
 
     One moment pass per image: the PAN (or its low-pass version) rides along as an extra channel.
@@ -153,6 +155,9 @@ def block_uiqi_sums(fused: np.ndarray, pan: np.ndarray | None, low: np.ndarray, 
     low, low_pan : ndarray, shapes (B, h, w) and (1, h, w)
         The reference terms (the EXP-upsampled MS, or the MS) and D_s's low-pass PAN (or None).
     block_size, ratio : int
+    blocks : dict, optional
+        Filled with each family's block UIQIs as (H / block_size, W / block_size, K) arrays (the
+        block maps' values: :func:`d_lambda_block_map`, :func:`d_s_block_map`).
 
     Returns
     -------
@@ -174,10 +179,53 @@ def block_uiqi_sums(fused: np.ndarray, pan: np.ndarray | None, low: np.ndarray, 
     fam = {"pairs_high": pair_uiqi(hm, hc, nb), "pairs_low": pair_uiqi(lm, lc, nb)}
     if pan is not None:
         fam["pan_high"], fam["pan_low"] = against_last_uiqi(hm, hc, nb), against_last_uiqi(lm, lc, nb)
+    if blocks is not None:
+        grid = (fused.shape[1] // block_size, fused.shape[2] // block_size)
+        blocks.update({k: v.reshape(*grid, -1) for k, v in fam.items()})
     return {k: block_sums(v) for k, v in fam.items()}
 
 
-def khan_q2n_sums(exp: np.ndarray, fused_lp: np.ndarray, block_size: int) -> tuple[float, int]:
+def d_lambda_block_map(blocks: dict[str, np.ndarray]) -> np.ndarray:
+    """D_lambda's block map as the GRSM 2022 code's ``D_lambda_Q`` returns it: the mean over band pairs of
+    ``|Q(F_i, F_j) - Q(L_i, L_j)|`` per block (p = 1; NaN on constant blocks, as MATLAB).
+
+    Examples
+    --------
+    >>> d_lambda_block_map({"pairs_high": np.full((1, 2, 3), 0.9), "pairs_low": np.full((1, 2, 3), 0.7)}).round(12)
+    array([[0.2, 0.2]])
+    """
+    return np.abs(blocks["pairs_high"] - blocks["pairs_low"]).mean(axis=2)
+
+
+def d_s_block_map(blocks: dict[str, np.ndarray]) -> np.ndarray:
+    """D_s's block map as the GRSM 2022 code's ``D_s_Q`` returns it: the mean over bands of
+    ``|Q(F_b, PAN) - Q(L_b, low-pass PAN)|`` per block (q = 1; NaN on constant blocks).
+
+    Examples
+    --------
+    >>> d_s_block_map({"pan_high": np.full((2, 1, 4), 0.5), "pan_low": np.full((2, 1, 4), 0.75)}).tolist()
+    [[0.25], [0.25]]
+    """
+    return np.abs(blocks["pan_high"] - blocks["pan_low"]).mean(axis=2)
+
+
+def khan_q2n_blocks(exp: StripImage, fused_lp: StripImage, block_size: int) -> np.ndarray:
+    """Q2n block values of ``(EXP, MTF(fused))`` as the (H / block_size, W / block_size) block map
+    (the toolbox's ``q2n`` map; EXP is the reference argument).
+
+    Examples
+    --------
+    >>> x = StripImage(np.random.default_rng(0).integers(0, 2048, (64, 96, 4)).astype(float))
+    >>> khan_q2n_blocks(x, x, 32).round(12).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    h, w = exp.shape[:2]
+    parts = map_strips(lambda r0, r1: q2n_strip(exp, fused_lp, r0, r1, block_size), h, block_size)
+    return np.concatenate(parts).reshape(-(-h // block_size), -(-w // block_size))
+
+
+def khan_q2n_sums(exp: np.ndarray, fused_lp: np.ndarray, block_size: int, *,
+                  blocks: list[np.ndarray] | None = None) -> tuple[float, int]:
     """Sum and count of the Q2n block values of ``(EXP, MTF(fused))`` (D_lambda_K's chunk sums).
 
     Parameters
@@ -185,6 +233,8 @@ def khan_q2n_sums(exp: np.ndarray, fused_lp: np.ndarray, block_size: int) -> tup
     exp, fused_lp : ndarray, shape (B, H, W)
         The EXP-upsampled MS and ``MTF(fused)`` of the chunk (DN); H, W multiples of ``block_size``.
     block_size : int
+    blocks : list, optional
+        The block map (:func:`khan_q2n_blocks`) is appended to it.
 
     Returns
     -------
@@ -196,9 +246,10 @@ def khan_q2n_sums(exp: np.ndarray, fused_lp: np.ndarray, block_size: int) -> tup
     >>> khan_q2n_sums(exp, exp, 32)
     (2.0, 2)
     """
-    e, f = StripImage(exp, bands_first=True), StripImage(fused_lp, bands_first=True)
-    blocks = np.concatenate(map_strips(lambda r0, r1: q2n_strip(e, f, r0, r1, block_size), exp.shape[1], block_size))
-    return float(blocks.sum()), int(blocks.size)
+    values = khan_q2n_blocks(StripImage(exp, bands_first=True), StripImage(fused_lp, bands_first=True), block_size)
+    if blocks is not None:
+        blocks.append(values)
+    return float(values.sum()), int(values.size)
 
 
 def d_lambda_k_from_sums(q2n_sum: float, q2n_count: int) -> float:

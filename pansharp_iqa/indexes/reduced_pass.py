@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import ChunkContext, Statistic, get_statistic
+from .catalog import ChunkContext, Statistic, chunk_map, get_statistic
 from .scc import scc_strip_planes
 from .strips import STRIP_ROWS, StripImage, map_strips
 
@@ -35,8 +35,10 @@ def reduced_sums(
     statistics: Sequence[Statistic | str],
     ctx: ChunkContext,
     strip_rows: int = STRIP_ROWS,
+    maps: dict[str, np.ndarray] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Merged sums of the given statistics, in one pass over row strips."""
+    """Merged sums of the given statistics, in one pass over row strips; under ``ctx.maps`` each statistic's
+    chunk maps (``catalog.chunk_map``) are put together, strip under strip, in ``maps``."""
     stats = [get_statistic(s) if isinstance(s, str) else s for s in statistics]
     unknown = [s.name for s in stats if s.support not in STRIP_SUPPORTS]
     if unknown:
@@ -77,4 +79,10 @@ def reduced_sums(
         return out
 
     parts = map_strips(task, h, bs, strip_rows)
-    return {s.name: s.reduce([p[s.name] for p in parts if s.name in p]) for s in stats}
+    out = {}
+    for s in stats:
+        pieces = [chunk_map(p[s.name], ctx, w) for p in parts if s.name in p]
+        out[s.name] = s.reduce([f for f, _ in pieces])
+        if ctx.maps and maps is not None and pieces and pieces[0][1] is not None:
+            maps[s.name] = np.concatenate([m for _, m in pieces])
+    return out

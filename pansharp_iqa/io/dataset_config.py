@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..indexes.regression import EXPONENT_CASES
 from ..rules import SCALE_MISMATCH_POLICIES, Declarations, Declared, Wording
 from ..settings import FullSettings, Settings, full_settings, reduced_settings
 from ..validation import InputError, check_band_names, check_bits, check_choice, check_ratio
@@ -38,10 +39,10 @@ DEFAULT_PROTOCOL = "toolbox2020"
 _REQUIRED = ("sensor", "ratio", "bits", "resolution")
 _KNOWN = set(_REQUIRED) | {"protocol", "band_names", "scale", "result_scale", "scale_mismatch", "name", "description",
                            "notes", "source", "license", "attribution", "indexes", "preset", "preset_force",
-                           "sam_zero_norm", "per_band"}
+                           "sam_zero_norm", "per_band", "exponents"}
 _FLAG = {k: f"--{k.replace('_', '-')}" for k in (*_REQUIRED, "protocol", "result_scale", "scale_mismatch", "indexes",
-                                                 "preset", "preset_force", "sam_zero_norm", "per_band")} | {
-    "scale": "--input-scale"}
+                                                 "preset", "preset_force", "sam_zero_norm", "per_band",
+                                                 "exponents")} | {"scale": "--input-scale"}
 #: Where a setting of ``pansharp-eval`` comes from, the first that gives it winning: a method's ``method.toml``
 #: (``result_scale``, ``scale_mismatch``, ``first_index``: for that method), the command line, ``dataset.toml``,
 #: the results' own records (``result_scale`` an h5 result records), then the defaults (a preset's ``result_scale =
@@ -142,6 +143,11 @@ class DatasetSettings:
         return self.labels.get("result_scale")
 
     @property
+    def exponents(self) -> str:
+        """The QNR-like indexes' exponent case (full resolution; ``"unitary"`` otherwise)."""
+        return str(getattr(self.settings, "exponents", "unitary"))
+
+    @property
     def result_scale(self) -> float | None:
         """Multiplier from stored result values to DN (None: not declared)."""
         d = self.settings.declared.get("fused", "scale")
@@ -154,7 +160,8 @@ class DatasetSettings:
                "input_scale_label": self.input_scale_label, "result_scale": self.result_scale,
                "result_scale_label": self.result_scale_label,
                "band_names": list(self.band_names) if self.band_names is not None else None,
-               "sources": dict(self.sources), "scale_mismatch": self.scale_mismatch}
+               "sources": dict(self.sources), "scale_mismatch": self.scale_mismatch,
+               **({"exponents": self.exponents} if self.exponents != "unitary" else {})}
         if self.indexes is not None:  # absent unless asked for (results.json of a default run unchanged)
             out["indexes"] = list(self.labels.get("indexes", self.indexes))
         return {**out, **({"preset": self.preset} if self.preset is not None else {})}
@@ -314,6 +321,15 @@ def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = Non
         flag = "--indexes or dataset.toml 'indexes'" if "ndex" in str(exc) else "--sam-zero-norm or dataset.toml " \
             "'sam_zero_norm'" if "zero_norm" in str(exc) else "--protocol or dataset.toml 'protocol'"
         raise DatasetConfigError(f"{exc} ({flag})") from None
+    if "exponents" in merged:  # the QNR-like indexes' exponents (get_alpha_beta's cases), full resolution only
+        where = f"{_FLAG['exponents']} or dataset.toml 'exponents'"
+        if not isinstance(core, FullSettings):
+            raise DatasetConfigError(f"exponents is a full-resolution setting ({where}); this dataset is evaluated at "
+                                     "reduced resolution")
+        try:
+            core = dataclasses.replace(core, exponents=check_choice("exponents", merged["exponents"], EXPONENT_CASES))
+        except InputError as exc:
+            raise DatasetConfigError(f"{exc} ({where})") from None
     sources.setdefault("protocol", "default")
     sources.setdefault("scale", "default")
     return DatasetSettings(str(data.get("name") or (path.name if path.is_dir() else path.stem)), str(path),

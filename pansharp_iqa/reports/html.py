@@ -16,12 +16,13 @@ import numpy as np
 
 from .display import RESIDUAL_CMAP, colourise
 from .formatting import DIGITS, direction_arrow, format_p, format_value
+from .heatmaps import MAP_CMAP, heat_map_png, map_label, map_scales, ordered_indexes
 from .image_codec import data_uri, encode_jpeg
 from .pair_display import Panel, SceneView
 from .stats import ALPHA, MIN_SCENES, IndexStatistics, method_note
 from .summary import METRIC_DIRECTIONS, Summary
 
-__all__ = ["render_html", "render_scene_grid"]
+__all__ = ["render_html", "render_scene_grid", "render_map_grid"]
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5em auto;
@@ -49,6 +50,10 @@ img.zoom{image-rendering:pixelated}
 .cbar{display:flex;align-items:center;gap:.5em;font-size:.8em;margin:.3em 0}
 .cbar span.bar{display:inline-block;width:220px;height:12px;border:1px solid #999}
 nav a{margin-right:.8em}
+table.maps td,table.maps th{text-align:center;vertical-align:middle;white-space:normal}
+table.maps img{width:160px;height:auto;image-rendering:pixelated;border:1px solid #ccc;display:block}
+table.maps .bar{display:inline-block;width:80px;height:10px;border:1px solid #999;vertical-align:middle}
+table.maps td.scale{white-space:nowrap;font-size:.85em}
 """
 
 _JS = """
@@ -239,6 +244,38 @@ def render_scene_grid(view: SceneView) -> str:
     return "".join(out)
 
 
+def render_map_grid(scene: str, methods: Sequence[str], maps: Mapping[str, Mapping[str, np.ndarray]]) -> str:
+    """The quality maps of one scene in ``report.html``: a row per method, a column per index, each index on one
+    colour scale shared by every method (its colour bar under the column)."""
+    indexes = ordered_indexes(maps, methods)
+    if not indexes:
+        return ""
+    scales = map_scales(maps)
+    head = "<tr><th>Method</th>" + "".join(f"<th>{_e(map_label(k))}</th>" for k in indexes) + "</tr>"
+    rows = []
+    for m in methods:
+        if m not in maps:
+            continue
+        cells = []
+        for k in indexes:
+            values = maps[m].get(k)
+            if values is None:
+                cells.append("<td>-</td>")
+                continue
+            uri = data_uri(heat_map_png(values, scales.get(k)))
+            cells.append(f"<td><img alt='{_e(m)}: {_e(k)} map' src='{uri}'></td>")
+        rows.append(f"<tr><td>{_e(m)}</td>{''.join(cells)}</tr>")
+    bar = f"<span class='bar' style='background:{_gradient(MAP_CMAP)}'></span>"
+    bars = "".join(f"<td class='scale'>{_num(scales[k].low, 4)} {bar} {_num(scales[k].high, 4)}</td>" if k in scales
+                   else "<td>no finite value</td>" for k in indexes)
+    return (f"<h4>Quality maps</h4><table class='maps' id='maps-{_e(scene)}'><thead>{head}</thead><tbody>"
+            f"{''.join(rows)}<tr><td>colour scale</td>{bars}</tr></tbody></table>"
+            "<p class='note'>Each index's map as the reference code returns it (block maps: one value per 32 x 32 "
+            "block; D_s_R, RQNR, HQNR and SAM: per pixel, shown downsampled to at most 256 pixels); one colour scale "
+            "per index, shared by every method of this scene (its range over them); grey: no value (NaN). The "
+            "GeoTIFFs are in maps/&lt;method&gt;/&lt;scene&gt;/.</p>")
+
+
 def render_html(
     *,
     title: str,
@@ -251,8 +288,10 @@ def render_html(
     views: Mapping[str, SceneView | None],
     notes: Sequence[str] = (),
     sections: Sequence[str] = (),
+    maps: Mapping[str, Mapping[str, Mapping[str, np.ndarray]]] | None = None,
 ) -> str:
-    """Render the whole report as one HTML document (``sections``: more HTML sections, after the statistics)."""
+    """Render the whole report as one HTML document (``sections``: more HTML sections, after the statistics;
+    ``maps``: each scene's quality-map previews, by method)."""
     nav = "".join(f"<a href='#scene-{i}'>{_e(s)}</a>" for i, s in enumerate(scenes))
     body = [
         f"<h1>{_e(title)}</h1>",
@@ -275,6 +314,8 @@ def render_html(
         elif views:
             body.append("<p class='note'>No images for this scene (no method was evaluated on it, or the scene "
                         "is past the image limit of the report).</p>")
+        if maps and maps.get(scene):
+            body.append(render_map_grid(scene, summary.methods, maps[scene]))
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"

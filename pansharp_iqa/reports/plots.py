@@ -1,4 +1,4 @@
-"""PNG figures: per-index box plots across scenes, and per-scene Q2n and SAM maps.
+"""PNG figures: per-index box plots across scenes, and per-scene quality maps (Q2n, SAM, ...).
 
 Matplotlib runs with the non-interactive Agg backend (no display needed).
 """
@@ -90,25 +90,34 @@ def plot_per_band(out_dir: str | Path, records: Sequence[Mapping[str, Any]], met
 def plot_scene_maps(
     out_dir: str | Path, scene: str, maps: Mapping[str, Mapping[str, np.ndarray]]
 ) -> Path | None:
-    """One PNG per scene: the Q2n block map (top) and SAM map in degrees (bottom) per method."""
+    """One PNG per scene: a row per index with a map (Q2n, SAM, ...; the maps' previews), a column per method, one
+    colour scale per index shared by the methods."""
+    from .heatmaps import MAP_CMAP, map_label, map_scales, ordered_indexes
+
     methods = [m for m in maps if maps[m]]
     if not methods:
         return None
+    indexes = ordered_indexes(maps, methods)
+    scales = map_scales(maps)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    sam_max = max(float(np.nanpercentile(maps[m]["SAM"], 99)) for m in methods) or 1.0
-    fig = _figure(figsize=(2.6 * len(methods) + 1, 5.4), dpi=110)
-    axes = fig.subplots(2, len(methods), squeeze=False)
-    for j, method in enumerate(methods):
-        im_q = axes[0, j].imshow(maps[method]["Q2n"], vmin=0, vmax=1, cmap="viridis", interpolation="nearest")
-        axes[0, j].set_title(f"{method}\nQ2n per 32x32 block", fontsize=8)
-        im_s = axes[1, j].imshow(maps[method]["SAM"], vmin=0, vmax=sam_max, cmap="magma")
-        axes[1, j].set_title("SAM [deg]", fontsize=8)
-        for ax in axes[:, j]:
+    fig = _figure(figsize=(2.6 * len(methods) + 1, 2.7 * len(indexes)), dpi=110)
+    axes = fig.subplots(len(indexes), len(methods), squeeze=False)
+    for i, index in enumerate(indexes):
+        scale = scales.get(index)
+        image = None
+        for j, method in enumerate(methods):
+            ax = axes[i, j]
             ax.set_xticks([])
             ax.set_yticks([])
-    fig.colorbar(im_q, ax=list(axes[0]), shrink=0.8)
-    fig.colorbar(im_s, ax=list(axes[1]), shrink=0.8)
+            values = maps[method].get(index)
+            if values is None:
+                continue
+            image = ax.imshow(values, vmin=scale.low if scale else None, vmax=scale.high if scale else None,
+                              cmap=MAP_CMAP, interpolation="nearest")
+            ax.set_title(f"{method}\n{map_label(index)}", fontsize=8)
+        if image is not None:
+            fig.colorbar(image, ax=list(axes[i]), shrink=0.8)
     fig.suptitle(scene, fontsize=9)
     path = out / f"maps_{_safe(scene)}.png"
     fig.savefig(path)

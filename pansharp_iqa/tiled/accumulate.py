@@ -1,7 +1,8 @@
 """Per-tile partial results and their deterministic, exact reduction.
 
-A tile returns a :class:`Partial`: named vectors of sums (each statistic's fields, :func:`add_fields`)
-and named maxima (for the whole-image range checks). Partials are combined in tile order with
+A tile returns a :class:`Partial`: named vectors of sums (each statistic's fields, :func:`add_fields`),
+named maxima (for the whole-image range checks) and, when quality maps are asked for, its windows of
+each map (:meth:`Partial.add_map`; the tile owns whole blocks of a block map). Partials are combined in tile order with
 :func:`math.fsum` (correctly rounded sums), so the reduction does not depend on the order in which
 tiles finish, on the executor, or on the number of workers; :func:`sums_of` returns the statistics' fields.
 """
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..indexes.catalog import Statistic
 
-__all__ = ["Partial", "combine", "add_fields", "sums_of"]
+__all__ = ["Partial", "combine", "add_fields", "sums_of", "assemble"]
 
 
 @dataclasses.dataclass
@@ -27,6 +28,11 @@ class Partial:
     sums: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     maxima: dict[str, float] = dataclasses.field(default_factory=dict)
     pixels: int = 0
+    maps: dict[str, list[tuple[int, int, np.ndarray]]] = dataclasses.field(default_factory=dict)
+
+    def add_map(self, key: str, row: int, col: int, values: np.ndarray) -> None:
+        """Store the tile's window of a map whose first sample is at (``row``, ``col``) of the map."""
+        self.maps.setdefault(key, []).append((int(row), int(col), np.asarray(values, dtype=np.float64)))
 
     def add(self, key: str, values: object) -> None:
         """Store a vector (or scalar) of sums under ``key`` (adding to one already there)."""
@@ -60,6 +66,16 @@ def combine(partials: Sequence[Partial]) -> Partial:
         for k, m in p.maxima.items():
             out.maximum(k, m)
         out.pixels += p.pixels
+        for k, windows in p.maps.items():
+            out.maps.setdefault(k, []).extend(windows)
+    return out
+
+
+def assemble(windows: Sequence[tuple[int, int, np.ndarray]], shape: tuple[int, int]) -> np.ndarray:
+    """A whole map of ``shape`` from its windows (:meth:`Partial.add_map`)."""
+    out = np.full(shape, np.nan)
+    for r, c, values in windows:
+        out[r : r + values.shape[0], c : c + values.shape[1]] = values
     return out
 
 

@@ -16,10 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from ..indexes import catalog
+from ..indexes.full_pass import following_context, split_maps
 from ..indexes.strips import check_block_fits
 from ..io.declared import scene_names
 from ..io.inputs import check_image_path, check_path_grid
 from ..io.windows import Source, open_source
+from ..quality_maps import MapSink, map_infos
 from ..settings import FullSettings, ReducedSettings, full_settings, protocol_card, reduced_settings
 from ..validation import (
     SettingError,
@@ -32,6 +35,7 @@ from .accumulate import Partial, sums_of
 from .executor import TiledJob, run_jobs
 from .facts import facts_of
 from .full import FullContext, full_tile
+from .maps import MapStream, block_maps
 from .plan import DEFAULT_TILE_SIZE, effective_tile_size, plan_tiles
 from .reduced import TILE_SUPPORTS, ReducedContext, reduced_tile
 
@@ -67,8 +71,8 @@ def _declaring(settings: Any, sources: dict[str, Source]) -> Any:
 
 
 def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
-                tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
-    """Plan the tiles of a reduced-resolution evaluation with validated settings."""
+                tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene", maps: MapSink | None = None) -> TiledJob:
+    """Plan the tiles of a reduced-resolution evaluation with validated settings (its maps to ``maps``)."""
     fus = _image_source(fused, "fused")
     ref = _image_source(reference, "reference")
     check_same_shape("reference", ref, "fused", fus)
@@ -77,10 +81,14 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
     settings = _declaring(settings, {"fused": fus, "reference": ref})
     lead, trail = settings.cut_bounds(ref.shape)
     h, w = ref.shape[:2]
-    ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w))
+    names = settings.indexes
+    specs = [i for i in catalog.map_indexes(names, settings.protocol.name) if i.name in names] if maps else []
+    ctx = ReducedContext(fus, ref, settings, lead, trail, (h, w), tuple(i.name for i in specs))
     tile = effective_tile_size(tile_size, settings.protocol.block_size)
     tiles = plan_tiles(*ctx.cut_shape, tile)
     nb = ref.shape[2]
+    infos = map_infos(specs, ctx.cut_shape, settings.protocol.block_size, (lead, lead))
+    stream = MapStream(maps, infos) if maps is not None else None
 
     def finalize(total: Partial) -> dict[str, Any]:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("reference", ref))})
@@ -89,14 +97,18 @@ def reduced_job(fused: Any, reference: Any, settings: ReducedSettings, *,
             image_shape=[h, w, nb], evaluated_shape=[*ctx.cut_shape, nb],
             tiling=_tiling_card([fus, ref], tile, len(tiles), f"after the {lead}-pixel leading cut"),
         )
+        if maps is not None:
+            card["maps"] = {k: info.to_card() for k, info in infos.items()}
         return {**values, "protocol": card}
 
-    return TiledJob(name, ctx, tiles, reduced_tile, finalize)
+    return TiledJob(name, ctx, tiles, reduced_tile, finalize, on_tile=stream)
 
 
 def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
-             tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene") -> TiledJob:
-    """Plan the tiles of a full-resolution evaluation with validated settings."""
+             tile_size: int = DEFAULT_TILE_SIZE, name: str = "scene", maps: MapSink | None = None,
+             ms_exp: Any = None) -> TiledJob:
+    """Plan the tiles of a full-resolution evaluation with validated settings (its maps to ``maps``; ``ms_exp``:
+    the upsampled MS, given under ``upsampled="given"``, read as the EXP)."""
     fus = _image_source(fused, "fused")
     ms_src = _image_source(ms, "ms")
     pan_src = _image_source(pan, "pan")
@@ -110,32 +122,62 @@ def full_job(fused: Any, ms: Any, pan: Any, settings: FullSettings, *,
     fus.follow_bands(ms_src, names)
     settings = _declaring(settings.for_bands(names), {"fused": fus, "ms": ms_src, "pan": pan_src})  # the MS's bands
     ms_gnyq = settings.ms_gnyq(fus.shape[2])
-    return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name)
+    exp_src = None
+    if ms_exp is not None:
+        exp_src = _image_source(ms_exp, "ms_exp")
+        if exp_src.shape != fus.shape:
+            raise ShapeError(f"ms_exp {exp_src.shape} must have the fused image's shape {fus.shape}")
+    return _JOB_BUILDERS[settings.protocol.full_engine](fus, ms_src, pan_src, settings, ms_gnyq, tile_size, name,
+                                                        maps, exp_src)
 
 
 def _toolbox_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSettings,
-                 ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
+                 ms_gnyq: tuple[float, ...], tile_size: int, name: str, maps: MapSink | None = None,
+                 exp_src: Source | None = None) -> TiledJob:
+    """The toolbox family tile-wise: a first pass, then, where a statistic reads a global fit or a map is composed
+    from the whole block maps, a later pass over the same tiles with the fitted values."""
+    bs = settings.protocol.block_size
     nb = fus.shape[2]
     if nb < 2 and not settings.ms_scale_blocks:
         raise ShapeError("fused: D_lambda needs at least 2 bands (it compares band pairs)")
-    chunk = settings.chunk_context(ms_gnyq, fus.shape)
-    ctx = FullContext({"fused": fus, "ms": ms_src, "pan": pan_src}, settings, chunk, fus.shape[:2])
+    names = settings.indexes
+    chunk = settings.chunk_context(ms_gnyq, fus.shape, maps=maps is not None)
+    first, later = catalog.later_pass(settings.statistics())
+    early, late = split_maps(catalog.map_indexes(names, settings.protocol.name) if maps is not None else ())
+    sources_by_role = {"fused": fus, "ms": ms_src, "pan": pan_src, **({"exp": exp_src} if exp_src else {})}
+    ctx = FullContext(sources_by_role, settings, chunk, fus.shape[:2], tuple(s.name for s in first),
+                      tuple(i.name for i in early))
     tile = effective_tile_size(tile_size, settings.tile_multiple)
     tiles = plan_tiles(*fus.shape[:2], tile)
-    sources = [fus, ms_src, pan_src]
+    sources = [fus, ms_src, pan_src, *([exp_src] if exp_src else [])]
+    infos = map_infos([i for i in (*early, *late) if i.name in names], fus.shape[:2], bs)
+    stream = MapStream(maps, infos) if maps is not None else None
+    block_shapes = {i.name: (fus.shape[0] // bs, fus.shape[1] // bs) for i in early}
 
-    def finalize(total: Partial) -> dict[str, Any]:
+    def finalize(total: Partial) -> dict[str, Any] | TiledJob:
         settings.check({r: facts_of(total, r, src) for r, src in (("fused", fus), ("ms", ms_src), ("pan", pan_src))})
-        values = settings.results(sums_of(total, settings.statistics()), nb)
+        sums = sums_of(total, first)
+        if not (later or late):
+            return finish(sums)
+        chunk2 = following_context(chunk, sums, block_maps(total, block_shapes))
+        ctx2 = FullContext(sources_by_role, settings, chunk2, fus.shape[:2], tuple(s.name for s in later),
+                           tuple(i.name for i in late), facts=False)
+        return TiledJob(name, ctx2, tiles, full_tile, lambda t: finish({**sums, **sums_of(t, later)}), on_tile=stream)
+
+    def finish(sums: dict[str, Any]) -> dict[str, Any]:
+        values = settings.results(sums, nb)
         card = settings.card(ms_gnyq, list(fus.shape),
                              tiling=_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"))
+        if maps is not None:
+            card["maps"] = {k: info.to_card() for k, info in infos.items()}
         return {**values, "protocol": card}
 
-    return TiledJob(name, ctx, tiles, full_tile, finalize)
+    return TiledJob(name, ctx, tiles, full_tile, finalize, on_tile=stream)
 
 
 def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: FullSettings,
-                     ms_gnyq: tuple[float, ...], tile_size: int, name: str) -> TiledJob:
+                     ms_gnyq: tuple[float, ...], tile_size: int, name: str, maps: MapSink | None = None,
+                     exp_src: Source | None = None) -> TiledJob:
     """``reprojected2022`` tile-wise: a coregistration pass whose finalize returns the index pass
     (see :mod:`pansharp_iqa.tiled.reprojected`)."""
     from ..reprojected.protocol import SETTINGS, reprojection_details
@@ -177,7 +219,7 @@ def _reprojected_job(fus: Source, ms_src: Source, pan_src: Source, settings: Ful
         )
         tiling = {**_tiling_card(sources, tile, len(tiles), "(0, 0) at PAN scale"), **rp.describe(ctx2)}
         card = protocol_card(settings.protocol, **settings.common_card(ms_gnyq, list(fus.shape)),
-                             reprojection=details, tiling=tiling)
+                             reprojection=details, tiling=tiling, **({"maps": {}} if maps is not None else {}))
         return {**{k: float(values[k]) for k in settings.indexes}, "protocol": card}
 
     return TiledJob(name, ctx, tiles, rp.coreg_tile, finalize_coreg)
@@ -191,7 +233,7 @@ _JOB_BUILDERS: dict[str, Callable[..., TiledJob]] = {
 
 
 def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, tile_size: int = DEFAULT_TILE_SIZE,
-        name: str = "scene") -> TiledJob:
+        name: str = "scene", maps: MapSink | None = None) -> TiledJob:
     """Plan the tiles of one evaluation with validated settings (opens file headers; raises on bad input).
 
     Parameters
@@ -205,6 +247,9 @@ def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, til
         Tile side in pixels (rounded up to the block grid).
     name : str
         Label of the job (progress, outcomes).
+    maps : MapSink, optional
+        Where the quality maps of the requested indexes go, window by window as tiles finish
+        (:mod:`pansharp_iqa.quality_maps`); its ``close()`` is the caller's.
 
     Returns
     -------
@@ -216,13 +261,14 @@ def job(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *, til
         if whole:  # SSIM's 11x11 windows cross the tiles
             raise SettingError(f"{', '.join(whole)} (SSIM) is computed in memory only, not tile-wise: evaluate with "
                                "tiled='never' (--tiled never), or leave SSIM out of the indexes")
-        return reduced_job(inputs["fused"], inputs["reference"], settings, tile_size=tile_size, name=name)
-    return full_job(inputs["fused"], inputs["ms"], inputs["pan"], settings, tile_size=tile_size, name=name)
+        return reduced_job(inputs["fused"], inputs["reference"], settings, tile_size=tile_size, name=name, maps=maps)
+    return full_job(inputs["fused"], inputs["ms"], inputs["pan"], settings, tile_size=tile_size, name=name, maps=maps,
+                    ms_exp=inputs.get("ms_exp"))
 
 
 def evaluate_tiled(inputs: dict[str, Any], settings: ReducedSettings | FullSettings, *,
                    tile_size: int = DEFAULT_TILE_SIZE, jobs: int = 1, scheduler: Any = None,
-                   progress: bool = False) -> dict[str, Any]:
+                   progress: bool = False, maps: MapSink | None = None) -> dict[str, Any]:
     """The tile engine's result of one evaluation (what :func:`pansharp_iqa.evaluation.evaluate` runs tile-wise).
 
     Parameters
@@ -235,13 +281,15 @@ def evaluate_tiled(inputs: dict[str, Any], settings: ReducedSettings | FullSetti
         Dask scheduler address or client.
     progress : bool
         tqdm bar over the tiles.
+    maps : MapSink, optional
+        Where the quality maps go (see :func:`job`).
 
     Returns
     -------
     dict
         As :func:`pansharp_iqa.evaluation.evaluate`, with ``card["tiling"]``.
     """
-    return run_jobs([job(inputs, settings, tile_size=tile_size)], workers=jobs, scheduler=scheduler,
+    return run_jobs([job(inputs, settings, tile_size=tile_size, maps=maps)], workers=jobs, scheduler=scheduler,
                     progress=progress)[0].unwrap()
 
 

@@ -40,6 +40,10 @@ class TiledJob:
         instead return another ``TiledJob``: the scene's next pass (e.g. ``reprojected2022``'s
         coregistration, then its indexes with the shifts found), which :func:`run_jobs` runs once
         the current pass of every scene is done; the scene's result is its last pass's dict.
+    on_tile : callable, optional
+        ``on_tile(tile, partial)``, in the calling process as each tile's partial arrives (before
+        it is kept for the reduction): e.g. writes its map windows out and drops the large ones
+        (``pansharp_iqa.tiled.maps``), so that whole-image maps are never held.
     """
 
     name: str
@@ -47,6 +51,7 @@ class TiledJob:
     tiles: list[Tile]
     tile_fn: Callable[[Any, Tile], Partial]
     finalize: Callable[[Partial], dict[str, Any] | TiledJob]
+    on_tile: Callable[[Tile, Partial], None] | None = None
 
 
 @dataclasses.dataclass
@@ -224,12 +229,23 @@ def _run_round(
     with tqdm(total=total, unit="tile", desc=desc, disable=not progress, dynamic_ncols=True) as bar:
         for j, t, part in events:
             job = jobs[j]
+            if outcomes[j] is not None:  # failed already (on_tile): its other tiles are dropped
+                continue
             if isinstance(part, BaseException):
                 outcomes[j] = JobOutcome(job.name, None, part, time.perf_counter() - start)
                 bar.total -= remaining[j]
                 remaining[j] = 0
                 bar.refresh()
                 continue
+            if job.on_tile is not None:
+                try:
+                    job.on_tile(job.tiles[t], part)
+                except Exception as exc:  # noqa: BLE001 - fails this scene only
+                    outcomes[j] = JobOutcome(job.name, None, exc, time.perf_counter() - start)
+                    bar.total -= remaining[j]
+                    remaining[j] = 0
+                    parts[j] = []
+                    continue
             parts[j][t] = part
             remaining[j] -= 1
             pixels += job.tiles[t].pixels

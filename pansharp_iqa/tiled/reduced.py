@@ -24,7 +24,7 @@ from collections.abc import Set as AbstractSet
 import numpy as np
 
 from ..borders import border_index
-from ..indexes.catalog import Statistic
+from ..indexes.catalog import Statistic, chunk_map, get_index
 from ..indexes.q2n import q2n_padded_positions
 from ..indexes.strips import StripImage
 from ..io.windows import Source
@@ -50,6 +50,7 @@ class ReducedContext:
     lead: int
     trail: int
     shape: tuple[int, int]
+    maps: tuple[str, ...] = ()  # the indexes whose quality maps the tiles make
 
     @property
     def block_size(self) -> int:
@@ -138,12 +139,14 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     if ctx.settings.threshold:
         np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
-    chunk_ctx = ctx.settings.chunk_context(ctx.gradient, col_halo=True)
+    chunk_ctx = ctx.settings.chunk_context(ctx.gradient, col_halo=True, maps=bool(ctx.maps))
+    chunk_maps: dict[str, np.ndarray] = {}
     for key in rn:  # one support at a time: its view is released before the next one is taken
         if rn[key] is None or cn[key] is None:
             continue
         ri, ci = _g(rn[key], ctx.lead), _g(cn[key], ctx.lead)  # type: ignore[arg-type]
         ref, fus = ref_p.take(ri, ci), fus_p.take(ri, ci)  # band planes
+        width = ref.shape[2]
         # blocks: the tile's rows/columns plus the mirror at the image's end, read as images
         view = ((StripImage(ref, bands_first=True), StripImage(fus, bands_first=True), 0, ref.shape[1])
                 if key == "blocks" else (np.ascontiguousarray(ref), np.ascontiguousarray(fus)))
@@ -151,6 +154,12 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             for stat in stats:
                 if stat.support == key:
-                    add_fields(out, stat, stat.reduce([stat.chunk(*view, chunk_ctx)]))  # type: ignore[misc]
+                    fields, chunk_maps[stat.name] = chunk_map(stat.chunk(*view, chunk_ctx), chunk_ctx, width)  # type: ignore[misc]
+                    add_fields(out, stat, stat.reduce([fields]))
         del view
+    for name in ctx.maps:
+        spec = get_index(name, ctx.settings.protocol.name).map
+        assert spec is not None and spec.chunk is not None
+        step = ctx.block_size if spec.grid == "blocks" else 1
+        out.add_map(name, tile.rows[0] // step, tile.cols[0] // step, spec.chunk(chunk_maps, chunk_ctx))
     return out

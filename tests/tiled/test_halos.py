@@ -9,6 +9,7 @@ from pansharp_iqa import get_protocol, interp23tap
 from pansharp_iqa.borders import border_index, consecutive_runs
 from pansharp_iqa.indexes.catalog import DERIVED, ChunkContext
 from pansharp_iqa.indexes.full_pass import Scene, scale_of
+from pansharp_iqa.indexes.regression import d_s_r_map, lsr_fit, lsr_gram_sums, lsr_residual
 from pansharp_iqa.io.windows import ArraySource
 from pansharp_iqa.mtf import mtf_filter
 from pansharp_iqa.resample import fineshift, imresize
@@ -40,8 +41,11 @@ def _inputs(shape, ratio, bands=2, seed=0):
             "ms": rng.uniform(0, 2000, (bands, h // ratio, w // ratio))}
 
 
-def _ctx(ratio):
-    return ChunkContext(ratio=ratio, protocol=get_protocol("toolbox2015"), ms_gnyq=(0.3, 0.25), pan_gnyq=0.15)
+def _ctx(ratio, planes):
+    # the LSR residual's global fit (fitted by a first pass over the whole image), as the engine's later pass has it
+    fit = lsr_fit(lsr_gram_sums(planes["fused"], planes["pan"]))
+    return ChunkContext(ratio=ratio, protocol=get_protocol("toolbox2015"), ms_gnyq=(0.3, 0.25), pan_gnyq=0.15,
+                        block_size=8, fitted={"lsr": fit})
 
 
 @pytest.mark.parametrize("name", COMPUTED)
@@ -50,7 +54,7 @@ def _ctx(ratio):
 def test_windows_of_every_derived_image_equal_the_whole_image(name, ratio, shape, step):
     # tiles smaller than the halos too: the windows' border positions wrap or mirror more than once
     planes = _inputs(shape, ratio)
-    scene = Scene.of(planes, _ctx(ratio))
+    scene = Scene.of(planes, _ctx(ratio, planes))
     whole = scene.window(name, *scene.positions(name, (0, shape[0]), (0, shape[1])))
     for r0 in range(0, shape[0], step):
         for c0 in range(0, shape[1], step):
@@ -66,12 +70,14 @@ def test_windows_of_every_derived_image_equal_the_whole_image(name, ratio, shape
 def test_whole_images_are_the_operators_themselves():
     ratio, shape = 4, (64, 96)
     planes = _inputs(shape, ratio)
-    scene = Scene.of(planes, _ctx(ratio))
+    scene = Scene.of(planes, _ctx(ratio, planes))
     hwb = {k: np.moveaxis(v, 0, 2) for k, v in planes.items()}
+    residual = lsr_residual(planes["fused"], planes["pan"], scene.ctx.fitted["lsr"])
     want = {"exp": interp23tap(hwb["ms"], ratio), "pan_lr": imresize(hwb["pan"], 1 / ratio),
             "pan_lr_exp": interp23tap(imresize(hwb["pan"], 1 / ratio), ratio),
             "pan_mtf": mtf_filter(hwb["pan"], 0.15, ratio, sigma_form="2015"),
-            "mtf_fused": mtf_filter(hwb["fused"], [0.3, 0.25], ratio)}
+            "mtf_fused": mtf_filter(hwb["fused"], [0.3, 0.25], ratio),
+            "lsr_residual": np.moveaxis(residual, 0, 2), "d_s_r_map": d_s_r_map(residual, 8)[:, :, None]}
     want["fused_shift"] = fineshift(want["mtf_fused"], 1, 1)  # the HS/S2 protocols' images at MS scale (start 0)
     want["fused_lr"] = want["mtf_fused"][::ratio, ::ratio]
     want["fused_shift_lr"] = want["fused_shift"][::ratio, ::ratio]
