@@ -90,7 +90,7 @@ def test_geotiff_sink_aborts_cleanly(tmp_path):
 
 def test_reduced_maps_are_the_toolbox_maps_of_the_evaluated_region(fr):
     fused = fr[0]
-    gt = fused + np.random.default_rng(1).normal(0, 5, fused.shape)
+    gt = np.abs(fused + np.random.default_rng(1).normal(0, 5, fused.shape))  # an original product: DN >= 0
     r = pi.evaluate_reduced(fused, gt, ratio=4, bits=11, maps=True, tiled="never")
     assert sorted(r["maps"]) == ["Q2n", "SAM"]
     q = pi.q2n(gt[20:-21, 20:-21], fused[20:-21, 20:-21], return_map=True)[1]

@@ -188,7 +188,9 @@ def test_wrong_tensors_are_one_line_input_errors(scenes):
     nhwc = lambda a: ms.Tensor(a.transpose(0, 2, 3, 1))  # noqa: E731
     # (N, H, W, C) data declared NCHW: 144 "bands" of 144 x 4 px
     _refused(r"image 0 of the batch: reference: 144x4 pixels", nhwc(pred), nhwc(gt))
-    _refused(r"image 0 of the batch: fused: float data within \[0, 0\.\d+\].*give the data scale", ms.Tensor(pred),
+    # both in [0, 1] with scale=1: the reference is named first (the rules blame the reference
+    # before the result), with its range
+    _refused(r"image 0 of the batch: reference: float data within \[0\.\d+, 1\].*give the data scale", ms.Tensor(pred),
              ms.Tensor(gt), scale=1.0)
     bad = pred.copy()
     bad[3, 2, 60, 60] = np.nan
