@@ -519,6 +519,10 @@ def _standardised(ev: Evidence) -> str | None:
     whole = centred(t.lo, t.mean, t.spread, r.mean, r.spread)
     odd = list(range(len(lo))) if whole else [b for b in range(len(lo)) if centred(lo[b], t_m[b], t_s[b], r_m[b],
                                                                                       r_s[b])]
+    if not whole and len(odd) < len(lo):
+        # some bands only: a band standardised (its spread collapsed below a third of the reference band's), not a
+        # poor network's band of about the reference's spread around 0 (scored: a poor method gets numbers)
+        odd = [b for b in odd if FACTOR * t_s[b] <= r_s[b]]
     if not odd:
         return None
     which, b = (t.name, 0) if len(odd) == len(lo) else (f"{t.name} {_bands_text(odd, len(lo))}", odd[0])
@@ -599,7 +603,8 @@ RULES = (
          "none: DN are non-negative; pass the sensor's DN", _offset),
     Rule("standardised", _RF, "each fused band's mean and minimum with the same reference band's mean",
          "fused minimum below -0.5 and mean within a quarter of its spread from 0 (a spread at most 3x the "
-         "reference's), the reference in DN",
+         "reference's; where only some bands are centred, a spread at most 1/3 of the reference band's), the "
+         "reference in DN",
          "a result left standardised (mean 0, std 1) or mean-subtracted by a network's normalisation",
          "none: pass the output in DN" + _DN, _standardised),
     Rule("wrapped", _RF, "the fused image's maximum with the reference's", "fused maximum in the top quarter of uint16 "

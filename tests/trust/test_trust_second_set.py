@@ -493,3 +493,19 @@ def test_a_gt_with_a_mask_sidecar_is_one_line_on_stderr(tmp_path):
             assert run.returncode == 0 and not run.stderr.strip(), run.stderr
             metrics = json.loads((out / "results.json").read_text())["scenes"]["s"]["m"]["metrics"]
             same(metrics, independent(d["fused"], d["gt"]))
+
+
+def test_a_poor_networks_band_around_zero_is_scored_a_standardised_band_is_not():
+    """A band of about the reference band's spread centred on 0 (a barely trained network's band: the
+    notebook's smoke-trained NLRNet) is a poor result and gets numbers; the same band with its spread
+    collapsed to about 1 (standardised) is refused."""
+    d = scene()
+    fused = fused64()
+    poor = fused.copy()
+    band = fused[..., 6]
+    poor[..., 6] = band - band.mean()  # centred, the reference's spread: a poor band, not a normalisation
+    same(rr(poor, d["gt"], tiled="never"), independent(poor, d["gt"]))
+    collapsed = fused.copy()
+    collapsed[..., 6] = (band - band.mean()) / (4.0 * band.std())  # spread 1/4 of the band's: standardised-like
+    with pytest.raises(pi.InputError, match=r"^fused band 7 \(of 8\): values from .* standardised"):
+        rr(collapsed, d["gt"], tiled="never")
