@@ -43,7 +43,7 @@ class Patch:
             raise AssertionError("tile patch does not hold a requested pixel (halo planning error)")
         if (np.all(np.diff(pr) == 1) and np.all(np.diff(pc) == 1)) and not (zr.any() or zc.any()):
             return self.data[:, pr[0] : pr[-1] + 1, pc[0] : pc[-1] + 1]
-        out = self.data[:, pr][:, :, pc]
+        out = self.data[:, pr[:, None], pc[None, :]]  # one gather (two in turn cost 2x on the last axis)
         out[:, zr] = 0.0
         out[:, :, zc] = 0.0
         return out
