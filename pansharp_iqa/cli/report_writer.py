@@ -21,6 +21,7 @@ from pansharp_iqa.reports import (
     write_json,
     write_per_band_csv,
 )
+from pansharp_iqa.reports.band_groups import html_per_band, markdown_per_band
 from pansharp_iqa.reports.pair_display import PairDisplay, SceneView, assemble_scene
 from pansharp_iqa.reports.stats import IndexStatistics, statistics_to_dict
 from pansharp_iqa.reports.summary import Summary
@@ -255,6 +256,7 @@ def _write_tables(out_dir: Path, run: RunRecord, formats: Sequence[str]) -> None
         (out_dir / "results.md").write_text(
             render_markdown(run.summary, run.failures, title=f"pansharp-eval: {name}", notes=run.notes,
                             statistics=run.statistics, n_scenes=len(run.scenes))
+            + markdown_per_band(run.records, run.methods)
             + (markdown_section(run.misregistration) if run.misregistration else ""), encoding="utf-8")
     if "tex" in formats:
         # the caption is one line (settings, no prose): the notes are in results.md and report.html
@@ -305,6 +307,7 @@ def _write_visual(out_dir: Path, run: RunRecord, outputs: Outputs) -> None:
     page = render_html(title=f"pansharp-eval: {run.settings.name}", summary=run.summary, statistics=run.statistics,
                        records=run.records, failures=run.failures, scenes=run.scenes, provenance=run.provenance(),
                        views={s: v for s, v in views.items() if s in shown}, notes=notes,
-                       sections=[html_section(run.misregistration)] if run.misregistration else [],
+                       sections=[s for s in (html_per_band(run.records, run.methods),
+                                             html_section(run.misregistration) if run.misregistration else "") if s],
                        maps={s: m for s, m in maps.items() if s in shown})
     (out_dir / HTML_FILE).write_text(page, encoding="utf-8")
