@@ -113,8 +113,28 @@ BACKENDS = ("host", "torch")
 
 
 
+class _Exponents:
+    """The QNR-like indexes' exponents of a context (its ``exponents`` field)."""
+
+    exponents: Mapping[str, tuple[float, float]]
+
+    def exponent(self, name: str) -> tuple[float, float]:
+        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
+
+        Parameters
+        ----------
+        name : str
+            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
+
+        Returns
+        -------
+        (float, float)
+        """
+        return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
+
+
 @dataclasses.dataclass(frozen=True)
-class ChunkContext:
+class ChunkContext(_Exponents):
     """What a chunk function needs besides its pixels.
 
     Parameters
@@ -182,32 +202,19 @@ class ChunkContext:
     shape: tuple[int, int] = (0, 0)
     own: tuple[slice, slice] | None = None
 
+    maps: bool = False
+    fitted: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+
     @property
     def toolbox_q2n(self) -> bool:
         """Whether Q2n follows the toolbox (uint16 cast, symmetric padding, epsilon floor, float64 values)."""
         return (self.q2n_cast, self.q2n_padding, self.q2n_std_floor, self.q2n_precision) == (
             "uint16", "symmetric", float(np.finfo(np.float64).eps), "float64")
-    maps: bool = False
-    fitted: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
-
-    def exponent(self, name: str) -> tuple[float, float]:
-        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
-
-        Parameters
-        ----------
-        name : str
-            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
-
-        Returns
-        -------
-        (float, float)
-        """
-        return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
 
 
 @dataclasses.dataclass(frozen=True)
-class FinalizeContext:
+class FinalizeContext(_Exponents):
     """What a finalize step needs besides the sums.
 
     Parameters
@@ -238,20 +245,6 @@ class FinalizeContext:
     q2n_precision: BlockPrecision = "float64"
     protocol: str | None = None
     exponents: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
-
-    def exponent(self, name: str) -> tuple[float, float]:
-        """(alpha, beta) of a QNR-like index (1, 1 unless the settings' ``exponents`` say otherwise).
-
-        Parameters
-        ----------
-        name : str
-            The index (``"QNR"``, ``"HQNR"``, ``"RQNR"``).
-
-        Returns
-        -------
-        (float, float)
-        """
-        return tuple(self.exponents.get(name, (1.0, 1.0)))  # type: ignore[return-value]
 
 
 def _sum_fields(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
