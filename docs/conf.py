@@ -51,9 +51,9 @@ templates_path = ["_templates"]
 STRICT = os.environ.get("PANSHARP_DOCS_STRICT") == "1"
 nitpicky = STRICT
 # Names of other libraries are not resolved offline (no intersphinx: the build must not need the
-# network), so their roles are accepted as text.
+# network), so their roles are accepted as text (``sparse``: scipy.sparse, as resize_matrix's signature names it).
 nitpick_ignore_regex = [
-    (r"py:.*", r"(numpy|np|scipy|dask|distributed|rasterio|matplotlib|tifffile|h5py|cv2|PIL|os|pathlib|math|"
+    (r"py:.*", r"(numpy|np|scipy|sparse|dask|distributed|rasterio|matplotlib|tifffile|h5py|cv2|PIL|os|pathlib|math|"
                r"collections|typing|concurrent|argparse|dataclasses|types|enum|io|threading)(\..*)?"),
     (r"py:.*", r"(ndarray|array_like|array-like|ArrayLike|NDArray|DTypeLike|Path|PathLike|Callable|Sequence|"
                r"Mapping|Iterable|Iterator|Any|Literal|optional|default|shape|dtype|float64|uint16|"

@@ -371,7 +371,7 @@ def evaluate_reduced(
     scale_mismatch : {"raise", "warn"}
         A fused image on another scale than the reference (a band, or the whole image, off by a
         bit-depth factor such as 2, or by more than 3 in mean and spread) is refused; ``"warn"``
-        scores it anyway with a :class:`~pansharp_iqa.validation.ScaleMismatchWarning`, recorded in
+        scores it anyway with a :class:`~pansharp_iqa.rules.ScaleMismatchWarning`, recorded in
         the card (``"scale_mismatch"``). See ``docs/validation.md``.
     sam_zero_norm : {"exclude", "zero", "right_angle", "nan"}, optional
         SAM's pixels of zero norm: instead of the protocol's convention (``"exclude"`` for the MATLAB

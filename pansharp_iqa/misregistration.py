@@ -281,8 +281,8 @@ def misregistration_sensitivity(
         each shift's, ``scipy.stats.kendalltau``; NaN for one method), ``swaps`` (per shift, the pairs
         ``(a, b)`` with ``a`` ranked above ``b`` at the baseline and below it after the shift) and
         ``ranking_changed`` (bool: any swap); ``protocol``: the baseline card of the first method with
-        ``"misregistration"``, how the shifts were made (JSON-serialisable). :func:`sensitivity_to_json` makes
-        the whole result JSON-serialisable.
+        ``"misregistration"``, how the shifts were made (JSON-serialisable).
+        :func:`~pansharp_iqa.misregistration.sensitivity_to_json` makes the whole result JSON-serialisable.
 
     Raises
     ------

@@ -187,16 +187,62 @@ class MtfKernelSettings:
         object.__setattr__(self, "raw_at_ratios", tuple(int(r) for r in self.raw_at_ratios))
 
     def normalise_at(self, ratio: int) -> Normalise:
-        """The post-processing applied at ``ratio``."""
+        """The post-processing applied at ``ratio``.
+
+        Parameters
+        ----------
+        ratio : int
+            PAN/MS resolution ratio.
+
+        Returns
+        -------
+        {"none", "clip-renormalise"}
+            ``"none"`` at the ratios of ``raw_at_ratios``, else ``normalise``.
+        """
         return "none" if int(ratio) in self.raw_at_ratios else self.normalise
 
     def kernel(self, gnyq: float, ratio: int) -> np.ndarray:
-        """The kernel of one band (:func:`mtf_kernel` with these settings)."""
+        """The kernel of one band (:func:`mtf_kernel` with these settings).
+
+        Parameters
+        ----------
+        gnyq : float
+            MTF gain at the MS Nyquist frequency, in (0, 1) (dimensionless).
+        ratio : int
+            PAN/MS resolution ratio.
+
+        Returns
+        -------
+        ndarray, shape (size, size), float64, read-only
+            Correlation kernel.
+        """
         return mtf_kernel(gnyq, ratio, self.size, sigma_form=self.sigma_form, normalise=self.normalise_at(ratio),
                           tap_precision=self.tap_precision)
 
     def filter(self, image: np.ndarray, gnyq: float | Sequence[float], ratio: int) -> np.ndarray:
-        """:func:`mtf_filter` with these settings."""
+        """:func:`mtf_filter` with these settings.
+
+        Parameters
+        ----------
+        image : ndarray, shape (H, W) or (H, W, B)
+            Any real dtype; not modified.
+        gnyq : float or sequence of float
+            MTF gain at the MS Nyquist frequency (dimensionless): one for all bands, or one per band.
+        ratio : int
+            PAN/MS resolution ratio.
+
+        Returns
+        -------
+        ndarray, same shape as ``image``, float64
+            Each band correlated with its kernel, edges replicated (``imfilter(band, h, 'replicate')``).
+
+        Examples
+        --------
+        >>> x = np.full((64, 64, 2), 100.0)
+        >>> y = HS_KERNEL.filter(x, [0.3, 0.35], 4)
+        >>> y.shape, bool(np.allclose(y, 100 * np.array([HS_KERNEL.kernel(g, 4).sum() for g in (0.3, 0.35)])))
+        ((64, 64, 2), True)
+        """
         return mtf_filter(image, gnyq, ratio, size=self.size, sigma_form=self.sigma_form,
                           normalise=self.normalise_at(ratio), tap_precision=self.tap_precision)
 
@@ -242,7 +288,20 @@ def correlate_valid(image: np.ndarray, kernel: np.ndarray, *, out: np.ndarray | 
     spectrum (cached), transformed back (OpenCV's ``dft``), within rounding (about 1e-15 of the image's
     maximum) of a direct sum. Hand-written for a measured need: OpenCV's ``filter2D`` takes 9 DFTs of
     256 squared samples for a 512-pixel tile's MTF where 4 of 300 suffice, 1.4x the time
-    (``docs/performance.md``). ``image``: (H, W) float64, any strides; returns (H - kh + 1, W - kw + 1).
+    (``docs/performance.md``).
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W), float64
+        One band, any strides; not modified.
+    kernel : ndarray, shape (kh, kw)
+        Correlation kernel (not flipped), at most the image's size.
+    out : ndarray, shape (H - kh + 1, W - kw + 1), float64, optional
+        Destination (written in place and returned).
+
+    Returns
+    -------
+    ndarray, shape (H - kh + 1, W - kw + 1), float64
 
     Examples
     --------
@@ -356,8 +415,29 @@ def mtf_filter(
 
 
 def filter_planes(planes: np.ndarray, kernels: Sequence[np.ndarray], *, valid: bool = False) -> np.ndarray:
-    """:func:`filter_replicate` of each band plane with its own kernel (:func:`correlate_valid` with ``valid``:
-    the planes shrink by the kernel's size less one), bands in threads."""
+    """:func:`filter_replicate` of each band plane with its own kernel, bands in threads.
+
+    Parameters
+    ----------
+    planes : ndarray, shape (B, H, W)
+        Band planes (float64 or any real dtype).
+    kernels : sequence of ndarray
+        One correlation kernel per plane, all of one shape ``(kh, kw)``.
+    valid : bool
+        :func:`correlate_valid` instead: only the outputs where the kernel lies inside the plane (the planes
+        shrink by the kernel's size less one), no border extension.
+
+    Returns
+    -------
+    ndarray, shape (B, H, W) (or (B, H - kh + 1, W - kw + 1) with ``valid``), float64
+
+    Examples
+    --------
+    >>> planes = np.ones((2, 30, 30))
+    >>> k = [mtf_kernel(0.3, 4, 11), mtf_kernel(0.3, 4, 11)]
+    >>> filter_planes(planes, k).shape, filter_planes(planes, k, valid=True).shape
+    ((2, 30, 30), (2, 20, 20))
+    """
     if len(kernels) != planes.shape[0]:
         raise ShapeError(f"{len(kernels)} kernels for {planes.shape[0]} bands")
     shrink = (kernels[0].shape[0] - 1, kernels[0].shape[1] - 1) if valid and len(kernels) else (0, 0)
@@ -394,6 +474,7 @@ def mtf_filter_sensor(
     protocol : str, optional
         Protocol name for sensor-file overrides (e.g. the 2015 generic GNyq).
     sigma_form : {"2020", "2015"}
+        See :func:`mtf_kernel`.
 
     Returns
     -------

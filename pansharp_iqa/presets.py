@@ -40,16 +40,45 @@ PUBLISHED_SHA256: dict[str, str] = {
 
 @dataclasses.dataclass(frozen=True)
 class PresetData:
-    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``)."""
+    """What :meth:`pansharp_iqa.Preset.check_data` found about a file (recorded in cards under ``"preset"``).
 
-    file: str  #: the file's name
-    resolution: str  #: ``"reduced"`` or ``"full"``, from its keys (``gt`` present: reduced)
-    sha256: str  #: its SHA-256
-    published: bool | None  #: whether the hash is the published file's; None where no published hash is recorded
-    reasons: tuple[str, ...] = ()  #: why the file is not the published test set (forced presets only)
+    Parameters
+    ----------
+    file : str
+        The file's name (without its folder).
+    resolution : {"reduced", "full"}
+        From the file's keys: ``gt`` present, reduced resolution; else full resolution.
+    sha256 : str
+        The file's SHA-256, 64 hexadecimal digits.
+    published : bool or None
+        Whether the hash is the published test file's; None where no published hash is recorded
+        (:data:`PUBLISHED_SHA256`).
+    reasons : tuple of str
+        Why the file is not the published test set (another hash, another band count); non-empty only for a
+        forced preset.
+
+    Examples
+    --------
+    >>> d = PresetData("test_wv3_OrigScale_multiExm1.h5", "full", "0" * 64, None)
+    >>> d.card()["published_test_set"], d.card()["data_note"].split(":")[0]
+    (None, 'no published SHA-256 recorded for this file')
+    """
+
+    file: str
+    resolution: str
+    sha256: str
+    published: bool | None
+    reasons: tuple[str, ...] = ()
 
     def card(self) -> dict[str, Any]:
-        """Card entries for the data (JSON-serialisable)."""
+        """Card entries for the data (JSON-serialisable).
+
+        Returns
+        -------
+        dict
+            ``file``, ``sha256``, ``published_test_set`` (``published``) and ``data_note`` (one line: whether
+            the data is the published test set, and why not).
+        """
         note = {True: "the published PanCollection test file (SHA-256 matches)",
                 None: "no published SHA-256 recorded for this file: not verified against the published test set",
                 False: "NOT the published PanCollection test set: " + "; ".join(self.reasons)}[self.published]
@@ -58,16 +87,43 @@ class PresetData:
 
 @dataclasses.dataclass(frozen=True)
 class Preset:
-    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`)."""
+    """Every setting of one benchmark's evaluation, fixed (see :func:`get_preset`).
 
-    name: str  #: registry name (``"pancollection-wv3"``, ...)
-    sensor: str  #: the data's sensor (registry name)
-    bands: int  #: MS bands of the test files
-    bits: int  #: radiometric resolution; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` (the scripts' ``const``)
-    mtf_sensor: str  #: the sensor whose MTF the full-resolution scripts use (D_lambda_K)
-    files: tuple[str, str]  #: the published reduced- and full-resolution file names
-    ratio: int = 4  #: PAN/MS resolution ratio
-    protocol: Protocol = PANCOLLECTION  #: :data:`PANCOLLECTION`
+    Parameters
+    ----------
+    name : str
+        Registry name (``"pancollection-wv3"``, ...).
+    sensor : str
+        The data's sensor (a name of the sensor registry, :func:`pansharp_iqa.get_sensor`).
+    bands : int
+        MS bands of the test files.
+    bits : int
+        Radiometric resolution in bits; the peak of MPSNR, RMSE and SSIM is ``2**bits - 1`` DN (the scripts'
+        ``const``).
+    mtf_sensor : str
+        The sensor whose MTF the full-resolution scripts use (D_lambda_K, D_s): ``"IKONOS"`` for QB and GF2.
+    files : (str, str)
+        The published reduced- and full-resolution file names.
+    ratio : int
+        PAN/MS resolution ratio (4 for every PanCollection set).
+    protocol : Protocol
+        The index conventions of the scripts: :data:`PANCOLLECTION`.
+
+    Examples
+    --------
+    >>> p = get_preset("pancollection-qb")
+    >>> p.sensor, p.mtf_sensor, p.bands, p.bits, p.ratio, p.protocol.name
+    ('QB', 'IKONOS', 4, 11, 4, 'pancollection')
+    """
+
+    name: str
+    sensor: str
+    bands: int
+    bits: int
+    mtf_sensor: str
+    files: tuple[str, str]
+    ratio: int = 4
+    protocol: Protocol = PANCOLLECTION
 
     @property
     def peak(self) -> int:
@@ -75,11 +131,24 @@ class Preset:
         return 2**self.bits - 1
 
     def settings(self, resolution: str = "reduced", **keywords: Any) -> Settings:
-        """The settings value of this benchmark's evaluation at ``resolution`` (``"reduced"`` or ``"full"``): ratio,
-        bits and :data:`PANCOLLECTION`; at full resolution also the MTF the scripts use (``sensor``; ``satellite``
-        is the data's) and the file's ``lms`` as the upsampled MS (the input ``ms_exp``, ``upsampled="given"``).
-        ``keywords``: the other keywords of :func:`~pansharp_iqa.reduced_settings` / :func:`~pansharp_iqa.
-        full_settings` (``indexes``, ``scale``, ``declared``, ``upsampled="interp23tap"`` to compute the EXP, ...).
+        """The settings value of this benchmark's evaluation at ``resolution``: ratio, bits and
+        :data:`PANCOLLECTION`; at full resolution also the MTF the scripts use (``sensor``; ``satellite`` is the
+        data's) and the file's ``lms`` as the upsampled MS (the input ``ms_exp``, ``upsampled="given"``).
+
+        Parameters
+        ----------
+        resolution : {"reduced", "full"}
+            Reduced resolution (the ``gt`` files: Q2n, Q, SAM, ERGAS, SCC, MPSNR, SSIM) or full resolution
+            (D_lambda_K, D_s, HQNR).
+        **keywords
+            The other keywords of :func:`~pansharp_iqa.reduced_settings` / :func:`~pansharp_iqa.full_settings`
+            (``indexes``, ``scale``, ``declared``, ``upsampled="interp23tap"`` to compute the EXP, ...); they
+            override the preset's values.
+
+        Returns
+        -------
+        ReducedSettings or FullSettings
+            The validated settings value that :func:`pansharp_iqa.evaluation.evaluate` takes.
 
         Examples
         --------
@@ -108,9 +177,28 @@ class Preset:
     def check_data(self, path: str | Path, *, force: bool = False,
                    known: Mapping[str, str] | None = None) -> PresetData:
         """Whether a PanCollection-style ``.h5`` (``gt``/``ms``/``lms``/``pan``, N x C x H x W) is this preset's
-        published test set (``known``: file name -> SHA-256, default :data:`PUBLISHED_SHA256`): another hash or band
-        count is an :class:`InputError` naming both values, unless ``force`` (the card then says the data is not
-        the published test set).
+        published test set: another hash or band count is an :class:`~pansharp_iqa.InputError` naming both values,
+        unless ``force`` (the card then says the data is not the published test set).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.h5`` file; its keys decide the resolution (``gt`` present: reduced).
+        force : bool
+            Accept data that is not the published test set (its :class:`PresetData` then lists the reasons).
+        known : mapping of str to str, optional
+            File name -> SHA-256 (hexadecimal) of the published files; default :data:`PUBLISHED_SHA256`.
+
+        Returns
+        -------
+        PresetData
+            The file's name, resolution, SHA-256 and whether it is the published file.
+
+        Raises
+        ------
+        InputError
+            The file cannot be read as HDF5, lacks ``ms``/``pan``, or (without ``force``) differs from the
+            published test set.
 
         Examples
         --------
@@ -155,7 +243,18 @@ class Preset:
         return PresetData(path.name, resolution, digest, published, tuple(reasons))
 
     def card(self, data: PresetData | None = None) -> dict[str, Any]:
-        """The card entry ``"preset"``: name, what it fixes, and what ``data`` (:meth:`check_data`) says of the data.
+        """The card entry ``"preset"``: name, what it fixes, and what ``data`` says of the data.
+
+        Parameters
+        ----------
+        data : PresetData, optional
+            What :meth:`check_data` found about the evaluated file; None: the preset's values only.
+
+        Returns
+        -------
+        dict
+            JSON-serialisable: ``name``, ``sensor``, ``mtf_sensor``, ``bits``, ``peak`` (DN), ``ratio``,
+            ``protocol``, ``files``, and with ``data`` its entries (:meth:`PresetData.card`).
 
         Examples
         --------
@@ -194,8 +293,21 @@ def list_presets() -> list[str]:
 
 
 def get_preset(name: str | Preset) -> Preset:
-    """A preset by name (case-insensitive: ``"pancollection-wv3"``, ``-qb``, ``-gf2``, ``-wv2``), or a
-    :class:`Preset` passed through; an unknown name is a :class:`SettingError` listing the known ones.
+    """A preset by name, or a :class:`Preset` passed through.
+
+    Parameters
+    ----------
+    name : str or Preset
+        A name of :func:`list_presets`, case-insensitive: ``"pancollection-wv3"``, ``-qb``, ``-gf2``, ``-wv2``.
+
+    Returns
+    -------
+    Preset
+
+    Raises
+    ------
+    SettingError
+        An unknown name (the message lists the known ones).
 
     Examples
     --------

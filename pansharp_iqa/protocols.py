@@ -138,7 +138,8 @@ class Protocol:
         The filtered fused image is shifted by half a fine pixel along both axes before that
         decimation (S2: ``fineshift(x, 1, 1)``, zero outside the image).
     d_rho_half_width_rule : {"ceil-half", "floor-half-min4"}
-        D_rho's window half width from the ratio (:func:`pansharp_iqa.reprojected.d_rho_half_width`).
+        D_rho's window half width from the ratio: ``ceil(ratio / 2)`` (the reprojected protocol's code) or
+        ``max(4, ratio) // 2`` (Sentinel-2 code: 2 at ratio 2, 3 at ratio 6).
     pan_bands : {"one", "sensor"}
         What the PAN role holds (:data:`PanBands`): Sentinel-2's 10 m bands under ``"sensor"``.
     degradation_pan : {"imresize", "mtf-decimate"}
@@ -193,11 +194,11 @@ class Protocol:
 
     @property
     def sigma_form(self) -> SigmaForm:
-        """The MTF Gaussian width form of :attr:`mtf` (``"2020"``: N-1; ``"2015"``: N)."""
+        """The MTF Gaussian width form of its ``mtf`` kernel settings (``"2020"``: N-1; ``"2015"``: N)."""
         return self.mtf.sigma_form
 
     def with_settings(self, **changes: Any) -> Protocol:
-        """This protocol with some settings changed (validated), the changed names recorded in :attr:`overrides`.
+        """This protocol with some settings changed (validated), the changed names recorded in its ``overrides``.
 
         Parameters
         ----------

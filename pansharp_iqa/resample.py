@@ -137,7 +137,28 @@ def interp23tap(image: np.ndarray, ratio: int, *, sinc_taps: SincTaps = "float32
 
 
 def interp23tap_planes(planes: np.ndarray, ratio: int, *, sinc_taps: SincTaps = "float32") -> np.ndarray:
-    """:func:`interp23tap` on band planes: (B, h, w) in, C-contiguous (B, ratio*h, ratio*w) out."""
+    """:func:`interp23tap` on band planes, bands in threads.
+
+    Parameters
+    ----------
+    planes : ndarray, shape (B, h, w)
+        Low-resolution band planes (any real dtype; not modified).
+    ratio : int
+        A power of two (2, 4, 8, ...) or 6.
+    sinc_taps : {"float32", "float64"}, default "float32"
+        Ratio 6 only: the x3 taps' precision (:func:`sinc3_taps`).
+
+    Returns
+    -------
+    ndarray, shape (B, ratio*h, ratio*w), float64, C-contiguous
+
+    Examples
+    --------
+    >>> low = np.random.default_rng(0).random((2, 8, 9))
+    >>> up = interp23tap_planes(low, 4)
+    >>> up.shape, bool(np.array_equal(up[1], interp23tap(low[1], 4)))
+    ((2, 32, 36), True)
+    """
     ratio = check_ratio(ratio, exp=True)
     nb, h, w = planes.shape
     if ratio == 6:
@@ -214,6 +235,7 @@ def sinc3_taps(half_taps: int = SINC3_HALF_TAPS, precision: SincTaps = "float32"
     half_taps : int
         N (taps ``2N + 1``).
     precision : {"float32", "float64"}
+        ``"float32"``: as the toolboxes' PyTorch code (see above); ``"float64"``: the formula in float64.
 
     Returns
     -------
@@ -328,9 +350,28 @@ def exp_halo_support(lo: int, hi: int, n_low: int, ratio: int) -> np.ndarray:
 
 def exp_halo_window(low: np.ndarray, rows_lr: tuple[int, int], cols_lr: tuple[int, int], shape_lr: tuple[int, int],
                     ratio: int, *, sinc_taps: SincTaps = "float32") -> np.ndarray:
-    """``interp23tap(image, ratio)`` on the window of low-resolution rows/cols ``rows_lr x cols_lr``,
-    from the image's values at the positions :func:`exp_halo_support` gives (``low``, (r, c[, B])):
-    the same values as the whole-image computation.
+    """``interp23tap(image, ratio)`` on a window of the low-resolution image, from the image's values at the
+    positions :func:`exp_halo_support` gives: the same values as the whole-image computation, for tile-wise
+    evaluation.
+
+    Parameters
+    ----------
+    low : ndarray, shape (r, c) or (r, c, B)
+        The image's values at ``exp_halo_support(*rows_lr, shape_lr[0], ratio)`` (rows) and
+        ``exp_halo_support(*cols_lr, shape_lr[1], ratio)`` (columns).
+    rows_lr, cols_lr : (int, int)
+        The window's half-open low-resolution row and column ranges.
+    shape_lr : (int, int)
+        The whole low-resolution image's rows and columns.
+    ratio : int
+        A power of two or 6.
+    sinc_taps : {"float32", "float64"}, default "float32"
+        Ratio 6 only: the x3 taps' precision (:func:`sinc3_taps`).
+
+    Returns
+    -------
+    ndarray, shape (ratio * rows, ratio * cols) or (ratio * rows, ratio * cols, B), float64
+        The upsampled window (``rows``, ``cols``: the window's low-resolution size).
 
     Examples
     --------

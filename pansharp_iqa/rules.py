@@ -64,17 +64,34 @@ OVERRIDE_CARD = {"warn": "warn: a fused image or PAN on another scale than its r
 
 @dataclasses.dataclass(frozen=True)
 class Declared:
-    """One declared value and where it came from (``"dataset.toml result_scale"``, ``"scale= argument"``, ...).
+    """One declared value and where it came from.
 
-    ``value`` of key ``"scale"`` is the multiplier to DN applied (a number, or one per band); ``"dn"``: the
-    producer declares its values are DN on its inputs' scale; ``"bits"``: the bit depth.
+    Parameters
+    ----------
+    value : object
+        The value, by the key it is declared under (:class:`Declarations`): ``"scale"`` and ``"file_scale"``,
+        the multiplier to DN applied (a number, or one per band); ``"dn"``, ``True``: the producer declares its
+        values are DN on its inputs' scale; ``"bits"``, the bit depth (int).
+    source : str
+        Where it came from, as messages name it (``"dataset.toml result_scale"``, ``"scale= argument"``,
+        ``"s1_ms.tif scale tag"``).
+
+    Examples
+    --------
+    >>> Declared(2047.0, "dataset.toml scale").text(), Declared("unit", "--result-scale").text()
+    ('2047 (dataset.toml scale)', "'unit' (--result-scale)")
     """
 
     value: Any
     source: str
 
     def text(self) -> str:
-        """``value (source)`` for messages."""
+        """``value (source)`` for messages.
+
+        Returns
+        -------
+        str
+        """
         v = self.value
         shown = f"{v:g}" if isinstance(v, float) else repr(v) if isinstance(v, str) else str(v)
         return f"{shown} ({self.source})"
@@ -82,8 +99,8 @@ class Declared:
 
 @dataclasses.dataclass(frozen=True)
 class Declarations:
-    """What was declared about each role's values: ``{role: {key: Declared}}`` (see :class:`Declared`); role
-    ``"all"`` holds what concerns every input (``"bits"``).
+    """What was declared about each role's values: ``{role: {key: Declared}}`` (see
+    :class:`~pansharp_iqa.rules.Declared`); role ``"all"`` holds what concerns every input (``"bits"``).
 
     Parameters
     ----------
@@ -183,7 +200,28 @@ class Wording:
     names: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def declare(self, role: str, value: str) -> str:
-        """``declare result_scale = 'unit' in dataset.toml (or --result-scale)``, or ``""`` without a way."""
+        """How this audience declares ``role``'s scale, in messages.
+
+        Parameters
+        ----------
+        role : str
+            The role whose scale is declared (``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``).
+        value : str
+            The value to declare, as the message shows it (``"'unit'"``, ``"'dn'"``, ``"2047"``).
+
+        Returns
+        -------
+        str
+            ``declare result_scale = 'unit' in dataset.toml (or --result-scale)``; ``""`` where the audience has no
+            way to declare that role's scale (the library: one ``scale=`` for every role).
+
+        Examples
+        --------
+        >>> Wording(declare_scale={"fused": ("result_scale", "dataset.toml")}).declare("fused", "'unit'")
+        "declare result_scale = 'unit' in dataset.toml"
+        >>> LIBRARY.declare("fused", "'unit'")
+        ''
+        """
         way = self.declare_scale.get(role)
         return f"declare {way[0]} = {value} in {way[1]}" if way else ""
 
@@ -201,6 +239,7 @@ class Evidence:
     facts : mapping of str to ImageFacts
         ``"fused"``, ``"reference"`` (the GT, or the MS at full resolution) and ``"pan"``, those present.
     declared : Declarations
+        What was declared about each role's values (scales, a producer's DN, the bit depth), with sources.
     bits : int or None
         The declared bit depth.
     reads : frozenset of str
@@ -210,7 +249,10 @@ class Evidence:
     bits_range : bool
         The reference must lie within ``2**bits - 1``.
     policy : {"raise", "warn"}
+        ``scale_mismatch``: refuse a finding (:class:`~pansharp_iqa.validation.ScaleError`), or score it with a
+        :class:`ScaleMismatchWarning` (overridable rules only).
     wording : Wording
+        The audience's words for overrides and scale declarations (:data:`LIBRARY` by default).
     original : bool
         The reference is an original product (the reduced-resolution GT): it holds no negative DN at all.
     """
@@ -226,11 +268,35 @@ class Evidence:
     original: bool = False
 
     def has(self, *roles: str) -> bool:
-        """Whether every role is present and read."""
+        """Whether every role is present and read by a requested index.
+
+        Parameters
+        ----------
+        *roles : str
+            Roles (``"fused"``, ``"reference"``, ``"pan"``).
+
+        Returns
+        -------
+        bool
+        """
         return all(r in self.facts and r in self.reads for r in roles)
 
     def multiplier(self, role: str, band: int | None) -> tuple[float, Declared] | None:
-        """A role's declared multiplier (of ``band``) and its declaration, when one is declared and not 1."""
+        """A role's declared multiplier to DN and its declaration, when one is declared and not 1.
+
+        Parameters
+        ----------
+        role : str
+            The role (``"fused"``, ``"reference"``, ``"pan"``); its ``"scale"`` declaration first, then its file's
+            own ``"file_scale"``.
+        band : int or None
+            The band (0-based) of a per-band declaration; None: its first value.
+
+        Returns
+        -------
+        (float, Declared) or None
+            The multiplier and the declaration it comes from; None where none is declared, or it is 1.
+        """
         for key in ("scale", "file_scale"):
             d = self.declared.get(role, key)
             if d is None:
@@ -282,7 +348,21 @@ _KNOWN_FACTORS: tuple[tuple[float, str], ...] = (
 
 
 def factor_hint(factor: float) -> str:
-    """`` (close to 2**11 - 1, as for ...)`` when a measured factor is within 15 % of a usual cause, else ``""``.
+    """A hint naming the usual cause of a measured factor (``" (close to 2**11 - 1, as for ...)"``) when the factor
+    is within 15 % of one, else ``""``.
+
+    The usual causes: ``2**b - 1`` ([0, 1]-normalised ``b``-bit data), ``(2**a - 1)/(2**b - 1)`` (``a``-bit data
+    exported as ``b``-bit) and ``2**k`` (values shifted by ``k`` bits).
+
+    Parameters
+    ----------
+    factor : float
+        The measured ratio of one image's values to the other's (a factor and its inverse name the same cause).
+
+    Returns
+    -------
+    str
+        The hint, with a leading space and parentheses, or ``""``.
 
     Examples
     --------
@@ -689,7 +769,12 @@ def apply_rules(ev: Evidence) -> None:
 
 
 def rule_table() -> str:
-    """:data:`RULES` as the Markdown table ``docs/validation.md`` shows.
+    """The plausibility rules (:data:`pansharp_iqa.rules.RULES`) as the Markdown table ``docs/validation.md`` shows.
+
+    Returns
+    -------
+    str
+        One row per rule: its name, what it compares, when it refuses, the mistake it stands for, its override.
 
     Examples
     --------
@@ -703,7 +788,35 @@ def rule_table() -> str:
 
 def checked_pair(reference: object, fused: object, *, casts: bool = False,
                  scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """A (reference, fused) pair of (H, W, B) images, validated by the rules without copies (``casts``: Q2n)."""
+    """A (reference, fused) pair of (H, W, B) images, validated by the rules without copies.
+
+    Parameters
+    ----------
+    reference, fused : array_like, shape (H, W, B)
+        The reference (GT) and the fused image, in DN after ``scale``; same shape.
+    casts : bool
+        The index rounds to integer DN (Q2n): a float reference whose values all lie within +-4 DN (rule
+        ``unit_scale``: [0, 1] data) and a reference above 65535 (rule ``uint16``) are refused.
+    scale : float
+        Multiplier of both images to DN (as ``scale=`` of the index functions).
+
+    Returns
+    -------
+    reference, fused : ndarray
+        The images as arrays (no copy where they already are).
+
+    Raises
+    ------
+    InputError
+        Another shape, NaN/Inf, or a finding of the rules (:class:`~pansharp_iqa.validation.ScaleError`).
+
+    Examples
+    --------
+    >>> ref = np.full((8, 8, 4), 400, dtype=np.uint16)
+    >>> r, f = checked_pair(ref, ref + 1)
+    >>> r is ref, f.dtype.name
+    (True, 'uint16')
+    """
     ref, fus = image_array("reference", reference), image_array("fused", fused)
     check_same_shape("reference", ref, "fused", fus)
     facts = {"reference": image_facts("reference", ref, scale=scale), "fused": image_facts("fused", fus, scale=scale)}

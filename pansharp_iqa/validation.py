@@ -570,7 +570,19 @@ class ImageFacts:
 
 
 def raise_non_finite(name: str, n_bad: int) -> None:
-    """Raise the one NaN/Inf refusal (:class:`NonFiniteError`).
+    """Raise the one NaN/Inf refusal (:class:`NonFiniteError`), so that every path words it alike.
+
+    Parameters
+    ----------
+    name : str
+        The input, as the message names it (a role or a file name).
+    n_bad : int
+        How many of its values are NaN or +-Inf.
+
+    Raises
+    ------
+    NonFiniteError
+        Always.
 
     Examples
     --------

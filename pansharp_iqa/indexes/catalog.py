@@ -294,7 +294,7 @@ class Statistic:
         :data:`DERIVED` images.
     extend : {"none", "q2n"}
         ``"q2n"``: the images it reads are extended past their bottom/right end to Q2n's block grid at
-        their scale (``ChunkContext.q2n_padding``, :func:`pansharp_iqa.indexes.q2n.q2n_padded_positions`).
+        their scale (``ChunkContext.q2n_padding``, ``pansharp_iqa.indexes.q2n.q2n_padded_positions``).
     halo : callable or None
         ``halo(ctx) -> int``: PAN-scale pixels around its chunk that it reads (clamped to the image; the
         chunk finds its own pixels at ``ctx.own``).
@@ -360,7 +360,7 @@ class Derived:
         ``halo(ratio) -> int``: source samples each side a window reads (a multiple of ``ratio``
         from PAN to MS scale, so that grids stay aligned).
     border : BorderMode
-        The image's extension beyond its edges (:func:`pansharp_iqa.borders.border_index`).
+        The image's extension beyond its edges (``pansharp_iqa.borders.border_index``).
     compute : callable
         ``compute(planes, ctx) -> planes``: the whole-image operator, (C, h, w) float64 source planes
         to (C, h', w') planes (numpy; ``ctx`` is a :class:`ChunkContext`).
@@ -369,7 +369,8 @@ class Derived:
         (cheaper than ``compute`` and a crop); None: ``compute`` and a crop.
     torch : callable or None
         ``torch(batch, ctx, ops)``: the whole-image operator on an (N, C, H, W) tensor, ``ops`` being
-        :mod:`pansharp_iqa.torch_ops`; None where the torch backend has none (refused in one line).
+        ``pansharp_iqa.torch_ops`` (the same operators on torch); None where the torch backend has none
+        (refused in one line).
     sensor : bool
         It reads the sensor's MTF (recomputed for each sensor of ``sensor_sensitivity``).
     choice, options : str or None, mapping
@@ -526,7 +527,7 @@ class Index:
 
     @property
     def roles(self) -> tuple[str, ...]:
-        """The roles it reads (:attr:`reads`, else every role of its resolution)."""
+        """The roles it reads (its ``reads``, else every role of its resolution)."""
         if self.reads is not None:
             return self.reads
         return ("fused", "reference") if self.resolution == "reduced" else ("fused", "ms", "pan")
@@ -1388,9 +1389,11 @@ def per_band_values(names: Sequence[str], sums: Mapping[str, Any], ctx: Finalize
     Parameters
     ----------
     names : sequence of str
+        Index names (``Index.name``); those without a per-band form are left out.
     sums : mapping
         Statistic name -> merged fields (as for :func:`finalize`).
     ctx : FinalizeContext
+        Ratio, protocol and the other values the finalize steps read (:class:`FinalizeContext`).
 
     Returns
     -------

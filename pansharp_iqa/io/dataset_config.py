@@ -82,10 +82,46 @@ def _override(declared: Declarations, role: str, key: str, value: Any, source: s
 
 @dataclasses.dataclass(frozen=True)
 class DatasetSettings:
-    """Where a dataset is (``name``, ``root``) and the one settings value it is evaluated with, with what
-    ``results.json`` records beside it: the data's ``sensor`` (at full resolution ``settings.sensor`` is the MTF
-    used), the MS ``band_names`` declared, the ``labels`` of ``scale``, ``result_scale`` and ``indexes`` as given,
-    each setting's ``sources``, the ``preset``'s card entry and a method's ``first_index`` (``method.toml``)."""
+    """Where a dataset is and the one settings value it is evaluated with, with what ``results.json`` records
+    beside it. Built by :func:`load_settings` (and, per method, ``method_settings``).
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name: ``dataset.toml``'s ``name``, else the folder's name (the ``.h5`` file's stem).
+    root : str
+        Absolute path of the dataset folder or PanCollection-style ``.h5`` file.
+    sensor : str
+        The data's sensor (a registry name); at full resolution ``settings.sensor`` is the sensor whose MTF is
+        used, which a preset may set to another (``IKONOS`` for QuickBird data).
+    settings : ReducedSettings or FullSettings
+        The validated settings value of the evaluation (:func:`pansharp_iqa.reduced_settings` /
+        :func:`pansharp_iqa.full_settings`), with each role's declared scale.
+    band_names : tuple of str, optional
+        The MS bands declared by ``dataset.toml``'s ``band_names``, in storage order; None: the sensor's order.
+    labels : mapping of str to object
+        ``scale``, ``result_scale`` and ``indexes`` as given (``"unit"``, ``"dn"``, ``"4"``; the index names
+        as typed), for ``results.json``.
+    sources : mapping of str to str
+        Per setting, where it came from: ``"dataset.toml"``, ``"flag"``, ``"preset <name>"``,
+        ``"<file> attributes"``, ``"default"`` (the first of ``method.toml``, a flag, ``dataset.toml``, a result
+        file's attributes and the default that gives a setting wins: ``PRECEDENCE``).
+    preset : mapping of str to object, optional
+        The preset's card entry (:meth:`pansharp_iqa.Preset.card`, with what it found about the data); None
+        without a preset.
+    first_index : int
+        A method's first PanCollection result number (``output_mulExm_<i>``: 0 as the scripts write them, or 1;
+        ``method.toml``).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "dataset.toml").write_text('sensor = "QB"\\nratio = 4\\nbits = 11\\nresolution = "full"')
+    >>> d = load_settings(folder)
+    >>> d.sensor, d.resolution, d.ratio, d.protocol, d.sources["sensor"], d.first_index
+    ('QB', 'full', 4, 'toolbox2020', 'dataset.toml', 0)
+    """
 
     name: str
     root: str
@@ -178,8 +214,29 @@ class DatasetSettings:
 
 
 def parse_scale(value: Any, bits: int | None, *, what: str = "scale") -> tuple[float, str]:
-    """A scale declaration (``"dn"``, ``"unit"`` = ``2**bits - 1``, or a positive multiplier) as its multiplier to
-    DN and its label; anything else is a :class:`~.errors.DatasetConfigError` naming ``what``.
+    """A scale declaration as its multiplier to DN and its label.
+
+    Parameters
+    ----------
+    value : str or float
+        ``"dn"`` (the values are DN: multiplier 1), ``"unit"`` (the values are within [0, 1]: multiplier
+        ``2**bits - 1``) or a positive multiplier (a number, or a string holding one).
+    bits : int or None
+        Radiometric resolution in bits; needed by ``"unit"``.
+    what : str
+        The setting's name in messages (``"scale"``, ``"result_scale"``).
+
+    Returns
+    -------
+    multiplier : float
+        What the stored values are multiplied by to give DN.
+    label : str
+        The declaration as ``results.json`` records it: ``"dn"``, ``"unit"`` or the number.
+
+    Raises
+    ------
+    DatasetConfigError
+        Anything else, or ``"unit"`` without ``bits`` (the message names ``what``).
 
     Examples
     --------
@@ -245,9 +302,40 @@ def _read_toml(path: Path, known: set[str] = _KNOWN) -> dict[str, Any]:
 
 
 def load_settings(dataset: str | Path, overrides: Mapping[str, Any] | None = None) -> DatasetSettings:
-    """``dataset.toml`` beside a dataset folder or PanCollection ``.h5`` file, the flags (``overrides``, by key;
-    None ignored), a preset and what the ``.h5`` records, made into a :class:`DatasetSettings` (see
-    :data:`PRECEDENCE`); a missing or invalid setting is a :class:`~.errors.DatasetConfigError`."""
+    """``dataset.toml`` beside a dataset folder or PanCollection ``.h5`` file, the flags, a preset and what the
+    ``.h5`` records, made into a :class:`DatasetSettings` (a flag wins over ``dataset.toml``, which wins over
+    the defaults; what the data declare is not overridden: ``PRECEDENCE``).
+
+    Parameters
+    ----------
+    dataset : str or os.PathLike
+        The dataset folder (its ``dataset.toml`` inside) or PanCollection-style ``.h5`` file (``dataset.toml``
+        beside it).
+    overrides : mapping of str to object, optional
+        Settings given on the command line, by ``dataset.toml`` key (``sensor``, ``ratio``, ``bits``,
+        ``resolution``, ``protocol``, ``scale``, ``result_scale``, ``indexes``, ...); None values are ignored.
+        They win over ``dataset.toml``; a value that contradicts what the data declare (a preset's fixed values,
+        an ``.h5`` file's recorded settings) is refused.
+
+    Returns
+    -------
+    DatasetSettings
+
+    Raises
+    ------
+    DatasetConfigError
+        A missing dataset, a missing required setting (``sensor``, ``ratio``, ``bits`` at reduced resolution,
+        ``resolution``), an invalid value, or a contradiction (both sources named).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "dataset.toml").write_text('sensor = "WV3"\\nratio = 4\\nresolution = "reduced"\\nscale = "unit"')
+    >>> d = load_settings(folder, {"bits": 11, "protocol": None})
+    >>> d.bits, d.sources["bits"], d.input_scale, d.input_scale_label, d.protocol
+    (11, 'flag', 2047.0, 'unit', 'toolbox2020')
+    """
     path = Path(dataset).expanduser().resolve()
     if not path.exists():
         raise DatasetConfigError(f"dataset {dataset} does not exist")

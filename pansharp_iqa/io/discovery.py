@@ -51,14 +51,39 @@ def network_result_index(stem: str) -> int | None:
 
 @dataclasses.dataclass(frozen=True)
 class SceneSource:
-    """Where one scene's inputs are."""
+    """Where one scene's inputs are (one entry of :func:`discover_scenes`).
 
-    name: str  #: scene name (results are looked up as ``<method>/<name>.<ext>``)
-    kind: str  #: ``"mat"``, ``"npz"``, ``"split"`` (one file per role), ``"h5"`` (a stack) or ``"h5bundle"``
-    files: tuple[tuple[str, str], ...]  #: ``(role, absolute path)`` pairs; role ``"bundle"`` for single-file kinds
-    index: int | None = None  #: item index in a ``.h5`` stack
-    problem: str | None = None  #: why the scene cannot be used (e.g. two layouts claim it): its failure
-    count: int | None = None  #: items in the ``.h5`` stack (``N``)
+    Parameters
+    ----------
+    name : str
+        The scene's name; its results are looked up as ``<method>/<name>.<ext>`` (:func:`find_result_file`).
+    kind : {"mat", "npz", "split", "h5", "h5bundle"}
+        Its layout: one ``.mat`` or ``.npz`` file, one file per role (``"split"``: ``<name>_ms.tif``, ...), an
+        item of a PanCollection-style ``.h5`` stack (``"h5"``) or a one-scene ``.h5`` (``"h5bundle"``).
+    files : tuple of (str, str)
+        ``(role, absolute path)`` pairs (roles ``"ms"``, ``"pan"``, ``"gt"``); role ``"bundle"`` for the
+        single-file kinds, whose file holds every role.
+    index : int, optional
+        The item of a ``.h5`` stack (0-based); None for the other kinds.
+    problem : str, optional
+        Why the scene cannot be used (two layouts claim its name, a role file is missing): loading it fails
+        with this message. None: usable.
+    count : int, optional
+        The number of items ``N`` of the ``.h5`` stack; None for the other kinds.
+
+    Examples
+    --------
+    >>> s = SceneSource("s1", "split", (("ms", "/data/s1_ms.tif"), ("pan", "/data/s1_pan.tif")))
+    >>> s.file_for("pan"), s.file_for("gt"), s.paths
+    ('/data/s1_pan.tif', None, ['/data/s1_ms.tif', '/data/s1_pan.tif'])
+    """
+
+    name: str
+    kind: str
+    files: tuple[tuple[str, str], ...]
+    index: int | None = None
+    problem: str | None = None
+    count: int | None = None
 
     @property
     def paths(self) -> list[str]:
@@ -66,7 +91,18 @@ class SceneSource:
         return sorted({p for _, p in self.files})
 
     def file_for(self, role: str) -> str | None:
-        """Path of the file holding ``role`` (``"bundle"`` files hold every role); None without one."""
+        """Path of the file holding ``role`` (``"bundle"`` files hold every role).
+
+        Parameters
+        ----------
+        role : str
+            ``"ms"``, ``"pan"``, ``"gt"`` (or ``"bundle"``).
+
+        Returns
+        -------
+        str or None
+            The file's absolute path; None where the scene has no file for ``role``.
+        """
         for r, p in self.files:
             if r in (role, "bundle"):
                 return p
@@ -102,9 +138,44 @@ def _h5_scenes(path: Path) -> list[SceneSource]:
 
 
 def discover_scenes(dataset: str | Path) -> tuple[list[SceneSource], list[str]]:
-    """The scenes of a dataset folder (see the module docstring for the layouts) or PanCollection ``.h5`` file, in
-    natural name order, and the warnings of the discovery (ignored files, ambiguous names); a missing dataset, or
-    one without scenes, is a :class:`DatasetConfigError`."""
+    """The scenes of a dataset folder or PanCollection ``.h5`` file, in natural name order, and the warnings of
+    the discovery.
+
+    A folder's scenes, one layout each (mixable within a folder): ``<scene>.mat`` or ``<scene>.npz`` (arrays
+    ``ms``/``pan``/``gt`` or the toolbox's ``I_MS_LR``/``I_PAN``/``I_GT``); ``<scene>_ms.tif``,
+    ``<scene>_pan.tif``, ``<scene>_gt.tif`` (``.tiff``, ``.npy`` likewise); ``<scene>.h5`` holding one scene
+    (``I_MS_LR``/``I_PAN``/``I_GT``, Sentinel-2's ``S2_10``/``S2_20``/``S2_60``/``S2_GT``, or
+    ``ms``/``pan``/``gt``, H x W x B); a PanCollection-style ``.h5`` (datasets ``gt``, ``ms``, ``lms``, ``pan``,
+    N x C x H x W), one scene per item, named ``<stem>_<i>`` (``i`` zero-padded to the width of ``N - 1``).
+
+    Parameters
+    ----------
+    dataset : str or os.PathLike
+        The dataset folder, or a PanCollection-style ``.h5`` file.
+
+    Returns
+    -------
+    scenes : list of SceneSource
+        The scenes, in natural name order (``s2`` before ``s10``).
+    warnings : list of str
+        One line per ignored file or ambiguous name.
+
+    Raises
+    ------
+    DatasetConfigError
+        A missing dataset, a file that is not a PanCollection-style ``.h5``, or a dataset without scenes.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> np.savez(folder / "scene1.npz", ms=np.ones((16, 16, 4), np.uint16), pan=np.ones((64, 64), np.uint16))
+    >>> np.save(folder / "other.npy", np.ones(3))
+    >>> scenes, warnings = discover_scenes(folder)
+    >>> [(s.name, s.kind) for s in scenes], warnings
+    ([('scene1', 'npz')], ['ignored other.npy: per-role files are named <scene>_ms, <scene>_pan, <scene>_gt'])
+    """
     root = Path(dataset).expanduser().resolve()
     warnings: list[str] = []
     if root.is_file():

@@ -92,10 +92,32 @@ def check_numbering(method_dir: str | Path, items: int, first_index: int = 0) ->
 
 def find_result_file(method_dir: str | Path, source: SceneSource,
                      first_index: int = 0) -> tuple[Path, int | None] | None:
-    """The result file of one scene in a method folder (``METHOD/`` or ``METHOD/results/``), and the item index in a
-    stacked file (None: a file of its own); None without one. ``<scene>.<ext>``; for item ``i`` of a PanCollection
-    ``.h5`` also ``output_mulExm_<i + first_index>.<ext>`` as networks write it, else a stacked result (N x C x H x W,
-    ``N`` the dataset's): ``<stem>.<ext>``, or the method's only such file. Several claims: a :class:`DataError`.
+    """The result file of one scene in a method folder (``METHOD/`` or ``METHOD/results/``).
+
+    Looked up as ``<scene>.<ext>``; for item ``i`` of a PanCollection ``.h5`` also
+    ``output_mulExm_<i + first_index>.<ext>`` as networks write it, else a stacked result (N x C x H x W, ``N`` the
+    dataset's): ``<stem>.<ext>``, or the method's only such file.
+
+    Parameters
+    ----------
+    method_dir : str or os.PathLike
+        The method's folder (its results in it or in its ``results/`` subfolder).
+    source : SceneSource
+        The scene (from :func:`discover_scenes`).
+    first_index : int
+        The number of the first item in ``output_mulExm_<i>`` names: 0 as the PanCollection scripts write them,
+        or 1 (``method.toml``'s ``first_index``).
+
+    Returns
+    -------
+    (Path, int or None) or None
+        The result file and the item of the scene in it (None: a file of its own); None where the method has no
+        result for the scene.
+
+    Raises
+    ------
+    DataError
+        Several files claim the scene, or a file named as the dataset's stack is not one.
 
     Examples
     --------
@@ -180,9 +202,44 @@ def result_record(path: str | Path) -> Declared:
 
 def load_result(path: str | Path, expected_shape: Sequence[int], index: int | None = None, *,
                 like: str | os.PathLike[str] | None = None, names: Sequence[str | None] | None = None) -> np.ndarray:
-    """A fused image as ``(H, W, B)`` float64, in the values its file declares (its scale/offset, ``index``: the
-    item of a stacked file), its bands in the scene's order by name (:func:`.declared.band_order`: the names of
-    the scene file ``like``, or ``names``); a :class:`DataError` for what cannot be read or paired."""
+    """A fused image as ``(H, W, B)`` float64, in the values its file declares (its scale/offset), its bands in
+    the scene's order by name (``pansharp_iqa.io.declared.band_order``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The result file: ``.mat``, ``.npz``, ``.npy``, GeoTIFF (``.tif``/``.tiff``) or HDF5 (``.h5``/``.hdf5``);
+        a container holds one array, or names the fused one (``I_F``, ``sr``, ``fused``, ``I_Fus`` or ``output``).
+    expected_shape : sequence of int
+        The scene's ``(H, W, B)``: the result is oriented to it (``(B, H, W)`` storage accepted) and must have it.
+    index : int, optional
+        The item of a stacked file (N x C x H x W, from :func:`find_result_file`); None: the file is one image.
+    like : str or os.PathLike, optional
+        The scene file whose declared band names give the scene's band order.
+    names : sequence of str or None, optional
+        The scene's band names (None entries: unnamed), instead of ``like``'s.
+
+    Returns
+    -------
+    ndarray, shape expected_shape, float64
+        The fused image, its bands reordered to the scene's where both declare names.
+
+    Raises
+    ------
+    DataError
+        A file that cannot be read, an unsupported format, non-numeric data, another shape, band names that do
+        not pair with the scene's, or NaN/Inf values.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "s1.npy"
+    >>> np.save(path, np.arange(2 * 3 * 4, dtype=np.uint16).reshape(4, 2, 3))  # stored (B, H, W)
+    >>> fused = load_result(path, (2, 3, 4))
+    >>> fused.shape, fused.dtype.name, fused[0, 1].tolist()
+    ((2, 3, 4), 'float64', [1.0, 7.0, 13.0, 19.0])
+    """
     path = Path(path)
     ext = path.suffix.lower()
     declared = result_record(path)

@@ -109,9 +109,46 @@ def load_scene(
     source: SceneSource, settings: DatasetSettings, roles: Iterable[str] = ("ms", "pan", "gt"), *,
     cache: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """A scene's inputs (``roles`` of ``"ms"``, ``"pan"``, ``"gt"``, ``"lms"``), oriented, in the values
-    their files declare (GeoTIFF scale/offset, HDF5 ``scale_factor``/``add_offset``): the input scale is the
-    settings value's, applied by the core. ``cache``: bundles already read (shared with :func:`scene_shapes`)."""
+    """A scene's inputs, oriented, in the values their files declare (GeoTIFF scale/offset, HDF5
+    ``scale_factor``/``add_offset``): the input scale is the settings value's, applied by the core.
+
+    Parameters
+    ----------
+    source : SceneSource
+        The scene (from :func:`discover_scenes`).
+    settings : DatasetSettings
+        The dataset's settings (:func:`load_settings`): its sensor decides where each role is looked up and
+        whether the PAN holds one band or several (Sentinel-2's 10 m bands); its ratio, the geometry checked.
+    roles : iterable of str
+        The images to load: ``"ms"``, ``"pan"``, ``"gt"`` (the reference), ``"lms"`` (a PanCollection file's
+        upsampled MS).
+    cache : dict, optional
+        Bundles (``.mat``/``.npz``/``.h5`` files) already read, by path; filled as files are read, and shared
+        with ``scene_shapes`` so that a file is read once.
+
+    Returns
+    -------
+    dict of str to ndarray
+        By role: ``(H, W, B)`` arrays (the PAN ``(H, W)``, or ``(H, W, B)`` for several bands in its place), in
+        their stored dtype, or float64 where the file declares a scale/offset.
+
+    Raises
+    ------
+    DataError
+        The scene's ``problem``, a file that cannot be read, or images whose shapes do not fit the ratio.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> from pansharp_iqa.io import discover_scenes, load_settings
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "dataset.toml").write_text('sensor = "QB"\\nratio = 4\\nbits = 11\\nresolution = "full"')
+    >>> np.savez(folder / "scene1.npz", ms=np.ones((16, 16, 4), np.uint16), pan=np.ones((64, 64), np.uint16))
+    >>> images = load_scene(discover_scenes(folder)[0][0], load_settings(folder), roles=("ms", "pan"))
+    >>> {role: (image.shape, image.dtype.name) for role, image in images.items()}
+    {'ms': ((16, 16, 4), 'uint16'), 'pan': ((64, 64), 'uint16')}
+    """
     if source.problem:
         raise DataError(source.problem)
     roles = tuple(roles)

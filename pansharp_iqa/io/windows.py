@@ -421,11 +421,29 @@ def _is_rasterio_dataset(x: Any) -> bool:
 
 
 def open_source(x: Any, name: str = "image") -> Source:
-    """A window reader of an input of the tile engine (stored ``(H, W)`` or ``(H, W, B)``; ``name``: its role in
-    messages): ``.npy`` paths memory-mapped, ``.h5``/``.hdf5`` paths their one image dataset, other paths and
-    rasterio datasets with rasterio (any GDAL raster; without rasterio, uncompressed TIFFs memory-mapped), arrays and
-    array-likes sliced; a :class:`SceneReadError` for a file that cannot be opened, an :class:`InputError` for an
-    object that is not an image.
+    """A window reader of an input of the tile engine: ``.npy`` paths memory-mapped, ``.h5``/``.hdf5`` paths their
+    one image dataset, other paths and rasterio datasets with rasterio (any GDAL raster; without rasterio,
+    uncompressed TIFFs memory-mapped), arrays and array-likes sliced.
+
+    Parameters
+    ----------
+    x : str, os.PathLike, rasterio dataset, h5py dataset, ndarray or array-like
+        The image, stored ``(H, W)`` or ``(H, W, B)``; a reader already opened is passed through (renamed).
+    name : str
+        Its role in messages (``"fused"``, ``"ms"``, ...).
+
+    Returns
+    -------
+    Source
+        A reader with ``shape`` ``(H, W, B)``, ``dtype`` and ``read(r0, r1, c0, c1)``: one window, in the values
+        the file declares (its scale/offset applied).
+
+    Raises
+    ------
+    SceneReadError
+        A file that cannot be opened.
+    InputError
+        An object that is not an image.
 
     Examples
     --------
@@ -459,9 +477,18 @@ def open_source(x: Any, name: str = "image") -> Source:
 
 
 def is_lazy_input(x: Any) -> bool:
-    """Whether an input of :func:`pansharp_iqa.evaluate` is read tile-wise rather than loaded whole: paths, rasterio
-    datasets, :class:`Source` readers and non-``ndarray`` array-likes with ``.shape`` and slicing (h5py, zarr);
-    not NumPy arrays (``np.memmap`` included: pass it to the tiled functions explicitly), lists and scalars.
+    """Whether an input of :func:`pansharp_iqa.evaluate` is read tile-wise rather than loaded whole.
+
+    Parameters
+    ----------
+    x : object
+        An input image: paths, rasterio datasets, window readers (:func:`open_source`) and non-``ndarray``
+        array-likes with ``.shape`` and slicing (h5py, zarr) are read tile-wise; NumPy arrays (``np.memmap``
+        included: pass it to the tiled functions explicitly), lists and scalars are not.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
