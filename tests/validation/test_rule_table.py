@@ -269,3 +269,27 @@ def test_the_reduced_resolution_reference_is_an_original_product(lo, refused_):
         msg = str(exc)
     assert (msg is not None and "an original product" in msg) == refused_, msg
     apply_rules(Evidence(facts, reads=frozenset(facts)))  # an MS at full resolution: resampling undershoot
+
+
+def bands(name, means, spreads, los):
+    """Facts of an image whose band b has mean ``means[b]``, spread ``spreads[b]`` and minimum ``los[b]``."""
+    n = 1000.0
+    total = [n * m for m in means]
+    total_sq = [n * (s**2 + m**2) for m, s in zip(means, spreads, strict=True)]
+    his = [m + 4 * s for m, s in zip(means, spreads, strict=True)]
+    return facts_from_sums(name, (64, 64, len(means)), "float64", lo=min(los), hi=max(his), n=n * len(means),
+                           total=sum(total), total_sq=sum(total_sq), band_total=total, band_total_sq=total_sq,
+                           band_lo=list(los), band_hi=his)
+
+
+@pytest.mark.parametrize("ratio, refused_", [
+    (0.32, True),    # one band centred with its spread collapsed below a third of the reference band's
+    (0.34, False),   # just outside: a poor method's band around 0 (a barely trained network), scored
+    (1.0, False),    # the reference band's spread around 0: scored
+])
+def test_standardised_one_band_edges(ratio, refused_):
+    ref = bands("reference", [900.0] * 4, [300.0] * 4, [100.0] * 4)
+    fused = bands("fused", [900.0, 0.0, 900.0, 900.0], [300.0, ratio * 300.0, 300.0, 300.0],
+                  [100.0, -2 * ratio * 300.0, 100.0, 100.0])
+    msg = refused(test=fused, reference=ref)
+    assert (msg is not None and msg.startswith("fused band 2 (of 4)") and "standardised" in msg) == refused_, msg
