@@ -33,7 +33,7 @@ from .output_dir import OutputFolder
 from .report_writer import EXP_NOTE, Outputs, RunRecord, drop_repeated_references, exp_note_applies, write_reports
 from .runner import connect_scheduler, run_tasks
 from .scene_cache import cache_key, load_cached, scene_file, store_outcome
-from .scene_eval import SceneOutcome, SceneTask
+from .scene_eval import WINDOWED_KINDS, SceneOutcome, SceneTask
 
 __all__ = ["Plan", "dataset_scenes", "plan_evaluation", "run_evaluate", "settings_from_args"]
 
@@ -114,6 +114,7 @@ def plan_evaluation(ns: argparse.Namespace) -> Plan:
     for method, folder in methods.items():
         warnings.extend(_unmatched_files(method, folder, scenes, found, per_method[method].first_index))
     _check_dataset(scenes, settings)
+    _check_tiled(scenes, getattr(ns, "tiled", "auto"))
     return Plan(settings, scenes, methods, per_method, out, found, failed, warnings,
                 Outputs(tuple(ns.format), plots=ns.plots, figures=ns.figures, per_band=settings.settings.per_band,
                         maps=getattr(ns, "maps", False)))
@@ -167,6 +168,17 @@ def _check_dataset(scenes: list[SceneSource], settings: DatasetSettings) -> None
         return
     raise UsageError(f"every scene contradicts the dataset's settings ({len(reasons)} of {len(scenes)}; nothing was "
                      f"evaluated or written), e.g. {reasons[0]}")
+
+
+def _check_tiled(scenes: list[SceneSource], tiled: str) -> None:
+    """``--tiled always`` where every scene is one file holding the whole scene (.npz, .mat, a PanCollection .h5):
+    a usage error, said once before anything is written (where only some are, those pairs fail alone)."""
+    whole = [s for s in scenes if s.kind not in WINDOWED_KINDS]
+    if tiled == "always" and whole and len(whole) == len(scenes):
+        raise UsageError(f"--tiled always: every scene is a .{whole[0].kind} file that holds the whole scene "
+                         f"({len(whole)} of {len(scenes)}; nothing was evaluated or written); store "
+                         "<scene>_gt/_ms/_pan as .npy or GeoTIFF files for tile-wise evaluation, or use --tiled auto "
+                         "or never")
 
 
 def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -163,7 +163,8 @@ def _map_sink(task: SceneTask) -> Any:
     return PairMaps(task.maps_dir, like)
 
 
-_WINDOWED_KINDS = ("split", "h5bundle")
+#: Scene layouts read window by window (tile-wise); the others hold a whole scene in one file.
+WINDOWED_KINDS = ("split", "h5bundle")
 
 
 def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict[str, Source] | None,
@@ -173,7 +174,7 @@ def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict
     scene, settings = task.scene, task.settings
     if task.result_index is not None:
         return None, ("stacked results", f"{Path(task.result_file).name} holds several scenes")
-    if scene.kind not in _WINDOWED_KINDS:
+    if scene.kind not in WINDOWED_KINDS:
         name = Path(scene.paths[0]).name if scene.paths else scene.name
         return None, (f".{scene.kind} scenes", f"{name} holds the whole scene; store <scene>_gt/_ms/_pan as .npy "
                                                 "or GeoTIFF files for tile-wise evaluation")

@@ -212,3 +212,25 @@ def test_unreadable_h5_result_with_undeclared_scale_is_a_usage_error(tmp_path, c
                  "the scale of the results is not declared")
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()
+
+
+def test_tiled_always_on_whole_scene_files_is_one_usage_error_before_any_work(tmp_path, capsys):
+    """Every scene an .npz (one file, the whole scene): --tiled always is refused once, OUT untouched; with one
+    scene in split files beside it, that one is evaluated tile-wise and the .npz scene's pairs fail alone."""
+    rng = np.random.default_rng(5)
+    data, method, out = tmp_path / "data", tmp_path / "m", tmp_path / "out"
+    data.mkdir()
+    method.mkdir()
+    gt = rng.uniform(200, 1800, (96, 96, 4))
+    np.savez(data / "a.npz", gt=gt, ms=gt[::4, ::4], pan=gt.mean(axis=2))
+    np.save(method / "a.npy", gt + rng.normal(0, 5, gt.shape))
+    write_toml(data, sensor="none", ratio=RATIO, bits=BITS, resolution="reduced", result_scale="dn")
+    code, _, err = _run(capsys, ["evaluate", data, method, "--out", out, "--tiled", "always"])
+    assert code == 2 and "--tiled always: every scene is a .npz file" in err and err.count("\n") == 1
+    assert not out.exists()
+    np.save(data / "b_gt.npy", gt)
+    np.save(method / "b.npy", gt + rng.normal(0, 5, gt.shape))
+    code, _, _ = _run(capsys, ["evaluate", data, method, "--out", out, "--tiled", "always", "--format", "json"])
+    failures, doc = _failures(out)
+    assert code == 1 and list(failures) == [("a", "m")] and "holds the whole scene" in failures[("a", "m")]
+    assert doc["scenes"]["b"]["m"]["protocol"]["evaluation_path"] == "tile-wise"
