@@ -71,7 +71,10 @@ class Declared:
     value : object
         The value, by the key it is declared under (:class:`Declarations`): ``"scale"`` and ``"file_scale"``,
         the multiplier to DN applied (a number, or one per band); ``"dn"``, ``True``: the producer declares its
-        values are DN on its inputs' scale; ``"bits"``, the bit depth (int).
+        values are DN on its inputs' scale; ``"bits"``, the bit depth (int); ``"resampled"``, the library
+        operation that made the values from an input the rules already checked (e.g. the MS shifted by
+        :func:`pansharp_iqa.misregistration.shift_ms`): its interpolation undershoot is not evidence of offset
+        data.
     source : str
         Where it came from, as messages name it (``"dataset.toml result_scale"``, ``"scale= argument"``,
         ``"s1_ms.tif scale tag"``).
@@ -123,7 +126,7 @@ class Declarations:
         ----------
         role, key : str
             ``"fused"``, ``"reference"``, ``"ms"``, ``"pan"``, ``"ms_exp"`` or ``"all"``; ``"scale"``,
-            ``"file_scale"``, ``"dn"`` or ``"bits"``.
+            ``"file_scale"``, ``"dn"``, ``"bits"`` or ``"resampled"``.
 
         Returns
         -------
@@ -568,8 +571,8 @@ def _band_unit(ev: Evidence) -> str | None:
 def _offset(ev: Evidence) -> str | None:
     for role in ("reference", "pan"):
         f = ev.facts.get(role)
-        if f is None or role not in ev.reads or f.lo >= -0.5:
-            continue
+        if f is None or role not in ev.reads or f.lo >= -0.5 or ev.declared.get(role, "resampled") is not None:
+            continue  # resampled by the library from a checked input: its undershoot is the interpolation's
         original = ev.original and role == "reference"
         if original and f.lo < -ORIGINAL_UNDERSHOOT * max(f.hi, 0.0):
             return (f"{f.name}: minimum {f.lo:g} (the maximum is {f.hi:g}), but the reference of a reduced-resolution "

@@ -325,3 +325,23 @@ def test_cli_gives_a_reason_for_a_scene_evaluated_tile_wise(crop, tmp_path):
     doc = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))
     assert "tile by tile" in doc["misregistration"]["s"]["reason"]
     assert "Not computed: the scene was evaluated tile by tile" in (tmp_path / "o" / "results.md").read_text()
+
+
+def test_the_shifted_ms_undershoot_is_the_librarys_own_and_an_offset_ms_is_still_refused():
+    """An MS of dark and bright blocks (non-negative DN): its shifted copies undershoot beyond the 5 % a given
+    resampled input may (the interpolation's ringing), and still get numbers; the MS as given is checked by the
+    rules, so an offset MS is refused as before."""
+    rng = np.random.default_rng(7)
+    blocks = rng.choice([0.0, 2000.0], size=(8, 8, 4))
+    ms = np.kron(blocks, np.ones((6, 6, 1))) + rng.uniform(0, 3, (48, 48, 4))
+    assert ms.min() >= 0
+    shifted = pi.shift_ms(ms, [(2, 0), (0, -2), (1, 1)], ratio=4)
+    assert min(float(s.min()) for s in shifted) < -0.05 * ms.max()  # beyond a given input's undershoot
+    pan = np.kron(blocks.mean(axis=2), np.ones((24, 24))) + rng.uniform(0, 3, (192, 192))
+    fused = exp(ms, pan, ratio=4)
+    out = pi.misregistration_sensitivity(fused, ms, pan, sensor="none", ratio=4, bits=11)
+    assert all(np.isfinite(v).all() for v in out["values"].values())
+    with pytest.raises(InputError, match="negative beyond resampling undershoot"):
+        pi.evaluate_full(fused, shifted[0], pan, sensor="none", ratio=4, bits=11)  # given, not the library's: refused
+    with pytest.raises(InputError, match="negative beyond resampling undershoot"):
+        pi.misregistration_sensitivity(fused, ms - 1000.0, pan, sensor="none", ratio=4, bits=11)
