@@ -136,7 +136,7 @@ def reduced_tile(ctx: ReducedContext, tile: Tile) -> Partial:
     out = Partial(pixels=tile.pixels)
     add_facts(out, "fused", ctx.fused, fus_p, fus_stats, own_rows, own_cols)
     add_facts(out, "reference", ctx.reference, ref_p, ref_stats, own_rows, own_cols)
-    if ctx.settings.threshold:
+    if ctx.settings.clip_max is not None:  # threshold= and the protocol's rr_fused_clip, as in memory
         np.clip(fus_p.data, 0.0, ctx.settings.clip_max, out=fus_p.data)
 
     chunk_ctx = ctx.settings.chunk_context(ctx.gradient, col_halo=True, maps=bool(ctx.maps))

@@ -408,3 +408,19 @@ def test_cli_sentinel2_h5_bundle_tile_wise(piq, tmp_path):
     row, entry, _ = _cli(tmp_path, toml, files, fused["noisy"], "--tiled", "always")
     assert entry["protocol"]["evaluation_path"] == "tile-wise"
     check({k: float(row[k]) for k in S2_FR}, "s2_syn_fr20_noisy", S2_FR, where="pansharp-eval")
+
+
+@pytest.mark.parametrize("case", list(RR_CASES))
+def test_the_protocols_fused_clip_applies_on_every_path(piq, case):
+    """A fused image with values below 0 and above 2^16 (a network's undershoot and overshoot): every path
+    clips it to [0, 2^16] as the reference code does (``rr_fused_clip``), so in memory = tile-wise = the
+    in-memory numbers of the image clipped by hand (tile-wise once skipped the clip: SAM moved by 0.06)."""
+    protocol, ratio, gt, fused = _rr_inputs(case)
+    f = np.array(fused["noisy"], dtype=np.float64)
+    f[::7, ::5, 0] = -0.03 * f.max()  # undershoot within the resampling allowance
+    f[3::11, 2::9, -1] = 70000.0  # overshoot past 2^16
+    want = piq.evaluate_reduced(np.clip(f, 0, 65536.0), gt, ratio=ratio, bits=16, protocol=protocol)
+    for tiled in ("never", "always"):
+        got = piq.evaluate_reduced(f, gt, ratio=ratio, bits=16, protocol=protocol, tiled=tiled)
+        for k in RR:
+            assert got[k] == pytest.approx(want[k], rel=1e-12), (tiled, k)
