@@ -10,7 +10,7 @@ from typing import Any
 
 from pansharp_iqa.io.dataset_config import DatasetSettings
 from pansharp_iqa.io.discovery import SceneSource
-from pansharp_iqa.io.scenes import check_geometry, load_scene
+from pansharp_iqa.io.scenes import check_geometry, load_scene, spatial_of
 from pansharp_iqa.io.windows import NotWindowed, open_windowed
 from pansharp_iqa.validation import InputError
 
@@ -117,7 +117,9 @@ def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, An
     paths = {role: scene.file_for(role) for role in ("ms", "pan")}
     if scene.kind == "split" and not scene.problem and all(paths.values()):
         try:
-            images = {role: open_windowed(path, role=role) for role, path in paths.items() if path}
+            pan = open_windowed(paths["pan"], role="pan")  # first: its size tells a cube's band axis
+            ms = open_windowed(paths["ms"], role="ms", spatial=spatial_of("ms", pan.shape, settings.ratio))
+            images = {"ms": ms, "pan": pan}
         except NotWindowed:
             images = None
         if images is not None:

@@ -26,6 +26,7 @@ from pansharp_iqa.io.discovery import SceneSource
 from pansharp_iqa.io.errors import DataError
 from pansharp_iqa.io.memory import available_memory
 from pansharp_iqa.io.metadata import check_recorded, read_recorded
+from pansharp_iqa.io.orientation import AmbiguousLayout
 from pansharp_iqa.io.results import check_result_georeference, load_result, result_record
 from pansharp_iqa.io.scenes import (
     check_geometry,
@@ -34,6 +35,7 @@ from pansharp_iqa.io.scenes import (
     pan_bands_declared,
     scene_records,
     scene_shapes,
+    spatial_of,
 )
 from pansharp_iqa.io.windows import NotWindowed, Source, open_windowed
 from pansharp_iqa.settings import FullSettings, Settings
@@ -187,7 +189,13 @@ def _open_windowed(task: SceneTask, names: tuple[str | None, ...]) -> tuple[dict
                 raise DataError(f"scene {scene.name!r} has no {role} file ({scene.name}_{role}.tif or .npy)")
             key = _bundle_key(path, role, settings.sensor) if scene.kind == "h5bundle" else None
             several = role == "pan" and pan_bands_declared(settings)  # the 10 m bands in the PAN's place
-            images[role] = open_windowed(path, role="pan-bands" if several else role, key=key)
+            try:
+                images[role] = open_windowed(path, role="pan-bands" if several else role, key=key)
+            except AmbiguousLayout:  # a cube with more bands than pixels a side: the PAN's size tells its axes
+                if role == "pan" or scene.file_for("pan") is None:
+                    raise
+                images[role] = open_windowed(path, role=role, key=key, spatial=spatial_of(
+                    role, scene_shapes(scene, settings)["pan"], settings.ratio))
         check_geometry(scene, settings, {r: img.shape[:2] if r == "pan" else img.shape for r, img in images.items()})
         ref = images["gt" if settings.resolution == "reduced" else "ms"]
         path = task.result_file

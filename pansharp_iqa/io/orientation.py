@@ -9,7 +9,11 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["as_hwb", "as_hw", "match_expected_shape", "as_pan"]
+__all__ = ["as_hwb", "as_hw", "match_expected_shape", "as_pan", "AmbiguousLayout"]
+
+
+class AmbiguousLayout(DataError):
+    """A 3-D shape whose band axis the shape alone does not tell (more bands than pixels a side)."""
 
 
 def _squeeze_leading(arr: np.ndarray) -> np.ndarray:
@@ -20,8 +24,10 @@ def _squeeze_leading(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def as_hwb(array: np.ndarray, *, name: str) -> np.ndarray:
-    """Return a multi-band image as ``(H, W, B)`` without knowing the expected shape."""
+def as_hwb(array: np.ndarray, *, name: str, spatial: Sequence[int] | None = None) -> np.ndarray:
+    """Return a multi-band image as ``(H, W, B)``: the band axis is the one smaller than the other two, or,
+    where the shape alone does not tell (a cube with more bands than pixels a side), the one that is not
+    ``spatial`` (the rows and columns the scene's other images give it)."""
     arr = _squeeze_leading(np.asarray(array))
     if arr.ndim == 2:
         return arr[:, :, None]
@@ -32,9 +38,14 @@ def as_hwb(array: np.ndarray, *, name: str) -> np.ndarray:
         return arr
     if h < w and h < b:
         return np.moveaxis(arr, 0, -1)
-    raise DataError(
-        f"{name}: cannot tell the band axis of shape {tuple(arr.shape)} (neither the first nor "
-        "the last axis is smaller than the other two); store it as H x W x B"
+    size = None if spatial is None else tuple(int(n) for n in spatial)
+    if size is not None and (size == (h, w)) != (size == (w, b)):
+        return arr if size == (h, w) else np.moveaxis(arr, 0, -1)
+    told = "" if size is None else f", nor does the size the scene's other images give it ({size[0]} x {size[1]})"
+    raise AmbiguousLayout(
+        f"{name}: cannot tell the band axis of shape {tuple(arr.shape)}: no axis is smaller than the other two, so "
+        f"(H, W, B) and (B, H, W) are both possible{told}; give the scene's PAN (which tells the size) or store "
+        "images whose bands outnumber their rows or columns as H x W x B beside it"
     )
 
 

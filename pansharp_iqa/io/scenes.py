@@ -21,7 +21,7 @@ from .declared import Declared, read_declared
 from .discovery import SceneSource
 from .errors import DataError
 from .geotiff import read_geotiff
-from .orientation import as_hw, as_hwb, as_pan
+from .orientation import AmbiguousLayout, as_hw, as_hwb, as_pan
 
 
 def _shaped(shape: tuple[int, ...]) -> np.ndarray:
@@ -29,7 +29,7 @@ def _shaped(shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(np.float32(0), shape)
 
 __all__ = ["ROLE_KEYS", "S2_GROUP_KEYS", "role_keys", "check_geometry", "check_scene_bands", "load_scene",
-           "scene_records", "scene_shapes", "pan_bands_declared"]
+           "scene_records", "scene_shapes", "pan_bands_declared", "spatial_of"]
 
 #: Accepted variable names per role in ``.mat``/``.npz`` files (first match wins): ours, the toolboxes' (the 2020
 #: toolbox's and the hyperspectral toolbox's ``I_MS_LR``/``I_PAN``/``I_GT``), and the Sentinel-2 toolbox's
@@ -158,12 +158,31 @@ def load_scene(
         label, raw = _read_role(source, role, cache, settings.sensor)
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
-        arr = _pan(settings)(raw, name=label) if role == "pan" else as_hwb(raw, name=label)
+        arr = _pan(settings)(raw, name=label) if role == "pan" else _oriented(raw, label, role, source, settings, cache)
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
         out[role] = np.ascontiguousarray(arr)  # the core converts strips: no float64 copy of the scene here
     check_geometry(source, settings, {role: arr.shape for role, arr in out.items()})
     return out
+
+
+def spatial_of(role: str, pan_shape: tuple[int, ...], ratio: int) -> tuple[int, int]:
+    """The rows and columns of a scene's ``role`` beside its PAN: the GT's and an upsampled MS's are the PAN's, the
+    MS's the PAN's over the ratio (at both resolutions)."""
+    h, w = int(pan_shape[0]), int(pan_shape[1])
+    return (h // ratio, w // ratio) if role == "ms" else (h, w)
+
+
+def _oriented(raw: np.ndarray, label: str, role: str, source: SceneSource, settings: DatasetSettings,
+              cache: dict[str, dict[str, np.ndarray]]) -> np.ndarray:
+    """A role's array as (H, W, B); where its shape alone does not tell the band axis, by the PAN's size."""
+    try:
+        return as_hwb(raw, name=label)
+    except AmbiguousLayout:
+        if source.file_for("pan") is None:
+            raise
+        pan = _pan(settings)(_read_role(source, "pan", cache, settings.sensor)[1], name="pan")
+        return as_hwb(raw, name=label, spatial=spatial_of(role, pan.shape, settings.ratio))
 
 
 def scene_records(source: SceneSource, roles: Iterable[str]) -> dict[str, Declared]:
@@ -186,13 +205,14 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
     shapes: dict[str, tuple[int, ...]] = {}
     cache = {} if cache is None else cache
     h5_shapes: dict[str, tuple[int, ...]] | None = None
-    for role in ("ms", "pan", "gt"):
+    for role in ("pan", "ms", "gt"):  # the PAN first: its size tells a cube's band axis (spatial_of)
         path = source.file_for(role)
         if path is None:
             continue
+        spatial = spatial_of(role, shapes["pan"], settings.ratio) if "pan" in shapes and role != "pan" else None
         if source.kind == "split":
             try:
-                shape = open_windowed(path, role=_window_role(role, settings)).shape
+                shape = open_windowed(path, role=_window_role(role, settings), spatial=spatial).shape
                 shapes[role] = shape[:2] if role == "pan" and shape[2] == 1 else shape
                 continue
             except NotWindowed:
@@ -220,7 +240,8 @@ def scene_shapes(source: SceneSource, settings: DatasetSettings, *,
                 if source.kind in ("mat", "npz"):
                     continue  # a bundle without this role
                 raise
-        shapes[role] = (_pan(settings)(raw, name=role) if role == "pan" else as_hwb(raw, name=role)).shape
+        shapes[role] = (_pan(settings)(raw, name=role) if role == "pan" else as_hwb(raw, name=role,
+                                                                                  spatial=spatial)).shape
     return shapes
 
 

@@ -502,7 +502,8 @@ def is_lazy_input(x: Any) -> bool:
     return _is_rasterio_dataset(x) or (hasattr(x, "__getitem__") and len(getattr(x, "shape", ())) in (2, 3))
 
 
-def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str) -> Layout:
+def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | None, name: str,
+            spatial: Sequence[int] | None = None) -> Layout:
     """The band layout the in-memory readers (:mod:`.orientation`) give a stored shape, so both paths accept the same
     files, with the same messages for the ones they refuse."""
     strides = [0 if n == 1 else 1 << i for i, n in enumerate(stored)]
@@ -513,7 +514,8 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
     elif role == "pan-bands":  # several bands in the PAN's place (a sensor with a pan_sensor: Sentinel-2)
         out = as_pan(probe, name=name)
     else:
-        out = as_hwb(probe, name=name) if expected is None else match_expected_shape(probe, expected, name=name)
+        out = (as_hwb(probe, name=name, spatial=spatial) if expected is None
+               else match_expected_shape(probe, expected, name=name))
     axis = {s: i for i, s in enumerate(strides) if s}
     r, c, *b = (axis.get(s) for s in out.strides)
     if r is None or c is None:
@@ -522,15 +524,17 @@ def _layout(stored: tuple[int, ...], *, role: str, expected: Sequence[int] | Non
 
 
 def open_windowed(path: str | os.PathLike[str], *, role: str, expected: Sequence[int] | None = None,
-                  key: str | None = None) -> Source:
+                  key: str | None = None, spatial: Sequence[int] | None = None) -> Source:
     """Open an image file of ``role`` (``"pan"``: (H, W); ``"pan-bands"``: (H, W) or the bands in its place;
     ``"fused"`` shaped as ``expected``) for window reads, checking its shape from the header; ``key``: the dataset
-    of an HDF5 file holding several (a scene bundle)."""
+    of an HDF5 file holding several (a scene bundle); ``spatial``: the rows and columns the scene's other images
+    give it, where its shape alone does not tell the band axis (:func:`.orientation.as_hwb`)."""
     path = os.fspath(path)
     name, ext = Path(path).name, Path(path).suffix.lower()
     if key is not None:
-        return _h5_key_source(path, key, f"{name}:{key}", lambda stored: _layout(stored, role=role, expected=expected,
-                                                                               name=f"{name}:{key}"))
+        return _h5_key_source(path, key, f"{name}:{key}", lambda stored: _layout(
+            stored, role=role, expected=expected, name=f"{name}:{key}", spatial=spatial))
     if ext not in (".npy", *_H5, *_TIFF):
         raise NotWindowed(f"{name}: {ext or 'this'} files are read whole")
-    return _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name))
+    return _file_source(path, name, lambda stored: _layout(stored, role=role, expected=expected, name=name,
+                                                           spatial=spatial))

@@ -424,3 +424,42 @@ def test_the_protocols_fused_clip_applies_on_every_path(piq, case):
         got = piq.evaluate_reduced(f, gt, ratio=ratio, bits=16, protocol=protocol, tiled=tiled)
         for k in RR:
             assert got[k] == pytest.approx(want[k], rel=1e-12), (tiled, k)
+
+
+@pytest.mark.parametrize("layout", ["split", "npz"])
+@pytest.mark.parametrize("tiled", ["never", "always"])
+def test_a_cube_with_more_bands_than_pixels_a_side_is_read_by_the_pans_size(piq, tmp_path, layout, tiled):
+    """A full-resolution HS scene whose MS is 32 x 32 x 40 (more bands than pixels a side: its shape alone does
+    not tell the band axis): the PAN's size tells it, in memory and tile-wise, for pansharp-eval's evaluate and
+    baselines; the same cube stored band-first is read as band-first; without a PAN's size it is refused in one
+    line that no longer tells the user to store H x W x B (it is)."""
+    from pansharp_iqa.cli.main import main
+    from pansharp_iqa.io.orientation import as_hwb
+
+    if layout == "npz" and tiled == "always":
+        pytest.skip("an .npz scene is read whole")
+    rng = np.random.default_rng(4)
+    ms = rng.uniform(200, 900, (32, 32, 40)).round()
+    pan = pi_pan = np.kron(ms.mean(axis=2), np.ones((6, 6))) + rng.uniform(0, 2, (192, 192))
+    data, method, out = tmp_path / "data", tmp_path / "m", tmp_path / "out"
+    data.mkdir()
+    method.mkdir()
+    if layout == "split":
+        np.save(data / "s_ms.npy", ms)
+        np.save(data / "s_pan.npy", pan)
+    else:
+        np.savez(data / "s.npz", ms=ms, pan=pan)
+    (data / "dataset.toml").write_text('sensor = "none"\nratio = 6\nbits = 16\nresolution = "full"\n'
+                                       'protocol = "hyperspectral2024"\nresult_scale = "dn"\n', encoding="utf-8")
+    fused = piq.interp23tap(ms, 6)
+    np.save(method / "s.npy", fused)
+    assert main(["evaluate", str(data), str(method), "--out", str(out), "--format", "json", "--tiled", tiled,
+                 "--no-progress"]) == 0
+    got = json.loads((out / "results.json").read_text())["scenes"]["s"]["m"]["metrics"]
+    want = piq.evaluate_full(fused, ms, pi_pan, sensor="none", ratio=6, bits=16, protocol=HS)
+    assert {k: got[k] for k in HS_FR} == pytest.approx({k: want[k] for k in HS_FR}, rel=1e-12)
+    assert main(["baselines", str(data), "--out", str(tmp_path / "b"), "--methods", "EXP"]) == 0
+    assert np.load(tmp_path / "b" / "EXP" / "s.npy").shape == (192, 192, 40)
+    assert as_hwb(np.moveaxis(ms, 2, 0), name="ms", spatial=(32, 32)).shape == (32, 32, 40)
+    with pytest.raises(piq.InputError, match=r"band axis of shape \(32, 32, 40\).*give the scene's PAN"):
+        as_hwb(ms, name="ms")
