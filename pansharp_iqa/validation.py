@@ -239,7 +239,12 @@ def integer_setting(name: str, value: object, *, lo: int | None = None, hi: int 
 
 
 def check_choice(name: str, value: object, choices: Sequence[object]) -> Any:
-    """``value`` when it is one of ``choices``, else a :class:`SettingError` listing them."""
+    """``value`` when it is one of ``choices``, else a :class:`SettingError` listing them (an array or another
+    object that compares element-wise included)."""
+    if isinstance(value, (np.ndarray, list, tuple, dict, set)) or hasattr(value, "shape"):
+        shown = f"{type(value).__name__} of shape {tuple(value.shape)}" if hasattr(value, "shape") else \
+            type(value).__name__
+        raise SettingError(f"{name} must be one of {tuple(choices)}, got a {shown}")
     if value not in choices:
         raise SettingError(f"{name} must be one of {tuple(choices)}, got {value!r}")
     return value

@@ -227,6 +227,7 @@ def test_one_image_with_settings_and_tile_wise_gives_the_same_numbers(crop, resu
     ({"settings": pi.full_settings(sensor="none", ratio=4, upsampled="given")}, "upsampled='given'"),
     ({"settings": pi.full_settings(sensor="none", ratio=4), "bits": 11}, "not both"),
     ({"settings": {"A": pi.full_settings(sensor="none", ratio=4)}}, "one per method"),
+    ({"upsampled": np.zeros((64, 64, 4))}, r"upsampled must be one of .* got a ndarray of shape \(64, 64, 4\)"),
 ])
 def test_refusals_are_one_line_input_errors(crop, kwargs, match):
     fused, ms, pan = crop
