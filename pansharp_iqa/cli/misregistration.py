@@ -38,6 +38,9 @@ def check_request(ns: Any, settings: DatasetSettings) -> None:
     if "ms_exp" in settings.settings.roles:
         raise UsageError("--misregistration: these settings take the upsampled MS from the files (lms), which would "
                          "not move with the shifted MS")
+    if getattr(ns, "tiled", "auto") == "always":
+        raise UsageError("--misregistration evaluates each scene in memory (the MS shifted in memory), which "
+                         "--tiled always forbids: use --tiled auto (scenes too large for memory get a reason)")
 
 
 class _Results(Mapping[str, np.ndarray]):
@@ -94,8 +97,8 @@ def scene_sensitivities(plan: Any, outcomes: Mapping[tuple[str, str], Any]) -> d
         if not pairs:
             out[scene.name] = {"reason": "no method was evaluated on this scene"}
         elif "tile-wise" in paths:
-            out[scene.name] = {"reason": "the scene was evaluated tile by tile (too large for memory): "
-                                         "--misregistration evaluates in memory"}
+            out[scene.name] = {"reason": "the scene was evaluated tile by tile (larger than the memory an evaluation "
+                                         "may use): --misregistration evaluates in memory"}
         else:
             try:
                 out[scene.name] = _one_scene(scene, pairs, plan.method_settings)

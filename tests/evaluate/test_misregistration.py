@@ -310,7 +310,11 @@ def test_cli_refuses_the_option_at_reduced_resolution_in_one_line(cli_dataset, t
     assert len(err.strip().splitlines()) == 1 and "needs --resolution full" in err
 
 
-def test_cli_gives_a_reason_for_a_scene_evaluated_tile_wise(crop, tmp_path):
+def test_cli_gives_a_reason_for_a_scene_evaluated_tile_wise(crop, tmp_path, monkeypatch):
+    """A scene larger than the memory an evaluation may use (here: 1 MB available) is evaluated tile-wise and gets a
+    reason; --tiled always with --misregistration is a usage error before any work."""
+    import pansharp_iqa.cli.scene_eval as scene_eval
+
     fused, ms, pan = crop
     data, method = tmp_path / "split", tmp_path / "GSA"
     data.mkdir()
@@ -320,7 +324,10 @@ def test_cli_gives_a_reason_for_a_scene_evaluated_tile_wise(crop, tmp_path):
     np.save(data / "s_ms.npy", ms)
     np.save(data / "s_pan.npy", pan)
     np.save(method / "s.npy", fused["GSA"])
-    code, out, err = _cli("evaluate", data, method, "--out", tmp_path / "o", "--misregistration", "--tiled", "always",
+    code, out, err = _cli("evaluate", data, method, "--out", tmp_path / "x", "--misregistration", "--tiled", "always")
+    assert code == 2 and "--misregistration evaluates each scene in memory" in err and not (tmp_path / "x").exists()
+    monkeypatch.setattr(scene_eval, "available_memory", lambda: 2**20)
+    code, out, err = _cli("evaluate", data, method, "--out", tmp_path / "o", "--misregistration",
                           "--format", "json,md", "--no-progress")
     assert code == 0, err
     doc = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))
