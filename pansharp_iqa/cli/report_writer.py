@@ -43,11 +43,15 @@ HTML_FILE = "report.html"
 
 
 def exp_note_applies(settings: Any) -> bool:
-    """Whether a run's table has D_lambda (full resolution), the index :data:`EXP_NOTE` explains."""
+    """Whether a run's table has the QNR family's D_lambda (full resolution), the index :data:`EXP_NOTE` explains
+    (not the hyperspectral/Sentinel-2 protocols' D_lambda, a Q2n against the MS of the filtered, decimated image)."""
     if settings.resolution != "full":
         return False
+    from pansharp_iqa.indexes.catalog import get_index
     from pansharp_iqa.protocols import get_protocol
 
+    if get_index("D_lambda", settings.protocol) is not get_index("D_lambda"):
+        return False
     names = {n.lower() for n in settings.indexes or ["default"]}
     return "d_lambda" in names or ("default" in names and "D_lambda" in get_protocol(settings.protocol).full_indexes)
 FIGURES_DIR = "figures"

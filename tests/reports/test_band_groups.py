@@ -60,3 +60,4 @@ def test_pansharp_eval_per_band_tables_in_results_md_and_report_html(tmp_path):
     page = (out / "report.html").read_text()
     assert "<h2>Per band (mean over scenes)</h2>" in page
     assert len(re.findall(r"<th>bands 1-2</th>", page)) == len(per_band)
+
