@@ -1,5 +1,6 @@
 """The full-resolution reports' EXP footnote (cli.report_writer.EXP_NOTE): where it applies."""
 
+
 def test_the_exp_note_is_for_the_qnr_familys_d_lambda_only():
     """The report's footnote that EXP has D_lambda = 0 by construction holds for the toolbox family's D_lambda,
     not for the hyperspectral/Sentinel-2 protocols' (a Q2n of the filtered, decimated image against the MS)."""
