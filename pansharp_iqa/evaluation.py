@@ -50,7 +50,7 @@ from .indexes.strips import StripImage
 from .io.memory import available_memory
 from .io.windows import is_lazy_input
 from .protocols import Protocol
-from .quality_maps import MapInfo, MapSink, map_infos, map_sink
+from .quality_maps import MapInfo, MapSink, check_map_names, map_infos, map_sink, maps_asked
 from .sensors import Sensor, resolve_sensor
 from .settings import FullSettings, ReducedSettings, Settings, full_settings, protocol_card, reduced_settings
 from .tiled.api import evaluate_tiled
@@ -89,7 +89,7 @@ def evaluate(
     jobs: int = 1,
     scheduler: Any = None,
     progress: bool = False,
-    maps: bool = False,
+    maps: bool | None = None,
     maps_to: Any = None,
 ) -> dict[str, Any]:
     """The indexes of one evaluation (an image, a batch or a scene of any size) with validated settings.
@@ -128,17 +128,21 @@ def evaluate(
         Dask scheduler address or client: the tiles run on that cluster.
     progress : bool
         tqdm bar over the tiles.
-    maps : bool
+    maps : bool, optional
         Also return the quality map of every requested index that has one, as the reference code
         returns it (``result["maps"][index]``, float64 arrays; see :mod:`pansharp_iqa.quality_maps`):
         block maps (one value per ``block_size`` block: Q2n, D_lambda, D_s, D_lambda_K, D_lambda_F)
         and pixel maps (SAM in radians with pi/2 where a norm is 0, as ``SAM.m``; on the PAN grid
-        D_s_R, RQNR, HQNR). One image on the host only (not batches or tensors).
+        D_s_R, RQNR, HQNR). One image on the host only (not batches or tensors). None (default):
+        maps exactly when ``maps_to`` is given. Refused before any work: a value that is not a bool,
+        ``maps=False`` with a ``maps_to``, and maps asked for when no requested index has one.
     maps_to : path-like or MapSink, optional
-        Where the maps go instead of arrays (implies ``maps``): a folder receives ``<index>.tif``
-        GeoTIFFs, georeferenced like the reference input when it is a GeoTIFF (the PAN at full
-        resolution), written tile by tile in bounded memory; ``result["maps"]`` then holds the paths.
-        Or any :class:`~pansharp_iqa.quality_maps.MapSink`.
+        Where the maps go instead of arrays (asks for the maps by itself): a folder (created if
+        missing; a file is refused) receives ``<index>.tif`` GeoTIFFs, georeferenced like the
+        reference input when it is a GeoTIFF (the PAN at full resolution), written tile by tile in
+        bounded memory under temporary names, renamed when complete; ``result["maps"]`` then holds
+        the paths. A map file already in the folder is refused before any work (the maps never
+        replace a file they did not write). Or any :class:`~pansharp_iqa.quality_maps.MapSink`.
 
     Returns
     -------
@@ -167,15 +171,16 @@ def evaluate(
     check_choice("backend", backend, BACKENDS)
     check_choice("tiled", tiled, _TILED_CHOICES)
     given = "ms_exp" in images
+    asked = maps_asked(maps, maps_to)
     if layout is not None or backend == "torch" or any(is_tensor_like(v) for v in images.values()):
         if given:
             raise SettingError("ms_exp is for one in-memory numpy image; batches and tensors compute their EXP")
-        if maps or maps_to is not None:
+        if asked:
             raise SettingError("quality maps are made for one image on the host (numpy arrays, files), not for "
                                "batches or tensors: evaluate one image without layout/backend='torch'")
         return _batch(images, settings, layout=layout, backend=backend)
-    sink = map_sink(maps_to, like=images["pan" if "pan" in images else "reference"]) \
-        if maps or maps_to is not None else None
+    sink = map_sink(maps_to, like=images["pan" if "pan" in images else "reference"],
+                    names=check_map_names(settings)) if asked else None
     try:
         if _tile_wise(tiled, images, settings, pinned=given):
             result = evaluate_tiled(images, settings, tile_size=tile_size, jobs=jobs, scheduler=scheduler,
@@ -319,7 +324,7 @@ def evaluate_reduced(
     scale_mismatch: str = "raise",
     sam_zero_norm: str | None = None,
     per_band: bool = False,
-    maps: bool = False,
+    maps: bool | None = None,
     maps_to: Any = None,
 ) -> dict[str, Any]:
     """Reduced-resolution (Wald protocol) indexes of a fused image against its reference.
@@ -380,13 +385,14 @@ def evaluate_reduced(
     per_band : bool, default False
         Also return ``"per_band"``: each index's value per band where it has one (ERGAS's band terms,
         Q, CC; at full resolution R-ERGAS and D_rho), one value per band in band order.
-    maps : bool
+    maps : bool, optional
         Also return ``result["maps"]``: the toolbox's Q2n block map (``q2n``'s, one value per
         32 x 32 block of the evaluated region) and SAM map (``SAM.m``'s: radians, pi/2 where a norm
-        is 0), for those of the indexes computed (see :func:`evaluate`).
+        is 0), for those of the indexes computed (see :func:`evaluate`; refused when none has one).
+        None (default): maps exactly when ``maps_to`` is given.
     maps_to : path-like or MapSink, optional
         Write the maps as GeoTIFFs into this folder (or to this sink) instead, window by window
-        (see :func:`evaluate`).
+        (see :func:`evaluate`: a map file already there is refused before any work).
 
     Returns
     -------
@@ -475,7 +481,7 @@ def evaluate_full(
     sam_zero_norm: str | None = None,
     per_band: bool = False,
     exponents: str = "unitary",
-    maps: bool = False,
+    maps: bool | None = None,
     maps_to: Any = None,
 ) -> dict[str, Any]:
     """Full-resolution (no reference) indexes of a fused image.
@@ -536,13 +542,14 @@ def evaluate_full(
     exponents : {"unitary", "sensor-based", "overall"}
         (alpha, beta) of QNR, HQNR and RQNR as the GRSM 2022 code's ``get_alpha_beta``: (1, 1), the
         sensor's row, or the "overall" row (recorded in the card; see ``docs/fullres_maps.md``).
-    maps : bool
+    maps : bool, optional
         Also return ``result["maps"]``: the maps of the GRSM 2022 code for the indexes computed
         (block maps of D_lambda, D_s, D_lambda_K, D_lambda_F; D_s_R, RQNR and HQNR on the PAN
-        grid; QNR has none), see :func:`evaluate`.
+        grid; QNR has none), see :func:`evaluate` (refused when none of the indexes has one). None
+        (default): maps exactly when ``maps_to`` is given.
     maps_to : path-like or MapSink, optional
         Write the maps as GeoTIFFs into this folder (or to this sink) instead, window by window
-        (see :func:`evaluate`).
+        (see :func:`evaluate`: a map file already there is refused before any work).
 
     Returns
     -------

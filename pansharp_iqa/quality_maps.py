@@ -28,10 +28,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .validation import SettingError
+from .indexes.catalog import index_names, map_indexes
+from .settings import requested_indexes
+from .validation import SettingError, check_flag
 
 __all__ = ["MapInfo", "MapSink", "ArrayMaps", "GeoTiffMaps", "PreviewMaps", "map_infos", "map_sink",
-           "MAP_FILE_SUFFIX"]
+           "MAP_FILE_SUFFIX", "maps_asked", "map_names", "check_map_names"]
 
 #: File name of an index's GeoTIFF map: ``<index>.tif``.
 MAP_FILE_SUFFIX = ".tif"
@@ -214,12 +216,14 @@ class GeoTiffMaps:
     The GeoTIFF has the scene's CRS and the scene's transform moved to the map's origin and scaled
     by its step (a block map's pixel is a block), so it overlays the scene in a GIS. Each file is
     written under a temporary name and renamed when complete (:meth:`close`); :meth:`abort`
-    removes them. Needs rasterio (``pip install 'pansharp_iqa[scale]'``).
+    removes them. A file of the folder that the evaluation would write already there is refused before
+    any work (:meth:`check_free`, called by :func:`map_sink`): the maps never replace a file they did not
+    write, unless ``overwrite``. Needs rasterio (``pip install 'pansharp_iqa[scale]'``).
 
     Parameters
     ----------
     folder : path-like
-        Where the files go (created if missing).
+        Where the files go (created if missing; a path that is, or lies under, a file is refused).
     like : path-like, optional
         A raster of the scene whose CRS and transform the maps take (the PAN at full resolution,
         the reference at reduced resolution); without it the maps carry no georeference.
@@ -231,6 +235,14 @@ class GeoTiffMaps:
         GDAL compression (``"deflate"``, ``"zstd"``, ...; with the floating-point predictor). None
         (default): uncompressed, the fastest: a map of float64 values from real scenes compresses by
         about 15 % only (deflate: 0.3 s more CPU per 4 megapixels).
+    overwrite : bool, default False
+        Replace map files already in the folder (for a folder whose files the caller owns, such as
+        ``pansharp-eval``'s ``OUT/maps``, listed in its manifest) instead of refusing them.
+
+    Raises
+    ------
+    SettingError
+        ``folder`` is a file or lies under one; rasterio is missing.
 
     Examples
     --------
@@ -245,12 +257,18 @@ class GeoTiffMaps:
 
     def __init__(self, folder: str | os.PathLike[str], *, like: str | os.PathLike[str] | None = None,
                  crs: Any = None, transform: Any = None, names: Mapping[str, str] | None = None,
-                 compress: str | None = None) -> None:
+                 compress: str | None = None, overwrite: bool = False) -> None:
         try:
             import rasterio  # noqa: F401
         except ImportError:  # pragma: no cover - rasterio is in the test environment
             raise SettingError("maps_to: GeoTIFF maps need rasterio: pip install 'pansharp_iqa[scale]'") from None
         self.folder = Path(folder)
+        found = next((p for p in (self.folder, *self.folder.parents) if p.exists()), None)
+        if found is not None and not found.is_dir():
+            where = "is a file" if found == self.folder else f"lies under the file {found}"
+            raise SettingError(f"maps_to: {self.folder} {where}, not a folder: give a folder for the GeoTIFF maps "
+                               "(created if missing)")
+        self.overwrite = check_flag("overwrite", overwrite)
         self.crs, self.transform = crs, transform
         if like is not None:
             self.crs, self.transform = _georeference(like)
@@ -271,6 +289,28 @@ class GeoTiffMaps:
         Path
         """
         return self.folder / f"{self.names.get(index, index)}{MAP_FILE_SUFFIX}"
+
+    def check_free(self, indexes: Sequence[str]) -> None:
+        """Refuse, before any work, a map file of ``indexes`` already in the folder (unless ``overwrite``).
+
+        Parameters
+        ----------
+        indexes : sequence of str
+            The indexes whose maps the evaluation writes.
+
+        Raises
+        ------
+        SettingError
+            One of their files exists: the first is named.
+        """
+        if self.overwrite:
+            return
+        there = [self.path_of(i) for i in indexes if self.path_of(i).exists()]
+        if there:
+            more = f" (and {len(there) - 1} more map file)" if len(there) == 2 else \
+                f" (and {len(there) - 1} more map files)" if len(there) > 2 else ""
+            raise SettingError(f"maps_to: {there[0]} already exists{more}; the maps never replace a file they did "
+                               "not write: choose an empty or new folder, or remove it")
 
     def open(self, info: MapInfo) -> None:
         """Create the file (under a temporary name) with the map's georeference (see :meth:`MapSink.open`).
@@ -428,7 +468,7 @@ def _georeference(path: str | os.PathLike[str]) -> tuple[Any, Any]:
         return None, None
 
 
-def map_sink(maps_to: object, *, like: object = None) -> MapSink:
+def map_sink(maps_to: object, *, like: object = None, names: Sequence[str] = ()) -> MapSink:
     """The sink of ``maps_to``: a :class:`MapSink` as given, a folder for :class:`GeoTiffMaps`, or None for
     :class:`ArrayMaps`.
 
@@ -438,6 +478,9 @@ def map_sink(maps_to: object, *, like: object = None) -> MapSink:
         Where the maps go: arrays (None), GeoTIFFs in a folder, or a sink.
     like : object, optional
         The reference input: when it is a GeoTIFF path, the GeoTIFF maps take its georeference.
+    names : sequence of str, optional
+        The indexes whose maps will be written (:func:`map_names`): a :class:`GeoTiffMaps` sink refuses
+        their files already in its folder now (:meth:`GeoTiffMaps.check_free`), before any work.
 
     Returns
     -------
@@ -446,7 +489,7 @@ def map_sink(maps_to: object, *, like: object = None) -> MapSink:
     Raises
     ------
     SettingError
-        ``maps_to`` is something else.
+        ``maps_to`` is something else, a file, or a folder that holds a map file to be written.
 
     Examples
     --------
@@ -456,9 +499,125 @@ def map_sink(maps_to: object, *, like: object = None) -> MapSink:
     if maps_to is None:
         return ArrayMaps()
     if isinstance(maps_to, MapSink):
-        return maps_to
-    if isinstance(maps_to, (str, os.PathLike)):
+        sink = maps_to
+    elif isinstance(maps_to, (str, os.PathLike)):
         raster = like if isinstance(like, (str, os.PathLike)) and Path(like).suffix.lower() in (".tif", ".tiff") \
             else None
-        return GeoTiffMaps(maps_to, like=raster)
-    raise SettingError(f"maps_to must be a folder or a MapSink (open/write/close), got {type(maps_to).__name__}")
+        sink = GeoTiffMaps(maps_to, like=raster)
+    else:
+        raise SettingError(f"maps_to must be a folder or a MapSink (open/write/close), got {type(maps_to).__name__}")
+    if isinstance(sink, GeoTiffMaps):
+        sink.check_free(names)
+    return sink
+
+
+def maps_asked(maps: object, maps_to: object) -> bool:
+    """Whether quality maps are asked for, from ``maps`` and ``maps_to`` as :func:`~pansharp_iqa.evaluate` takes
+    them: ``maps=True``, or ``maps_to`` given with ``maps`` left at its default (None: the folder or sink asks for
+    the maps); ``maps=False`` with a ``maps_to`` contradicts itself.
+
+    Parameters
+    ----------
+    maps : bool or None
+        True, False, or None (left at its default).
+    maps_to : object
+        Where the maps go (None: arrays).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SettingError
+        ``maps`` is not a bool (numpy's included) or None; ``maps=False`` with a ``maps_to``.
+
+    Examples
+    --------
+    >>> maps_asked(None, "out/maps"), maps_asked(True, None), maps_asked(None, None), maps_asked(False, None)
+    (True, True, False, False)
+    """
+    asked = None if maps is None else check_flag("maps", maps)
+    if asked is False and maps_to is not None:
+        raise SettingError(f"maps=False contradicts maps_to={maps_to!r}, which asks for the maps: drop maps=False "
+                           "to write them there, or drop maps_to")
+    return bool(asked) or maps_to is not None
+
+
+def map_names(settings: Any) -> tuple[str, ...]:
+    """The requested indexes whose quality maps an evaluation with ``settings`` makes (``Index.map`` of the
+    protocol's form of each), in catalogue order: the maps (and files) the engines write.
+
+    Parameters
+    ----------
+    settings : ReducedSettings or FullSettings
+        Validated settings (:func:`~pansharp_iqa.settings.full_settings`, ...).
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> from pansharp_iqa import full_settings
+    >>> map_names(full_settings(sensor="none", ratio=4, indexes=["QNR", "HQNR"]))
+    ('HQNR',)
+    """
+    names = settings.indexes
+    return tuple(i.name for i in map_indexes(names, settings.protocol.name) if i.name in names)
+
+
+def _with_maps(settings: Any) -> list[str]:
+    """The indexes with a map that the settings' protocol computes at their resolution (its table and extras)."""
+    proto, res, out = settings.protocol, settings.resolution, []
+    for name in index_names(res):
+        try:
+            requested_indexes([name], proto, res)
+        except SettingError:
+            continue
+        if name in (i.name for i in map_indexes([name], proto.name)) and name not in out:
+            out.append(name)
+    return out
+
+
+def check_map_names(settings: Any, *, what: str = "maps",
+                    fix: str = "request one of them with indexes=, or leave maps off") -> tuple[str, ...]:
+    """:func:`map_names`, refused in one line when it is empty (no requested index has a map), before any work.
+
+    Parameters
+    ----------
+    settings : ReducedSettings or FullSettings
+        Validated settings.
+    what : str, default "maps"
+        The option named by the message (``"--maps"`` in ``pansharp-eval``).
+    fix : str
+        What the message tells to do where the protocol has indexes with a map (else: leave ``what`` off).
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    SettingError
+        None of ``settings.indexes`` has a map: the message names them and those that have one.
+
+    Examples
+    --------
+    >>> from pansharp_iqa import full_settings
+    >>> check_map_names(full_settings(sensor="none", ratio=4, indexes=["QNR", "HQNR"]))
+    ('HQNR',)
+    >>> check_map_names(full_settings(sensor="none", ratio=4, indexes=["QNR"]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pansharp_iqa.validation.SettingError: maps: none of the requested indexes (QNR) has a quality map; ...
+    """
+    names = map_names(settings)
+    if not names:
+        offered = _with_maps(settings)
+        where = f"under protocol {settings.protocol.name!r} at {settings.resolution} resolution"
+        those = f"those with one {where}: {', '.join(offered)} ({fix})" if offered else \
+            f"no index has one {where} (leave {what} off)"
+        raise SettingError(f"{what}: none of the requested indexes ({', '.join(settings.indexes)}) has a quality "
+                           f"map; {those}")
+    return names

@@ -250,6 +250,13 @@ def check_choice(name: str, value: object, choices: Sequence[object]) -> Any:
     return value
 
 
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a bool when it is one (numpy's too), else a :class:`SettingError` (``"yes"``, 1 are refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise SettingError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_ratio(ratio: object, *, exp: bool = True, name: str = "ratio") -> int:
     """The one ratio rule: required, an integer >= 2; where the EXP upsampler runs, a power of two
     (the 23-tap interpolator) or 6 (the hyperspectral/Sentinel-2 toolboxes' sinc x3 then 23-tap x2).

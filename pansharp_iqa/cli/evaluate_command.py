@@ -100,6 +100,7 @@ def plan_evaluation(ns: argparse.Namespace) -> Plan:
     """Check the arguments of ``pansharp-eval evaluate`` and find every file."""
     settings = settings_from_args(ns)
     check_request(ns, settings)  # --misregistration: full resolution only
+    _check_maps(settings, getattr(ns, "maps", False))
     methods = _method_dirs(ns.results)
     per_method = _method_settings(settings, methods)
     scenes, warnings = dataset_scenes(ns.dataset)
@@ -179,6 +180,18 @@ def _check_tiled(scenes: list[SceneSource], tiled: str) -> None:
                          f"({len(whole)} of {len(scenes)}; nothing was evaluated or written); store "
                          "<scene>_gt/_ms/_pan as .npy or GeoTIFF files for tile-wise evaluation, or use --tiled auto "
                          "or never")
+
+
+def _check_maps(settings: DatasetSettings, maps: bool) -> None:
+    """``--maps`` where no index of the run has a quality map: a usage error, said once before anything is written
+    (:func:`pansharp_iqa.quality_maps.check_map_names`)."""
+    from pansharp_iqa.quality_maps import check_map_names
+
+    if maps:
+        try:
+            check_map_names(settings.settings, what="--maps", fix="add one with --indexes, or leave --maps out")
+        except InputError as exc:
+            raise UsageError(f"{exc}; nothing was evaluated or written") from None
 
 
 def run_evaluate(ns: argparse.Namespace, argv: list[str]) -> int:

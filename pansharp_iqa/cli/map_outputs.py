@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pansharp_iqa.indexes.catalog import map_indexes
+from pansharp_iqa import quality_maps
 from pansharp_iqa.quality_maps import MAP_FILE_SUFFIX, GeoTiffMaps, MapInfo, PreviewMaps
 from pansharp_iqa.reports.display import DISPLAY_SIDE
 
@@ -30,9 +30,9 @@ def _safe(name: str) -> str:
 
 
 def map_names(settings: Any) -> list[str]:
-    """The indexes of a run whose maps are made (those of its table that have one), in table order."""
-    names = settings.indexes
-    return [i.name for i in map_indexes(names) if i.name in names]
+    """The indexes of a run whose maps are made (those of its table that have one in its protocol's form), as the
+    library writes them (:func:`pansharp_iqa.quality_maps.map_names`)."""
+    return list(quality_maps.map_names(settings))
 
 
 def map_folder(out_dir: Path, method: str, scene: str) -> Path:
@@ -50,7 +50,8 @@ class PairMaps:
     :data:`~pansharp_iqa.reports.display.DISPLAY_SIDE` pixels (what ``close`` returns)."""
 
     def __init__(self, folder: str | None, like: str | None) -> None:
-        self.files = GeoTiffMaps(folder, like=like, names={}) if folder else None
+        # OUT's map files are the run's own (listed in its manifest; --force / --resume decide): replaced
+        self.files = GeoTiffMaps(folder, like=like, names={}, overwrite=True) if folder else None
         self.preview = PreviewMaps(DISPLAY_SIDE)
 
     def open(self, info: MapInfo) -> None:

@@ -159,7 +159,10 @@ def _map_sink(task: SceneTask) -> Any:
     reduced = task.settings.resolution == "reduced"
     if task.maps_dir is None and not (task.want_maps and reduced):
         return None
-    from .map_outputs import PairMaps
+    from .map_outputs import PairMaps, map_names
+
+    if not map_names(task.settings.settings):  # --plots with no index that has a map (--maps is refused then)
+        return None
 
     like = task.scene.file_for("gt" if reduced else "pan") if task.scene.kind == "split" else None
     return PairMaps(task.maps_dir, like)

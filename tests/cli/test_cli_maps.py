@@ -193,3 +193,69 @@ def test_exponents_at_reduced_resolution_are_a_usage_error(tmp_path):
     r = run_cli("evaluate", data, method, "--out", tmp_path / "out", "--exponents", "overall")
     assert r.returncode == 2
     one_error_line(r.stderr, "exponents", "full-resolution")
+
+
+@pytest.mark.parametrize(("extra", "needles"), [
+    (("--indexes", "QNR"), ["(QNR)", "'toolbox2020' at full resolution: D_lambda, D_s, D_lambda_K, HQNR",
+                            "add one with --indexes, or leave --maps out"]),
+    (("--protocol", "reprojected2022"), ["'reprojected2022'", "no index has one", "leave --maps off"]),
+    (("--protocol", "hyperspectral2024"), ["(D_lambda, D_sR, QNR)", "'hyperspectral2024'", "D_lambda_F, D_s_R, RQNR"]),
+])
+def test_maps_where_no_index_of_the_run_has_one_is_a_usage_error_before_any_work(tmp_path, fr_dataset, extra,
+                                                                                 needles):
+    data, methods, _ = fr_dataset
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("the user's")
+    r = run_cli("evaluate", data, *methods.values(), "--out", out, "--maps", "--format", "json", "--no-progress",
+                *extra)
+    assert r.returncode == 2, r.stderr
+    one_error_line(r.stderr, "--maps: none of the requested indexes", "has a quality map", *needles,
+                   "nothing was evaluated or written")
+    assert [p.name for p in out.iterdir()] == ["mine.txt"]  # OUT untouched
+
+
+@pytest.mark.parametrize(("extra", "made"), [
+    (("--indexes", "QNR,HQNR"), "HQNR"),
+    # the protocol's own forms decide (its D_lambda has no map), in the manifest as in the library
+    (("--protocol", "hyperspectral2024", "--indexes", "default,rqnr"), "RQNR"),
+])
+def test_maps_of_the_indexes_that_have_one_where_some_do(tmp_path, fr_dataset, extra, made):
+    data, methods, _ = fr_dataset
+    out = tmp_path / "out"
+    r = run_cli("evaluate", data, *methods.values(), "--out", out, "--maps", "--format", "json", "--no-progress",
+                *extra)
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((out / ".pansharp-eval-manifest.json").read_text())
+    assert sorted(f for f in manifest["files"] if f.startswith("maps/")) == sorted(
+        f"maps/{m}/{s}/{made}.tif" for m in ("GOOD", "NOISY") for s in ("a", "b"))
+    assert sorted(p.name for p in (out / "maps/GOOD/a").iterdir()) == [f"{made}.tif"]
+
+
+def test_plots_at_reduced_resolution_without_an_index_that_has_a_map(tmp_path):
+    data, method = tmp_path / "rr", tmp_path / "m"
+    data.mkdir()
+    method.mkdir()
+    write_toml(data, sensor="none", ratio=RATIO, bits=BITS, resolution="reduced", result_scale="dn")
+    sc = make_scene(6)
+    for role in ("gt", "ms", "pan"):
+        np.save(data / f"s_{role}.npy", sc[role])
+    np.save(method / "s.npy", noisy(sc["gt"], 10.0, 1))
+    out = tmp_path / "out"
+    r = run_cli("evaluate", data, method, "--out", out, "--plots", "--indexes", "ERGAS", "--format", "json",
+                "--no-progress")
+    assert r.returncode == 0, r.stderr  # the previews are not asked of the library where there is none to make
+    assert json.loads((out / "results.json").read_text())["scenes"]["s"]["m"]["status"] == "ok"
+
+
+def test_force_rerun_replaces_the_runs_own_map_files(tmp_path, fr_dataset):
+    out = _evaluate(tmp_path, fr_dataset, "never")
+    first = {p: _read(p)[0] for p in sorted((out / "maps").rglob("*.tif"))}
+    data, methods, _ = fr_dataset
+    for again in ("--force", "--resume"):  # the run's own files are replaced (or kept), never refused
+        r = run_cli("evaluate", data, *methods.values(), "--out", out, "--maps", "--indexes", "default,rqnr,d_s_r",
+                    "--format", "html,json", "--no-progress", "--tiled", "always", again)
+        assert r.returncode == 0, r.stderr
+        assert sorted((out / "maps").rglob("*.tif")) == list(first) and len(first) == 2 * 2 * len(FR_MAPS)
+        for path, values in first.items():
+            np.testing.assert_allclose(_read(path)[0], values, rtol=0, atol=1e-9, err_msg=str(path))
