@@ -114,11 +114,11 @@ def _scene_inputs(scene: SceneSource, settings: DatasetSettings) -> dict[str, An
     """The scene's MS and PAN as their files declare them: window readers for per-role ``.npy``/GeoTIFF files, so
     the baselines run in bounded memory; otherwise (bundles, files read whole) the arrays, from
     :func:`~pansharp_iqa.io.scenes.load_scene`."""
-    paths = {role: scene.file_for(role) for role in ("ms", "pan")}
-    if scene.kind == "split" and not scene.problem and all(paths.values()):
+    ms_path, pan_path = scene.file_for("ms"), scene.file_for("pan")
+    if scene.kind == "split" and not scene.problem and ms_path and pan_path:
         try:
-            pan = open_windowed(paths["pan"], role="pan")  # first: its size tells a cube's band axis
-            ms = open_windowed(paths["ms"], role="ms", spatial=spatial_of("ms", pan.shape, settings.ratio))
+            pan = open_windowed(pan_path, role="pan")  # first: its size tells a cube's band axis
+            ms = open_windowed(ms_path, role="ms", spatial=spatial_of("ms", pan.shape, settings.ratio))
             images = {"ms": ms, "pan": pan}
         except NotWindowed:
             images = None
