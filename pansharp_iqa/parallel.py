@@ -154,12 +154,19 @@ def process_pool(workers: int, fn: Callable[..., Any], calls: Mapping[K, tuple[A
 
 def _stop(pool: Any) -> None:
     """Cancel a process pool's pending calls and end its workers now (they hold no files)."""
+    import time
+
     workers = list((pool._processes or {}).values())  # noqa: SLF001 - no public handle before Python 3.14
     pool.shutdown(wait=False, cancel_futures=True)
     for process in workers:
         process.terminate()
+    deadline = time.monotonic() + 5.0  # one bound for all of them; then SIGKILL (a loaded machine, a stuck read)
     for process in workers:
-        process.join(10)
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in workers:
+        if process.is_alive():
+            process.kill()
+            process.join(5)
 
 
 def finished(futures: Mapping[Future, K]) -> Iterator[tuple[K, Any]]:
