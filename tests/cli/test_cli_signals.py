@@ -42,6 +42,13 @@ def _alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z")
 
 
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default. A shell that runs the test suite in the background (no
+    job control: CI scripts, ``cmd &``) starts it with SIGINT ignored, which a child inherits and Python then keeps
+    (no KeyboardInterrupt); the run under test is a user's command in a terminal, where Ctrl-C is not ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_until(predicate, seconds: float, proc: subprocess.Popen) -> None:
     deadline = time.monotonic() + seconds
     while not predicate():
@@ -67,7 +74,8 @@ def test_a_signal_ends_the_run_as_interrupted_with_no_worker_left(tmp_path, redu
     env = {**os.environ, "PYTHONPATH": path, "SLOW_PIDS": str(pids)}
     # group=True: the signal goes to the whole process group, workers included (as `timeout` sends it)
     run = subprocess.Popen(cli_command(*args, "--force", "--jobs", jobs, prelude=PRELUDE), env=env, text=True,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=group)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=group,
+                           preexec_fn=_default_sigint)
     workers: set[int] = set()
     try:
         _wait_until(lambda: len(list(pids.iterdir())) >= jobs, 120, run)  # every worker is inside a pair
