@@ -158,7 +158,8 @@ def load_scene(
         label, raw = _read_role(source, role, cache, settings.sensor)
         if source.kind == "h5" and role != "pan" and raw.ndim == 3:
             raw = np.moveaxis(raw, 0, -1)  # PanCollection items are C x H x W
-        arr = _pan(settings)(raw, name=label) if role == "pan" else _oriented(raw, label, role, source, settings, cache)
+        arr = (_pan(settings)(raw, name=label) if role == "pan"
+               else _oriented(raw, label, role, source, settings, cache, out.get("pan")))
         if source.kind == "h5":  # its CF scale/offset (a GeoTIFF's is applied by its reader)
             arr = read_declared(str(source.file_for(role)), role).values(arr)
         out[role] = np.ascontiguousarray(arr)  # the core converts strips: no float64 copy of the scene here
@@ -174,15 +175,16 @@ def spatial_of(role: str, pan_shape: tuple[int, ...], ratio: int) -> tuple[int, 
 
 
 def _oriented(raw: np.ndarray, label: str, role: str, source: SceneSource, settings: DatasetSettings,
-              cache: dict[str, dict[str, np.ndarray]]) -> np.ndarray:
-    """A role's array as (H, W, B); where its shape alone does not tell the band axis, by the PAN's size."""
+              cache: dict[str, dict[str, np.ndarray]], pan: np.ndarray | None) -> np.ndarray:
+    """A role's array as (H, W, B); where its shape alone does not tell the band axis, by the PAN's size (the PAN
+    already read, else its shape from the headers, :func:`scene_shapes`)."""
     try:
         return as_hwb(raw, name=label)
     except AmbiguousLayout:
         if source.file_for("pan") is None:
             raise
-        pan = _pan(settings)(_read_role(source, "pan", cache, settings.sensor)[1], name="pan")
-        return as_hwb(raw, name=label, spatial=spatial_of(role, pan.shape, settings.ratio))
+        shape = pan.shape if pan is not None else scene_shapes(source, settings, cache=cache)["pan"]
+        return as_hwb(raw, name=label, spatial=spatial_of(role, shape, settings.ratio))
 
 
 def scene_records(source: SceneSource, roles: Iterable[str]) -> dict[str, Declared]:
